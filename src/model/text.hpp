@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace vfready::model::text {
+
+// Parses exactly the whole of `digits` as a number in `base`; no sign, no prefix,
+// no whitespace. nullopt when empty, malformed or out of range.
+std::optional<uint64_t> parse_uint(std::string_view digits, int base, uint64_t max);
+
+// `value` as exactly `digits` lower-case hex digits (the low bits when it is wider).
+std::string hex(uint64_t value, int digits);
+
+// `text` quoted for a message, with control bytes escaped, so that what a person
+// reads shows exactly what was given (a trailing newline, a tab).
+std::string quote(std::string_view text);
+
+}  // namespace vfready::model::text

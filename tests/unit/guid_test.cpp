@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/model/guid.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using testing::HasSubstr;
+using vfready::model::Guid;
+
+TEST(AGuid, ParsesEightBytesAndFourGroupsToTheSameValue) {
+  auto bytes = Guid::parse("a0:88:C2:03:00:30:10:00");
+  auto groups = Guid::parse("a088:c203:0030:1000");
+  ASSERT_TRUE(bytes) << bytes.error().message;
+  ASSERT_TRUE(groups) << groups.error().message;
+  EXPECT_EQ(bytes->value(), 0xa088c20300301000u);
+  EXPECT_EQ(*bytes, *groups);
+}
+
+TEST(AGuid, PrintsBothForms) {
+  const Guid g{0x0200000000000001u};
+  EXPECT_EQ(g.str(), "02:00:00:00:00:00:00:01");
+  EXPECT_EQ(g.sysfs_str(), "0200:0000:0000:0001");
+  EXPECT_EQ(Guid::parse(g.str()).value(), g);
+  EXPECT_EQ(Guid::parse(g.sysfs_str()).value(), g);
+}
+
+TEST(AGuid, KnowsZeroAndAllOnesAreNotAssignable) {
+  const auto zero = Guid::parse("00:00:00:00:00:00:00:00").value();
+  const auto ones = Guid::parse("ffff:ffff:ffff:ffff").value();
+  EXPECT_TRUE(zero.is_zero());
+  EXPECT_FALSE(zero.is_assignable());
+  EXPECT_TRUE(ones.is_all_ones());
+  EXPECT_FALSE(ones.is_assignable());
+  EXPECT_TRUE(Guid{2}.is_assignable());
+}
+
+TEST(AGuid, RejectsMalformedTextNamingTheFormsItTakes) {
+  for (const char* bad : {"", "02:00:00:00:00:00:00", "02:00:00:00:00:00:00:00:00",
+                          "0200:0000:0000", "02-00-00-00-00-00-00-01", "0x0200000000000001"}) {
+    auto g = Guid::parse(bad);
+    ASSERT_FALSE(g) << bad;
+    EXPECT_THAT(g.error().message, HasSubstr("expected eight colon-separated bytes")) << bad;
+  }
+  for (const char* bad : {"2:00:00:00:00:00:00:01", "02:00:00:00:00:00:00:1g", "200:0000:0000:0001",
+                          "02:00:00:00:00:00:00:01\n"}) {
+    auto g = Guid::parse(bad);
+    ASSERT_FALSE(g) << bad;
+    EXPECT_THAT(g.error().message, HasSubstr("hex digits")) << bad;
+  }
+}
