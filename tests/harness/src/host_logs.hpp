@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+// The fake host's records, as plain files under its root:
+//  - dev/kmsg: the kernel log, one record a line in /dev/kmsg's format
+//    ("<level>,<seq>,<usec>,-;<message>");
+//  - writes.log: every write the fake sysfs received, "<path> <value> <errno>", the
+//    path relative to the root and the value with whitespace escaped (\n, \x20);
+//  - probes.log: every VF probe, "<vf pci> <effective port GUID>".
+namespace vfready::fakehost {
+
+class HostLogs {
+ public:
+  explicit HostLogs(const std::string& root);
+  ~HostLogs();
+  HostLogs(const HostLogs&) = delete;
+  HostLogs& operator=(const HostLogs&) = delete;
+
+  void write(const std::string& relpath, std::string_view value, int err);
+  void probe(const std::string& vf_pci, const std::string& guid);
+  // level: 3 error, 4 warning, 6 info (as printk).
+  void kmsg(int level, const std::string& message);
+
+  // How a written value appears in writes.log.
+  static std::string escape(std::string_view value);
+
+ private:
+  std::mutex mu_;
+  FILE* writes_ = nullptr;
+  FILE* probes_ = nullptr;
+  FILE* kmsg_ = nullptr;
+  uint64_t seq_ = 0;
+};
+
+}  // namespace vfready::fakehost

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the fake kernel does when sysfs is written: SR-IOV enable/disable with the
+// errnos and blocking of drivers/pci/iov.c, driver binding as the driver core does it,
+// VF GUIDs as MLNX_OFED's sriov sysfs keeps them, and netdevs that come and go.
+#include <cerrno>
+
+#include "kernel.hpp"
+
+namespace vfready::fakehost {
+
+namespace {
+
+std::string_view chomp(std::string_view v) {
+  if (!v.empty() && v.back() == '\n') {
+    v.remove_suffix(1);
+  }
+  return v;
+}
+
+// kstrtou16(buf, 0, ...): optional '+', base from the prefix (0x hex, 0 octal),
+// one trailing newline; EINVAL for anything else, ERANGE past 65535.
+int kstrtou16(std::string_view v, uint16_t* out) {
+  v = chomp(v);
+  if (!v.empty() && v.front() == '+') {
+    v.remove_prefix(1);
+  }
+  int base = 10;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+    base = 16;
+    v.remove_prefix(2);
+  } else if (v.size() > 1 && v[0] == '0') {
+    base = 8;
+    v.remove_prefix(1);
+  }
+  if (v.empty()) {
+    return EINVAL;
+  }
+  uint64_t value = 0;
+  for (char c : v) {
+    int digit = 0;
+    if (c >= '0' && c <= '9') {
+      digit = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      digit = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      digit = c - 'A' + 10;
+    } else {
+      return EINVAL;
+    }
+    if (digit >= base) {
+      return EINVAL;
+    }
+    value = value * static_cast<uint64_t>(base) + static_cast<uint64_t>(digit);
+    if (value > 0xffff) {
+      return ERANGE;
+    }
+  }
+  *out = static_cast<uint16_t>(value);
+  return 0;
+}
+
+bool is_error_line(const std::string& line) {
+  return line.find("fail") != std::string::npos ||
+         line.find("Unknown symbol") != std::string::npos ||
+         line.find("error") != std::string::npos;
+}
+
+}  // namespace
+
+Kernel::Kernel(const Topology& topology, Tree& tree, Netdevs& netdevs, UdevSim& udev,
+               HostLogs& logs)
+    : topology_(topology), tree_(tree), netdevs_(netdevs), udev_(udev), logs_(logs) {}
+
+void Kernel::boot() {
+  for (const auto& line : topology_.kernel_log) {
+    logs_.kmsg(is_error_line(line) ? 3 : 6, line);
+  }
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& spec : topology_.functions) {
+      auto pf = std::make_unique<Pf>();
+      pf->spec = &spec;
+      pf->bound = spec.driver.has_value();
+      functions_[spec.pci] = Owner{pfs_.size(), std::nullopt};
+      pfs_.push_back(std::move(pf));
+    }
+  }
+  lay_out_drivers_and_modules();
+  for (auto& pf : pfs_) {
+    lay_out_pf(*pf);
+  }
+  for (std::size_t i = 0; i < pfs_.size(); ++i) {
+    if (pfs_[i]->bound && pfs_[i]->spec->netdev) {
+      bring_up_netdev(i, std::nullopt, *pfs_[i]->spec->netdev, /*at_boot=*/true);
+    }
+  }
+}
+
+void Kernel::shutdown() {
+  {
+    std::lock_guard lock(stop_mu_);
+    stopping_ = true;
+  }
+  stop_cv_.notify_all();
+}
+
+bool Kernel::pause_ms(uint32_t ms) {
+  std::unique_lock lock(stop_mu_);
+  return !stop_cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stopping_; });
+}
+
+Kernel::NetRef Kernel::net_of(const Owner& owner) {
+  Pf& pf = *pfs_[owner.pf];
+  if (owner.vf) {
+    Vf& vf = pf.vfs[*owner.vf];
+    return {vf.dir, vf.ifindex, vf.ifname};
+  }
+  return {pf.dir, pf.ifindex, pf.ifname};
+}
+
+std::string Kernel::read_numvfs(Pf& pf) {
+  std::lock_guard device(pf.sriov_mu);
+  std::lock_guard lock(mu_);
+  return std::to_string(pf.vfs.size()) + "\n";
+}
+
+int Kernel::write_numvfs(Pf& pf, std::string_view value) {
+  uint16_t count = 0;
+  if (const int err = kstrtou16(value, &count); err != 0) {
+    return err;
+  }
+  const auto& spec = *pf.spec;
+  if (count > spec.sriov->totalvfs) {
+    return ERANGE;
+  }
+  std::lock_guard device(pf.sriov_mu);
+  std::size_t current = 0;
+  bool bound = false;
+  {
+    std::lock_guard lock(mu_);
+    current = pf.vfs.size();
+    bound = pf.bound;
+  }
+  if (count == current) {
+    return 0;
+  }
+  if (!bound) {
+    return ENOENT;
+  }
+  // From here on the driver's sriov_configure runs: where the topology's faults act.
+  if (spec.faults.numvfs_errno != 0) {
+    return spec.faults.numvfs_errno;
+  }
+  if (spec.faults.numvfs_write_hangs) {
+    std::unique_lock lock(stop_mu_);
+    stop_cv_.wait(lock, [this] { return stopping_; });
+    return EIO;
+  }
+  const std::size_t index = functions_.at(spec.pci).pf;
+  if (count == 0) {
+    disable_vfs(index);
+    return 0;
+  }
+  if (current != 0) {
+    logs_.kmsg(4, "mlx5_core " + spec.pci.str() + ": " + std::to_string(current) +
+                      " VFs already enabled. Disable before enabling " + std::to_string(count) +
+                      " VFs");
+    return EBUSY;
+  }
+  enable_vfs(index, count);
+  return pause_ms(0) ? 0 : EIO;
+}
+
+int Kernel::write_autoprobe(Pf& pf, std::string_view value) {
+  value = chomp(value);
+  if (value.empty()) {
+    return EINVAL;
+  }
+  // kstrtobool: y/Y/1 and n/N/0, or on/off.
+  bool on = false;
+  const char c = value[0];
+  if (c == 'y' || c == 'Y' || c == '1') {
+    on = true;
+  } else if (c == 'o' || c == 'O') {
+    if (value.size() < 2 ||
+        (value[1] != 'n' && value[1] != 'N' && value[1] != 'f' && value[1] != 'F')) {
+      return EINVAL;
+    }
+    on = value[1] == 'n' || value[1] == 'N';
+  } else if (c != 'n' && c != 'N' && c != '0') {
+    return EINVAL;
+  }
+  std::lock_guard lock(mu_);
+  pf.autoprobe = on;
+  return 0;
+}
+
+void Kernel::enable_vfs(std::size_t index, uint16_t count) {
+  Pf& pf = *pfs_[index];
+  bool autoprobe = false;
+  for (uint16_t i = 0; i < count; ++i) {
+    {
+      std::lock_guard lock(mu_);
+      const auto pci = pf.spec->vf_address(i).value();
+      Vf vf{.index = i, .pci = pci, .dir = vf_dir(pf, pci)};
+      functions_[vf.pci] = Owner{index, i};
+      pf.vfs.push_back(vf);
+      lay_out_vf(pf, pf.vfs.back());
+      autoprobe = pf.autoprobe;
+    }
+    // As pci_iov_add_virtfn: each VF is added, then probed, before the next one.
+    if (autoprobe) {
+      std::lock_guard probing(pf.probe_mu);
+      if (probe_vf(index, i) == EIO && !pause_ms(0)) {
+        return;
+      }
+    }
+  }
+}
+
+void Kernel::disable_vfs(std::size_t index) {
+  Pf& pf = *pfs_[index];
+  std::lock_guard probing(pf.probe_mu);
+  std::size_t count = 0;
+  {
+    std::lock_guard lock(mu_);
+    count = pf.vfs.size();
+  }
+  for (std::size_t i = count; i-- > 0;) {
+    take_down_netdev(Owner{index, static_cast<uint16_t>(i)});
+    std::lock_guard lock(mu_);
+    remove_vf_layout(pf, pf.vfs[i]);
+    functions_.erase(pf.vfs[i].pci);
+  }
+  std::lock_guard lock(mu_);
+  pf.vfs.clear();
+}
+
+int Kernel::probe_vf(std::size_t index, uint16_t i) {
+  Pf& pf = *pfs_[index];
+  if (!pause_ms(pf.spec->sriov->vf_probe_ms)) {
+    return EIO;
+  }
+  std::string name;
+  model::PciAddress pci = pf.spec->pci;
+  model::Guid guid{0};
+  const bool fails = pf.spec->faults.probe_fail_vfs.contains(i);
+  {
+    std::lock_guard lock(mu_);
+    if (i >= pf.vfs.size()) {
+      return ENODEV;
+    }
+    Vf& vf = pf.vfs[i];
+    pci = vf.pci;
+    // The VF driver reads its GUID now; a GUID set later needs another probe.
+    vf.effective_guid = vf.port_guid;
+    guid = vf.effective_guid;
+    if (!fails) {
+      vf.bound = true;
+      tree_.add_link(vf.dir + "/driver", "../../../bus/pci/drivers/mlx5_core");
+      tree_.add_link("bus/pci/drivers/mlx5_core/" + vf.pci.str(), "../../../../" + vf.dir);
+    }
+    name = pf.spec->netdev.value_or("eth") + "v" + std::to_string(i);
+  }
+  logs_.probe(pci.str(), guid.str());
+  if (fails) {
+    logs_.kmsg(3, "mlx5_core: probe of " + pci.str() + " failed with error -5");
+    return EIO;
+  }
+  bring_up_netdev(index, i, name, /*at_boot=*/false);
+  return 0;
+}
+
+void Kernel::unbind_vf(std::size_t index, uint16_t i) {
+  take_down_netdev(Owner{index, i});
+  std::lock_guard lock(mu_);
+  Pf& pf = *pfs_[index];
+  if (i < pf.vfs.size()) {
+    Vf& vf = pf.vfs[i];
+    vf.bound = false;
+    tree_.remove(vf.dir + "/driver");
+    tree_.remove("bus/pci/drivers/mlx5_core/" + vf.pci.str());
+  }
+}
+
+std::optional<Kernel::Owner> Kernel::owner_of_pci(std::string_view text) {
+  auto pci = model::PciAddress::parse(chomp(text));
+  // The driver core matches device names exactly.
+  if (!pci || pci->str() != chomp(text)) {
+    return std::nullopt;
+  }
+  std::lock_guard lock(mu_);
+  auto it = functions_.find(pci.value());
+  return it == functions_.end() ? std::nullopt : std::optional<Owner>(it->second);
+}
+
+int Kernel::write_bind(std::string_view value, bool probe_only) {
+  auto owner = owner_of_pci(value);
+  if (!owner) {
+    return ENODEV;
+  }
+  Pf& pf = *pfs_[owner->pf];
+  if (!owner->vf) {
+    std::string name;
+    {
+      std::lock_guard lock(mu_);
+      if (pf.bound) {
+        return probe_only ? 0 : EBUSY;
+      }
+      pf.bound = true;
+      tree_.add_link(pf.dir + "/driver", "../../../bus/pci/drivers/mlx5_core");
+      tree_.add_link("bus/pci/drivers/mlx5_core/" + pf.spec->pci.str(), "../../../../" + pf.dir);
+      name = pf.spec->netdev.value_or("");
+    }
+    if (!name.empty()) {
+      bring_up_netdev(owner->pf, std::nullopt, name, /*at_boot=*/false);
+    }
+    return 0;
+  }
+  std::lock_guard probing(pf.probe_mu);
+  {
+    std::lock_guard lock(mu_);
+    if (*owner->vf >= pf.vfs.size()) {
+      return ENODEV;
+    }
+    if (pf.vfs[*owner->vf].bound) {
+      return probe_only ? 0 : EBUSY;
+    }
+  }
+  return probe_vf(owner->pf, *owner->vf);
+}
+
+int Kernel::write_unbind(std::string_view value) {
+  auto owner = owner_of_pci(value);
+  if (!owner) {
+    return ENODEV;
+  }
+  Pf& pf = *pfs_[owner->pf];
+  if (owner->vf) {
+    std::lock_guard probing(pf.probe_mu);
+    {
+      std::lock_guard lock(mu_);
+      if (*owner->vf >= pf.vfs.size() || !pf.vfs[*owner->vf].bound) {
+        return ENODEV;
+      }
+    }
+    unbind_vf(owner->pf, *owner->vf);
+    return 0;
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (!pf.bound) {
+      return ENODEV;
+    }
+  }
+  // Removing the PF driver disables SR-IOV first, as mlx5's remove does.
+  {
+    std::lock_guard device(pf.sriov_mu);
+    disable_vfs(owner->pf);
+  }
+  take_down_netdev(Owner{owner->pf, std::nullopt});
+  std::lock_guard lock(mu_);
+  pf.bound = false;
+  tree_.remove(pf.dir + "/driver");
+  tree_.remove("bus/pci/drivers/mlx5_core/" + pf.spec->pci.str());
+  return 0;
+}
+
+int Kernel::write_ofed_guid(std::size_t index, uint16_t i, bool port, std::string_view value) {
+  value = chomp(value);
+  auto guid = model::Guid::parse(value);
+  // OFED takes exactly eight colon-separated bytes.
+  if (!guid || value.size() != 23) {
+    return EINVAL;
+  }
+  std::lock_guard lock(mu_);
+  Pf& pf = *pfs_[index];
+  if (i >= pf.vfs.size()) {
+    return ENODEV;
+  }
+  (port ? pf.vfs[i].port_guid : pf.vfs[i].node_guid) = guid.value();
+  return 0;
+}
+
+int Kernel::write_ofed_policy(std::size_t index, uint16_t i, std::string_view value) {
+  value = chomp(value);
+  if (value != "Down" && value != "Up" && value != "Follow") {
+    return EINVAL;
+  }
+  std::lock_guard lock(mu_);
+  Pf& pf = *pfs_[index];
+  if (i >= pf.vfs.size()) {
+    return ENODEV;
+  }
+  pf.vfs[i].policy = std::string(value);
+  return 0;
+}
+
+}  // namespace vfready::fakehost

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host_logs.hpp"
+#include "netdevs.hpp"
+#include "topology.hpp"
+#include "tree.hpp"
+#include "udev_sim.hpp"
+#include "vfready/model/guid.hpp"
+
+// The kernel the fake host plays: PCI functions with SR-IOV, the mlx5 driver binding
+// them, their netdevs and InfiniBand devices, as sysfs shows them. Writes behave as
+// drivers/pci/iov.c, the driver core and MLNX_OFED's sriov sysfs do; see FACTS.md.
+namespace vfready::fakehost {
+
+class Kernel {
+ public:
+  Kernel(const Topology& topology, Tree& tree, Netdevs& netdevs, UdevSim& udev, HostLogs& logs);
+
+  // Lays out sysfs and brings up the PFs' netdevs, as after boot.
+  void boot();
+  // A link event from the namespace: keeps sysfs net/ entries in step with renames and
+  // removals made by anyone.
+  void on_link_event(const LinkEvent& event);
+  // Wakes every blocked write so that teardown can go on; they fail with EIO.
+  void shutdown();
+
+ private:
+  struct Vf {
+    uint16_t index = 0;
+    model::PciAddress pci;
+    std::string dir;  // relative to sys/
+    bool bound = false;
+    int ifindex = 0;
+    std::string ifname{};
+    model::Guid node_guid{0};       // configured through OFED sysfs
+    model::Guid port_guid{0};       // configured through OFED sysfs
+    model::Guid effective_guid{0};  // what the VF took at its last probe
+    std::string policy = "Down";
+  };
+
+  struct Pf {
+    const FunctionSpec* spec = nullptr;
+    std::string dir;  // relative to sys/
+    bool bound = false;
+    bool autoprobe = true;
+    int ifindex = 0;
+    std::string ifname{};
+    std::vector<Vf> vfs;  // as many as sriov_numvfs says
+    std::mutex sriov_mu;  // the device lock sriov_numvfs takes (reads too)
+    std::mutex probe_mu;  // VF probes of this PF run one at a time
+  };
+
+  // Where a netdev or a PCI address belongs: a PF, or a VF of it.
+  struct Owner {
+    std::size_t pf = 0;
+    std::optional<uint16_t> vf;
+  };
+
+  // The netdev of a PF or VF, as references into the state (with mu_ held).
+  struct NetRef {
+    std::string& dir;
+    int& ifindex;
+    std::string& ifname;
+  };
+  NetRef net_of(const Owner& owner);
+
+  // kernel_layout.cpp: the sysfs tree
+  void lay_out_pf(Pf& pf);
+  void lay_out_drivers_and_modules();
+  void lay_out_vf(Pf& pf, const Vf& vf);
+  void remove_vf_layout(Pf& pf, const Vf& vf);
+  void add_net_entries(const std::string& dev_dir, const std::string& ifname, int ifindex,
+                       bool infiniband);
+  void remove_net_entries(const std::string& dev_dir, const std::string& ifname);
+  std::string vf_dir(const Pf& pf, const model::PciAddress& vf);
+  std::string vf_field(Pf& pf, uint16_t vf, const std::function<std::string(const Vf&)>& get);
+  void add_writable(const std::string& path, std::function<int(std::string_view)> write,
+                    std::function<std::string()> read = {}, unsigned mode = 0644);
+
+  // kernel.cpp: behaviour
+  int write_numvfs(Pf& pf, std::string_view value);
+  int write_autoprobe(Pf& pf, std::string_view value);
+  int write_ofed_guid(std::size_t pf, uint16_t vf, bool port, std::string_view value);
+  int write_ofed_policy(std::size_t pf, uint16_t vf, std::string_view value);
+  int write_bind(std::string_view value, bool probe_only);
+  int write_unbind(std::string_view value);
+  void enable_vfs(std::size_t pf, uint16_t count);
+  void disable_vfs(std::size_t pf);
+  int probe_vf(std::size_t pf, uint16_t vf);  // with probe_mu held
+  void unbind_vf(std::size_t pf, uint16_t vf);
+  // kernel_net.cpp: netdevs
+  void bring_up_netdev(std::size_t pf, std::optional<uint16_t> vf, const std::string& name,
+                       bool at_boot);
+  void take_down_netdev(const Owner& owner);
+  std::string read_numvfs(Pf& pf);
+  std::string read_link(int ifindex, const std::string& field);
+  std::optional<Owner> owner_of_pci(std::string_view text);
+  // Waits `ms` unless shutdown() comes first; false then.
+  bool pause_ms(uint32_t ms);
+
+  const Topology& topology_;
+  Tree& tree_;
+  Netdevs& netdevs_;
+  UdevSim& udev_;
+  HostLogs& logs_;
+
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+
+  std::mutex mu_;  // guards the state below
+  std::vector<std::unique_ptr<Pf>> pfs_;
+  std::map<int, Owner> netdev_owners_;
+  std::map<int, LinkEvent> links_;  // by ifindex: what the kernel last said of each
+  std::map<model::PciAddress, Owner> functions_;
+};
+
+}  // namespace vfready::fakehost

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// The netdevs of the fake kernel: real ifb links in the namespace, one per bound PF
+// and probed VF, and their sysfs entries kept in step with what the kernel says.
+#include "kernel.hpp"
+
+namespace vfready::fakehost {
+
+namespace {
+
+// IPoIB's datagram-mode MTU on a 4K IB MTU; Ethernet's default.
+constexpr uint32_t kIpoibMtu = 4092;
+constexpr uint32_t kEthernetMtu = 1500;
+
+}  // namespace
+
+void Kernel::bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, const std::string& name,
+                             bool at_boot) {
+  const auto& spec = *pfs_[index]->spec;
+  const bool ib = spec.infiniband && !spec.infiniband->ports.empty() &&
+                  spec.infiniband->ports.front().link_layer == "InfiniBand";
+  const uint32_t mtu = ib ? kIpoibMtu : kEthernetMtu;
+  // A name past 15 bytes cannot be had, as udev's rename would fail.
+  auto created = name.size() <= 15 ? netdevs_.create(name, mtu) : Error{"name too long"};
+  if (!created) {
+    // The kernel name is taken (someone renamed another link to it): the driver's
+    // own template applies, as when udev's rename fails.
+    created = netdevs_.create(ib ? "ib%d" : "eth%d", mtu);
+  }
+  if (!created) {
+    logs_.kmsg(3, "mlx5_core " + spec.pci.str() + ": " + created.error().message);
+    return;
+  }
+  const int ifindex = created.value();
+  auto link = netdevs_.get(ifindex);
+  if (!link) {
+    return;
+  }
+  const Owner owner{index, vf};
+  bool gone = false;
+  {
+    std::lock_guard lock(mu_);
+    gone = vf && (*vf >= pfs_[index]->vfs.size() || !pfs_[index]->vfs[*vf].bound);
+    if (!gone) {
+      auto net = net_of(owner);
+      net.ifindex = ifindex;
+      net.ifname = link->name;
+      netdev_owners_[ifindex] = owner;
+      links_[ifindex] = link.value();
+      add_net_entries(net.dir, net.ifname, ifindex, ib);
+    }
+  }
+  if (gone) {  // unbound or removed while the netdev was being made
+    netdevs_.remove(ifindex);
+    return;
+  }
+  if (at_boot) {
+    udev_.add_initialized(ifindex, "mlx5_core");
+  } else {
+    udev_.add(ifindex, "mlx5_core");
+  }
+  // A rename between creation and registration was not ours to follow yet: ask again.
+  if (auto now = netdevs_.get(ifindex)) {
+    on_link_event(now.value());
+  }
+}
+
+void Kernel::take_down_netdev(const Owner& owner) {
+  int ifindex = 0;
+  {
+    std::lock_guard lock(mu_);
+    if (owner.vf && *owner.vf >= pfs_[owner.pf]->vfs.size()) {
+      return;
+    }
+    auto net = net_of(owner);
+    if (net.ifindex == 0) {
+      return;
+    }
+    ifindex = net.ifindex;
+    remove_net_entries(net.dir, net.ifname);
+    netdev_owners_.erase(ifindex);
+    links_.erase(ifindex);
+    net.ifindex = 0;
+    net.ifname.clear();
+  }
+  netdevs_.remove(ifindex);
+  udev_.remove(ifindex);
+}
+
+void Kernel::on_link_event(const LinkEvent& event) {
+  bool removed = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = netdev_owners_.find(event.ifindex);
+    if (it == netdev_owners_.end()) {
+      return;
+    }
+    auto net = net_of(it->second);
+    if (event.removed) {
+      // Deleted behind our back (ip link del): sysfs loses it as the kernel would.
+      remove_net_entries(net.dir, net.ifname);
+      netdev_owners_.erase(it);
+      links_.erase(event.ifindex);
+      net.ifindex = 0;
+      net.ifname.clear();
+      removed = true;
+    } else {
+      links_[event.ifindex] = event;
+      if (!event.name.empty() && event.name != net.ifname) {
+        tree_.rename(net.dir + "/net/" + net.ifname, net.dir + "/net/" + event.name);
+        tree_.remove("class/net/" + net.ifname);
+        tree_.add_link("class/net/" + event.name, "../../" + net.dir + "/net/" + event.name);
+        net.ifname = event.name;
+      }
+    }
+  }
+  if (removed) {
+    udev_.remove(event.ifindex);
+  }
+}
+
+std::string Kernel::read_link(int ifindex, const std::string& field) {
+  std::lock_guard lock(mu_);
+  auto it = links_.find(ifindex);
+  if (it == links_.end()) {
+    return {};
+  }
+  return (field == "mtu" ? std::to_string(it->second.mtu) : it->second.address) + "\n";
+}
+
+}  // namespace vfready::fakehost

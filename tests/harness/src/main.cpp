@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: Apache-2.0
+// vfready-fakehost: plays the kernel of a machine described by a topology file, so that
+// vfreadyd and its tests run against sysfs, netlink and udev that behave like a DGX's.
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "fuse_mount.hpp"
+#include "host_logs.hpp"
+#include "kernel.hpp"
+#include "netdevs.hpp"
+#include "netns.hpp"
+#include "scheduler.hpp"
+#include "topology.hpp"
+#include "tree.hpp"
+#include "udev_sim.hpp"
+
+namespace fs = std::filesystem;
+using namespace vfready::fakehost;
+
+namespace {
+
+// The plain-file parts of the host: proc, the kernel log's directory, udev's run dir.
+void prepare_root(const fs::path& root, const Topology& topology) {
+  fs::create_directories(root / "sys");
+  fs::create_directories(root / "proc/sys/kernel");
+  fs::create_directories(root / "dev");
+  fs::remove_all(root / "run/udev");
+  fs::create_directories(root / "run/udev/data");
+  std::ofstream(root / "proc/sys/kernel/osrelease") << topology.kernel_release << '\n';
+}
+
+bool is_mountpoint(const fs::path& dir) {
+  struct stat self {};
+  struct stat parent {};
+  return ::stat(dir.c_str(), &self) == 0 && ::stat(dir.parent_path().c_str(), &parent) == 0 &&
+         self.st_dev != parent.st_dev;
+}
+
+int run(const std::string& topology_path, const std::string& root_arg, const std::string& netns) {
+  auto topology = load_topology(topology_path);
+  if (!topology) {
+    std::cerr << "vfready-fakehost: " << topology.error().message << '\n';
+    return 2;
+  }
+  // Threads made from here on inherit the mask: only sigwait() below sees these.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  const fs::path root = fs::absolute(root_arg);
+  fs::create_directories(root);
+  FuseMount::clear_stale(root / "sys");
+  if (is_mountpoint(root / "sys")) {
+    std::cerr << "vfready-fakehost: " << (root / "sys").string()
+              << " is mounted: another fake host runs on this root; pick another --root\n";
+    return 1;
+  }
+  prepare_root(root, topology.value());
+
+  NamedNetns namespace_(netns);
+  HostLogs logs(root);
+  Scheduler scheduler;
+  UdevSim udev(root / "run/udev", std::chrono::milliseconds(topology->udev_init_latency_ms),
+               scheduler);
+  Tree tree;
+  std::atomic<Kernel*> kernel_ptr{nullptr};
+  Netdevs netdevs(namespace_.fd(), [&kernel_ptr](const LinkEvent& e) {
+    if (Kernel* k = kernel_ptr.load()) {
+      k->on_link_event(e);
+    }
+  });
+  Kernel kernel(topology.value(), tree, netdevs, udev, logs);
+  kernel.boot();
+  kernel_ptr = &kernel;
+  FuseMount mount(tree, root / "sys");
+  mount.start();
+
+  std::cout << "ready root=" << root_arg << " netns=" << netns << std::endl;
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  // Blocked writes first (they hold FUSE workers), then the mount, then the rest.
+  kernel.shutdown();
+  mount.stop();
+  kernel_ptr = nullptr;
+  netdevs.stop();
+  scheduler.stop();
+  namespace_.remove();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"vfready-fakehost: a simulated host (sysfs, netdevs, udev) for vfready's tests",
+               "vfready-fakehost"};
+  std::string topology;
+  std::string root;
+  std::string netns;
+  app.add_option("--topology", topology, "Topology JSON (see TOPOLOGY.md)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app.add_option("--root", root, "Directory to lay the host out in (sys/ is mounted there)")
+      ->required();
+  app.add_option("--netns", netns, "Name of the network namespace to create")->required();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(topology, root, netns);
+  } catch (const std::exception& e) {
+    std::cerr << "vfready-fakehost: " << e.what() << '\n';
+    return 1;
+  }
+}

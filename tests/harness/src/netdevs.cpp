@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "netdevs.hpp"
+
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace vfready::fakehost {
+
+namespace {
+
+std::string hex_address(const nlattr* attr) {
+  std::string out;
+  const auto* bytes = static_cast<const uint8_t*>(nla_data(attr));
+  static constexpr char kDigits[] = "0123456789abcdef";
+  for (int i = 0; i < nla_len(attr); ++i) {
+    if (i != 0) {
+      out += ':';
+    }
+    out += kDigits[bytes[i] >> 4];
+    out += kDigits[bytes[i] & 0xf];
+  }
+  return out;
+}
+
+// A link message as a LinkEvent; false for other messages.
+bool parse_link(nl_msg* msg, LinkEvent* out) {
+  nlmsghdr* h = nlmsg_hdr(msg);
+  if (h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_DELLINK) {
+    return false;
+  }
+  const auto* ifi = static_cast<const ifinfomsg*>(nlmsg_data(h));
+  nlattr* tb[IFLA_MAX + 1] = {};
+  if (nlmsg_parse(h, sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) < 0) {
+    return false;
+  }
+  out->removed = h->nlmsg_type == RTM_DELLINK;
+  out->ifindex = ifi->ifi_index;
+  out->name = tb[IFLA_IFNAME] != nullptr ? nla_get_string(tb[IFLA_IFNAME]) : "";
+  out->mtu = tb[IFLA_MTU] != nullptr ? nla_get_u32(tb[IFLA_MTU]) : 0;
+  out->address = tb[IFLA_ADDRESS] != nullptr ? hex_address(tb[IFLA_ADDRESS]) : "";
+  return true;
+}
+
+int on_event(nl_msg* msg, void* arg) {
+  LinkEvent e;
+  if (parse_link(msg, &e)) {
+    (*static_cast<Netdevs::Listener*>(arg))(e);
+  }
+  return NL_OK;
+}
+
+LinkEvent from_link(rtnl_link* link) {
+  LinkEvent e;
+  e.ifindex = rtnl_link_get_ifindex(link);
+  const char* name = rtnl_link_get_name(link);
+  e.name = name != nullptr ? name : "";
+  e.mtu = rtnl_link_get_mtu(link);
+  if (nl_addr* addr = rtnl_link_get_addr(link)) {
+    char buf[128];
+    e.address = nl_addr2str(addr, buf, sizeof buf);
+  }
+  return e;
+}
+
+nl_sock* connect_route() {
+  nl_sock* sk = nl_socket_alloc();
+  if (sk == nullptr || nl_connect(sk, NETLINK_ROUTE) < 0) {
+    nl_socket_free(sk);
+    return nullptr;
+  }
+  return sk;
+}
+
+}  // namespace
+
+Netdevs::Netdevs(int netns_fd, Listener listener) : listener_(std::move(listener)) {
+  // Netlink sockets act on the namespace they were opened in: open them from a thread
+  // that has entered it.
+  std::string error;
+  std::thread([&] {
+    if (setns(netns_fd, CLONE_NEWNET) != 0) {
+      error = std::string("setns: ") + std::strerror(errno);
+      return;
+    }
+    request_ = connect_route();
+    events_ = connect_route();
+    if (request_ == nullptr || events_ == nullptr) {
+      error = "cannot open rtnetlink sockets";
+    }
+  }).join();
+  if (error.empty()) {
+    nl_socket_disable_seq_check(events_);
+    nl_socket_modify_cb(events_, NL_CB_VALID, NL_CB_CUSTOM, on_event, &listener_);
+    // Thousands of VFs appear in bursts; a large buffer keeps events from being dropped
+    // (and a drop is repaired by a full dump in resync()).
+    nl_socket_set_buffer_size(events_, 8 << 20, 0);
+    nl_socket_set_nonblocking(events_);
+    if (nl_socket_add_membership(events_, RTNLGRP_LINK) < 0) {
+      error = "cannot join RTNLGRP_LINK";
+    }
+  }
+  stop_fd_ = eventfd(0, EFD_CLOEXEC);
+  if (!error.empty() || stop_fd_ < 0) {
+    nl_socket_free(request_);
+    nl_socket_free(events_);
+    if (stop_fd_ >= 0) {
+      close(stop_fd_);
+    }
+    throw std::runtime_error("netdevs: " + error);
+  }
+  thread_ = std::thread([this] { listen_loop(); });
+}
+
+Netdevs::~Netdevs() {
+  stop();
+  nl_socket_free(request_);
+  nl_socket_free(events_);
+  close(stop_fd_);
+}
+
+void Netdevs::stop() {
+  if (thread_.joinable()) {
+    const uint64_t one = 1;
+    if (write(stop_fd_, &one, sizeof one) < 0) {
+      return;
+    }
+    thread_.join();
+  }
+}
+
+void Netdevs::listen_loop() {
+  pollfd fds[2] = {{nl_socket_get_fd(events_), POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+  while (true) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      return;
+    }
+    if ((fds[1].revents & POLLIN) != 0) {
+      return;
+    }
+    while (true) {
+      const int err = nl_recvmsgs_default(events_);
+      if (err == -NLE_AGAIN || err == 0) {
+        break;
+      }
+      if (err == -NLE_NOMEM) {  // ENOBUFS: events were lost; read the whole state again
+        resync();
+        continue;
+      }
+      break;
+    }
+  }
+}
+
+void Netdevs::resync() {
+  nl_cache* cache = nullptr;
+  {
+    std::lock_guard lock(request_mu_);
+    if (rtnl_link_alloc_cache(request_, AF_UNSPEC, &cache) < 0) {
+      return;
+    }
+  }
+  for (nl_object* obj = nl_cache_get_first(cache); obj != nullptr; obj = nl_cache_get_next(obj)) {
+    listener_(from_link(reinterpret_cast<rtnl_link*>(obj)));  // NOLINT: libnl's object model
+  }
+  nl_cache_free(cache);
+}
+
+Result<int> Netdevs::create(const std::string& name, uint32_t mtu) {
+  std::lock_guard lock(request_mu_);
+  rtnl_link* link = rtnl_link_alloc();
+  rtnl_link_set_name(link, name.c_str());
+  rtnl_link_set_mtu(link, mtu);
+  int err = rtnl_link_set_type(link, "ifb");
+  if (err >= 0) {
+    err = rtnl_link_add(request_, link, NLM_F_CREATE | NLM_F_EXCL);
+  }
+  rtnl_link_put(link);
+  if (err < 0) {
+    return Error{"cannot create netdev " + name + ": " + nl_geterror(err)};
+  }
+  rtnl_link* created = nullptr;
+  err = rtnl_link_get_kernel(request_, 0, name.c_str(), &created);
+  if (err < 0 || created == nullptr) {
+    return Error{"netdev " + name + " vanished after creation: " + nl_geterror(err)};
+  }
+  const int ifindex = rtnl_link_get_ifindex(created);
+  rtnl_link_put(created);
+  return ifindex;
+}
+
+bool Netdevs::remove(int ifindex) {
+  std::lock_guard lock(request_mu_);
+  rtnl_link* link = rtnl_link_alloc();
+  rtnl_link_set_ifindex(link, ifindex);
+  const int err = rtnl_link_delete(request_, link);
+  rtnl_link_put(link);
+  return err >= 0;
+}
+
+Result<LinkEvent> Netdevs::get(int ifindex) {
+  std::lock_guard lock(request_mu_);
+  rtnl_link* link = nullptr;
+  if (rtnl_link_get_kernel(request_, ifindex, nullptr, &link) < 0 || link == nullptr) {
+    return Error{"no link with ifindex " + std::to_string(ifindex)};
+  }
+  auto event = from_link(link);
+  rtnl_link_put(link);
+  return event;
+}
+
+}  // namespace vfready::fakehost

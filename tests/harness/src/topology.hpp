@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "vfready/model/guid.hpp"
+#include "vfready/model/pci_address.hpp"
+#include "vfready/model/result.hpp"
+
+// The fake host's input: a machine described as in shared/TOPOLOGY.md.
+namespace vfready::fakehost {
+
+struct PortSpec {
+  std::string link_layer = "InfiniBand";
+  std::string state = "4: ACTIVE";
+  std::string phys_state = "5: LinkUp";
+  uint32_t lid = 0;
+};
+
+struct InfinibandSpec {
+  std::string name;  // mlx5_N
+  std::string fw_ver;
+  model::Guid node_guid{0};
+  bool ofed_sriov_sysfs = false;
+  std::vector<PortSpec> ports;
+};
+
+struct SriovSpec {
+  uint16_t totalvfs = 0;
+  std::string vf_device;
+  uint16_t first_vf_offset = 1;
+  uint16_t vf_stride = 1;
+  uint32_t vf_probe_ms = 0;
+};
+
+struct FaultSpec {
+  std::set<uint16_t> probe_fail_vfs;
+  bool numvfs_write_hangs = false;
+  int numvfs_errno = 0;  // 0: none
+};
+
+struct FunctionSpec {
+  model::PciAddress pci;
+  std::string vendor;
+  std::string device;
+  std::optional<std::string> driver{};
+  int numa_node = -1;
+  std::optional<std::string> netdev{};
+  std::optional<SriovSpec> sriov{};
+  std::optional<InfinibandSpec> infiniband{};
+  FaultSpec faults{};
+
+  // The PCI address of VF `index` (First VF Offset + index * VF Stride).
+  [[nodiscard]] Result<model::PciAddress> vf_address(uint16_t index) const;
+};
+
+struct Topology {
+  std::string name;
+  std::string kernel_release;
+  std::map<std::string, std::optional<std::string>> modules;  // loaded; version if known
+  std::vector<std::string> kernel_log;
+  uint32_t udev_init_latency_ms = 0;
+  std::vector<FunctionSpec> functions;
+};
+
+// Parses topology JSON. Errors name `source` (the file), the JSON path and what is
+// valid. Unknown keys are errors, so a misspelt fault is not silently ignored.
+Result<Topology> parse_topology(const std::string& json_text, const std::string& source);
+Result<Topology> load_topology(const std::string& path);
+
+// errno value for a name such as "EIO"; nullopt for names the fake host does not know.
+std::optional<int> errno_from_name(const std::string& name);
+
+}  // namespace vfready::fakehost

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "udev_sim.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace vfready::fakehost {
+
+UdevSim::UdevSim(std::string run_dir, std::chrono::milliseconds latency, Scheduler& scheduler)
+    : run_dir_(std::move(run_dir)), latency_(latency), scheduler_(scheduler) {}
+
+std::string UdevSim::db_path(int ifindex) const {
+  return run_dir_ + "/data/n" + std::to_string(ifindex);
+}
+
+void UdevSim::add(int ifindex, const std::string& driver) {
+  unsigned generation = 0;
+  {
+    std::lock_guard lock(mu_);
+    generation = ++generation_;
+    pending_[ifindex] = generation;
+    update_queue_file();
+  }
+  scheduler_.after(latency_,
+                   [this, ifindex, driver, generation] { finish(ifindex, driver, generation); });
+}
+
+void UdevSim::add_initialized(int ifindex, const std::string& driver) { write_db(ifindex, driver); }
+
+void UdevSim::remove(int ifindex) {
+  std::lock_guard lock(mu_);
+  pending_.erase(ifindex);
+  unlink(db_path(ifindex).c_str());
+  update_queue_file();
+}
+
+void UdevSim::finish(int ifindex, const std::string& driver, unsigned generation) {
+  std::lock_guard lock(mu_);
+  auto it = pending_.find(ifindex);
+  if (it == pending_.end() || it->second != generation) {
+    return;
+  }
+  write_db(ifindex, driver);
+  pending_.erase(it);
+  update_queue_file();
+}
+
+void UdevSim::write_db(int ifindex, const std::string& driver) const {
+  const auto path = db_path(ifindex);
+  const auto tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count();
+    out << "I:" << usec << "\nE:ID_NET_DRIVER=" << driver << "\nG:systemd\n";
+  }
+  std::rename(tmp.c_str(), path.c_str());
+}
+
+void UdevSim::update_queue_file() const {
+  const auto queue = run_dir_ + "/queue";
+  if (pending_.empty()) {
+    unlink(queue.c_str());
+  } else {
+    std::ofstream(queue, std::ios::app).flush();
+  }
+}
+
+}  // namespace vfready::fakehost
