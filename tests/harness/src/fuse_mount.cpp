@@ -6,6 +6,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -72,7 +73,9 @@ int op_readlink(const char* path, char* buf, size_t size) {
     return -EINVAL;
   }
   const auto n = std::min(size - 1, e->link_target.size());
-  std::memcpy(buf, e->link_target.data(), n);
+  for (std::size_t i = 0; i < n; ++i) {
+    buf[i] = e->link_target[i];
+  }
   buf[n] = '\0';
   return 0;
 }
@@ -122,7 +125,8 @@ int op_read(const char* path, char* buf, size_t size, off_t offset, struct fuse_
     return 0;
   }
   const auto n = std::min(size, value.size() - static_cast<size_t>(offset));
-  std::memcpy(buf, value.data() + offset, n);
+  // read(2) data is not a C string: no terminator belongs here.
+  std::memcpy(buf, value.data() + offset, n);  // NOLINT(bugprone-not-null-terminated-result)
   return static_cast<int>(n);
 }
 
@@ -173,6 +177,7 @@ void FuseMount::start() {
                                            "-o",
                                            "fsname=vfready-fakehost,subtype=sysfs"};
   std::vector<char*> argv;
+  argv.reserve(argv_storage.size());
   for (auto& a : argv_storage) {
     argv.push_back(a.data());
   }

@@ -16,6 +16,13 @@ FILE* open_fresh(const std::string& path) {
   return f;
 }
 
+// A record that cannot be written (disk full) must not stop the fake host: the test
+// reading the file will see the gap.
+void append(FILE* f, const std::string& line) {
+  static_cast<void>(std::fputs(line.c_str(), f));
+  static_cast<void>(std::fflush(f));
+}
+
 }  // namespace
 
 HostLogs::HostLogs(const std::string& root)
@@ -24,9 +31,10 @@ HostLogs::HostLogs(const std::string& root)
       kmsg_(open_fresh(root + "/dev/kmsg")) {}
 
 HostLogs::~HostLogs() {
-  std::fclose(writes_);
-  std::fclose(probes_);
-  std::fclose(kmsg_);
+  // Nothing is left to do about a failed close at exit.
+  static_cast<void>(std::fclose(writes_));
+  static_cast<void>(std::fclose(probes_));
+  static_cast<void>(std::fclose(kmsg_));
 }
 
 std::string HostLogs::escape(std::string_view value) {
@@ -56,15 +64,13 @@ void HostLogs::write(const std::string& relpath, std::string_view value, int err
   }
   const auto line = relpath + " " + escape(value) + " " + std::to_string(err) + "\n";
   std::lock_guard lock(mu_);
-  std::fputs(line.c_str(), writes_);
-  std::fflush(writes_);
+  append(writes_, line);
 }
 
 void HostLogs::probe(const std::string& vf_pci, const std::string& guid) {
   const auto line = vf_pci + " " + guid + "\n";
   std::lock_guard lock(mu_);
-  std::fputs(line.c_str(), probes_);
-  std::fflush(probes_);
+  append(probes_, line);
 }
 
 void HostLogs::kmsg(int level, const std::string& message) {
@@ -74,8 +80,7 @@ void HostLogs::kmsg(int level, const std::string& message) {
   std::lock_guard lock(mu_);
   const auto line = std::to_string(level) + "," + std::to_string(seq_++) + "," +
                     std::to_string(usec) + ",-;" + message + "\n";
-  std::fputs(line.c_str(), kmsg_);
-  std::fflush(kmsg_);
+  append(kmsg_, line);
 }
 
 }  // namespace vfready::fakehost

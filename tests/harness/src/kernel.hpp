@@ -90,16 +90,16 @@ class Kernel {
   // kernel.cpp: behaviour
   int write_numvfs(Pf& pf, std::string_view value);
   int write_autoprobe(Pf& pf, std::string_view value);
-  int write_ofed_guid(std::size_t pf, uint16_t vf, bool port, std::string_view value);
-  int write_ofed_policy(std::size_t pf, uint16_t vf, std::string_view value);
+  int write_ofed_guid(std::size_t index, uint16_t i, bool port, std::string_view value);
+  int write_ofed_policy(std::size_t index, uint16_t i, std::string_view value);
   int write_bind(std::string_view value, bool probe_only);
   int write_unbind(std::string_view value);
-  void enable_vfs(std::size_t pf, uint16_t count);
-  void disable_vfs(std::size_t pf);
-  int probe_vf(std::size_t pf, uint16_t vf);  // with probe_mu held
-  void unbind_vf(std::size_t pf, uint16_t vf);
+  void enable_vfs(std::size_t index, uint16_t count);
+  void disable_vfs(std::size_t index);
+  int probe_vf(std::size_t index, uint16_t i);  // with the PF's probe_mu held
+  void unbind_vf(std::size_t index, uint16_t i);
   // kernel_net.cpp: netdevs
-  void bring_up_netdev(std::size_t pf, std::optional<uint16_t> vf, const std::string& name,
+  void bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, const std::string& name,
                        bool at_boot);
   void take_down_netdev(const Owner& owner);
   std::string read_numvfs(Pf& pf);

@@ -101,19 +101,19 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"vfready-fakehost: a simulated host (sysfs, netdevs, udev) for vfready's tests",
-               "vfready-fakehost"};
-  std::string topology;
-  std::string root;
-  std::string netns;
-  app.add_option("--topology", topology, "Topology JSON (see TOPOLOGY.md)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  app.add_option("--root", root, "Directory to lay the host out in (sys/ is mounted there)")
-      ->required();
-  app.add_option("--netns", netns, "Name of the network namespace to create")->required();
-  CLI11_PARSE(app, argc, argv);
   try {
+    CLI::App app{"vfready-fakehost: a simulated host (sysfs, netdevs, udev) for vfready's tests",
+                 "vfready-fakehost"};
+    std::string topology;
+    std::string root;
+    std::string netns;
+    app.add_option("--topology", topology, "Topology JSON (see TOPOLOGY.md)")
+        ->required()
+        ->check(CLI::ExistingFile);
+    app.add_option("--root", root, "Directory to lay the host out in (sys/ is mounted there)")
+        ->required();
+    app.add_option("--netns", netns, "Name of the network namespace to create")->required();
+    CLI11_PARSE(app, argc, argv);
     return run(topology, root, netns);
   } catch (const std::exception& e) {
     std::cerr << "vfready-fakehost: " << e.what() << '\n';

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "errno_text.hpp"
+
 namespace vfready::fakehost {
 
 namespace {
@@ -87,7 +89,7 @@ Netdevs::Netdevs(int netns_fd, Listener listener) : listener_(std::move(listener
   std::string error;
   std::thread([&] {
     if (setns(netns_fd, CLONE_NEWNET) != 0) {
-      error = std::string("setns: ") + std::strerror(errno);
+      error = "setns: " + errno_text(errno);
       return;
     }
     request_ = connect_route();

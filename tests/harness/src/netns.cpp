@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "errno_text.hpp"
+
 namespace vfready::fakehost {
 
 namespace {
@@ -24,7 +26,7 @@ constexpr const char* kOwnerDir = "/run/vfready-fakehost";
 std::string owner_file(const std::string& name) { return std::string(kOwnerDir) + "/" + name; }
 
 std::runtime_error sys_error(const std::string& what) {
-  return std::runtime_error(what + ": " + std::strerror(errno));
+  return std::runtime_error(what + ": " + errno_text(errno));
 }
 
 // As iproute2 does: /run/netns is a shared mount, so namespaces mounted in it

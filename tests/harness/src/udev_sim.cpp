@@ -57,7 +57,9 @@ void UdevSim::write_db(int ifindex, const std::string& driver) const {
                           .count();
     out << "I:" << usec << "\nE:ID_NET_DRIVER=" << driver << "\nG:systemd\n";
   }
-  std::rename(tmp.c_str(), path.c_str());
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    unlink(tmp.c_str());
+  }
 }
 
 void UdevSim::update_queue_file() const {

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every fault a topology can name, observed with a shell client.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fake_host.hpp"
+#include "process.hpp"
+#include "root_only.hpp"
+
+using namespace vfready::testing;
+using testing::Contains;
+using testing::HasSubstr;
+using testing::MatchesRegex;
+using testing::Not;
+
+namespace {
+constexpr const char* kPf = "0000:18:00.0";
+}
+
+TEST(AFakeHostFault, ProbeFailVfsAppearOnPciButGetNoNetdev) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference().probe_ms(1);
+  topo.function(kPf)["faults"] = {{"probe_fail_vfs", {1}}};
+  FakeHost host(topo);
+  ASSERT_EQ(sh("echo 3 > " + host.pci(kPf, "sriov_numvfs")).exit_code, 0);
+  EXPECT_TRUE(exists(host.pci(kPf, "virtfn1")));
+  EXPECT_FALSE(exists(host.pci("0000:18:00.2", "net")));
+  EXPECT_FALSE(exists(host.pci("0000:18:00.2", "driver")));
+  EXPECT_THAT(host.links(), Contains("ibp24s0v0"));
+  EXPECT_THAT(host.links(), Not(Contains("ibp24s0v1")));
+  EXPECT_THAT(host.links(), Contains("ibp24s0v2"));
+  EXPECT_THAT(host.kernel_log(), Contains(HasSubstr("probe of 0000:18:00.2 failed with error -5")));
+}
+
+TEST(AFakeHostFault, NumvfsErrnoFailsEveryWriteWithIt) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference();
+  topo.function(kPf)["faults"] = {{"numvfs_errno", "EIO"}};
+  FakeHost host(topo);
+  EXPECT_THAT(sh("echo 2 > " + host.pci(kPf, "sriov_numvfs")).err, HasSubstr("Input/output error"));
+  EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "0\n");
+  EXPECT_THAT(host.writes(), Contains(HasSubstr("sriov_numvfs 2 5")));
+}
+
+TEST(AFakeHostFault, NumvfsWriteHangsUntilTeardown) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference().probe_ms(1);
+  topo.function(kPf)["faults"] = {{"numvfs_write_hangs", true}};
+  FakeHost host(topo);
+  Background writer("echo 2 > " + host.pci(kPf, "sriov_numvfs"));
+  // A healthy write of 2 VFs takes 2 ms; this one is still blocked 100x later.
+  EXPECT_TRUE(writer.wait(200ms).timed_out);
+  EXPECT_EQ(read_file(host.pci("0000:40:00.0", "sriov_totalvfs")), "16\n")
+      << "the rest of the host still answers";
+  EXPECT_EQ(host.stop(), 0);
+  auto done = writer.wait(10s);
+  EXPECT_FALSE(done.timed_out);
+  EXPECT_NE(done.exit_code, 0);
+}
+
+TEST(AFakeHostFault, PfWithoutDriverAnswersEnoent) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference();
+  topo.function(kPf).erase("driver");
+  FakeHost host(topo);
+  EXPECT_FALSE(exists(host.pci(kPf, "driver")));
+  EXPECT_THAT(host.links(), Not(Contains("ibp24s0")));
+  EXPECT_THAT(sh("echo 2 > " + host.pci(kPf, "sriov_numvfs")).err,
+              HasSubstr("No such file or directory"));
+}
+
+TEST(AFakeHostFault, KernelLogLinesReadLikeKmsg) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference();
+  topo.json()["kernel_log"] = {"mlx5_core: Unknown symbol strlcpy (err -2)",
+                               "mlx5_core 0000:18:00.0: firmware version: 28.43.1014"};
+  FakeHost host(topo);
+  auto r = sh("cat " + host.root() + "/dev/kmsg");
+  EXPECT_THAT(r.out, HasSubstr(";mlx5_core: Unknown symbol strlcpy (err -2)\n"));
+  const auto lines = host.kernel_log();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_THAT(lines[0],
+              MatchesRegex("3,0,[0-9]+,-;mlx5_core: Unknown symbol strlcpy \\(err -2\\)"));
+  EXPECT_THAT(lines[1], MatchesRegex("6,1,[0-9]+,-;mlx5_core 0000:18:00.0: firmware version.*"));
+}
+
+TEST(AFakeHostFault, MissingModulesHaveNoSysfsDirectory) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference();
+  topo.json()["modules"].erase("mlx5_ib");
+  FakeHost host(topo);
+  EXPECT_EQ(read_file(host.sys("module/mlx5_core/version")), "24.10-0.7.0\n");
+  EXPECT_FALSE(exists(host.sys("module/mlx5_ib")));
+  EXPECT_TRUE(exists(host.sys("module/ib_core")));
+  EXPECT_FALSE(exists(host.sys("module/ib_core/version")));
+}
+
+TEST(AFakeHostFault, PortsShowTheirLinkLayerFirmwareAndStates) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference();
+  auto& ib = topo.function("0000:40:00.0")["infiniband"];
+  ib["fw_ver"] = "28.39.1002";
+  ib["ports"][0] = {
+      {"link_layer", "Ethernet"}, {"state", "1: DOWN"}, {"phys_state", "3: Disabled"}};
+  FakeHost host(topo);
+  const auto port = host.sys("class/infiniband/mlx5_3/ports/1/");
+  EXPECT_EQ(read_file(port + "link_layer"), "Ethernet\n");
+  EXPECT_EQ(read_file(port + "state"), "1: DOWN\n");
+  EXPECT_EQ(read_file(port + "phys_state"), "3: Disabled\n");
+  EXPECT_EQ(read_file(host.sys("class/infiniband/mlx5_3/fw_ver")), "28.39.1002\n");
+  EXPECT_EQ(read_file(host.sys("class/infiniband/mlx5_0/fw_ver")), "28.43.1014\n");
+  EXPECT_EQ(read_file(host.sys("class/infiniband/mlx5_0/node_guid")), "a088:c203:0030:1000\n");
+  EXPECT_EQ(read_file(host.sys("class/infiniband/mlx5_0/ports/1/gids/0")),
+            "fe80:0000:0000:0000:a088:c203:0030:1000\n");
+  EXPECT_EQ(read_file(host.sys("class/infiniband/mlx5_0/device/sriov_totalvfs")), "16\n");
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fake host's netdevs are real kernel links; sysfs follows what happens to them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fake_host.hpp"
+#include "process.hpp"
+#include "root_only.hpp"
+
+using namespace vfready::testing;
+using testing::Contains;
+using testing::Not;
+
+TEST(AFakeHostNetdev, MatchesSysfsIfindexAndFollowsARenameWithin100ms) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh("echo 2 > " + host.pci("0000:18:00.0", "sriov_numvfs")).exit_code, 0);
+  auto shown = sh("ip -n " + host.netns() + " -j link show ibp24s0v0");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const auto ifindex = nlohmann::json::parse(shown.out)[0]["ifindex"].get<int>();
+  EXPECT_EQ(read_file(host.sys("class/net/ibp24s0v0/ifindex")), std::to_string(ifindex) + "\n");
+  EXPECT_EQ(read_file(host.pci("0000:18:00.1", "net/ibp24s0v0/ifindex")),
+            std::to_string(ifindex) + "\n");
+  EXPECT_EQ(read_file(host.sys("class/net/ibp24s0v0/type")), "32\n");
+
+  ASSERT_EQ(sh("ip -n " + host.netns() + " link set ibp24s0v0 name x0").exit_code, 0);
+  EXPECT_TRUE(wait_until(
+      [&] { return exists(host.sys("class/net/x0")) && !exists(host.sys("class/net/ibp24s0v0")); },
+      100ms));
+  EXPECT_TRUE(exists(host.pci("0000:18:00.1", "net/x0")));
+  EXPECT_EQ(read_file(host.sys("class/net/x0/ifindex")), std::to_string(ifindex) + "\n");
+}
+
+TEST(AFakeHostNetdev, ShowsMtuAndAltnamesAsKernelState) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  EXPECT_EQ(read_file(host.sys("class/net/ibp24s0/mtu")), "4092\n");
+  const auto ns = "ip -n " + host.netns() + " ";
+  ASSERT_EQ(sh(ns + "link set ibp24s0 mtu 2044").exit_code, 0);
+  EXPECT_TRUE(
+      wait_until([&] { return read_file(host.sys("class/net/ibp24s0/mtu")) == "2044\n"; }, 1s));
+  ASSERT_EQ(sh(ns + "link property add dev ibp24s0 altname gpu0-ib").exit_code, 0);
+  EXPECT_EQ(sh(ns + "link show gpu0-ib").exit_code, 0);
+}
+
+TEST(AFakeHostNetdev, LosesItsSysfsEntriesWhenSomeoneDeletesTheLink) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  ASSERT_EQ(sh("ip -n " + host.netns() + " link del ibp64s0").exit_code, 0);
+  EXPECT_TRUE(wait_until([&] { return !exists(host.sys("class/net/ibp64s0")); }, 1s));
+  EXPECT_FALSE(exists(host.pci("0000:40:00.0", "net/ibp64s0")));
+}
+
+TEST(AFakeHostUdev, MarksEachNewNetdevInitializedAfterItsLatency) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_latency_ms(1000));
+  const auto pf_ifindex = read_file(host.sys("class/net/ibp24s0/ifindex"));
+  EXPECT_TRUE(
+      exists(host.root() + "/run/udev/data/n" + pf_ifindex.substr(0, pf_ifindex.size() - 1)))
+      << "PF netdevs are initialized at boot";
+  EXPECT_FALSE(exists(host.root() + "/run/udev/queue"));
+
+  ASSERT_EQ(sh("echo 2 > " + host.pci("0000:18:00.0", "sriov_numvfs")).exit_code, 0);
+  auto ifindex = read_file(host.sys("class/net/ibp24s0v1/ifindex"));
+  ifindex.pop_back();
+  const auto marker = host.root() + "/run/udev/data/n" + ifindex;
+  // 2 VFs x 1 ms of probing is well inside 1 s of udev latency.
+  EXPECT_TRUE(exists(host.root() + "/run/udev/queue"));
+  EXPECT_FALSE(exists(marker));
+  EXPECT_TRUE(wait_until([&] { return exists(marker); }, 5s));
+  EXPECT_TRUE(wait_until([&] { return !exists(host.root() + "/run/udev/queue"); }, 5s));
+}
+
+TEST(AFakeHostPair, RunsSideBySideInTheirOwnNamespaces) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost a(TopologyBuilder::reference().probe_ms(1));
+  FakeHost b(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_NE(a.netns(), b.netns());
+  ASSERT_EQ(sh("echo 3 > " + a.pci("0000:18:00.0", "sriov_numvfs")).exit_code, 0);
+  EXPECT_THAT(a.links(), Contains("ibp24s0v2"));
+  EXPECT_THAT(b.links(), Contains("ibp24s0"));
+  EXPECT_THAT(b.links(), Not(Contains("ibp24s0v0")));
+  EXPECT_EQ(read_file(b.pci("0000:18:00.0", "sriov_numvfs")), "0\n");
+}

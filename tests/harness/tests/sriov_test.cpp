@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// sriov_numvfs and driver binding on the fake host, driven by a shell as an operator
+// (or the seed's script) would.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fake_host.hpp"
+#include "process.hpp"
+#include "root_only.hpp"
+
+using namespace vfready::testing;
+using testing::Contains;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace {
+
+constexpr const char* kPf = "0000:18:00.0";
+
+std::string echo_to(const std::string& value, const std::string& path) {
+  return "echo " + value + " > '" + path + "'";
+}
+
+}  // namespace
+
+TEST(AFakeHostSriovNumvfs, CreatesVfsWithNetdevsTakingTheProbeTimeOfEachVf) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(20));
+  const auto start = std::chrono::steady_clock::now();
+  auto r = sh(echo_to("8", host.pci(kPf, "sriov_numvfs")));
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GE(took, 8 * 20ms);
+  EXPECT_LT(took, 8 * 20ms + 5s);
+  EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "8\n");
+  const auto links = host.links();
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_TRUE(exists(host.pci(kPf, "virtfn" + std::to_string(i)))) << i;
+    EXPECT_THAT(links, Contains("ibp24s0v" + std::to_string(i)));
+  }
+  EXPECT_FALSE(exists(host.pci(kPf, "virtfn8")));
+  EXPECT_THAT(links, Not(Contains("ibp24s0v8")));
+}
+
+TEST(AFakeHostSriovNumvfs, AnswersWithTheKernelsErrnos) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto numvfs = host.pci(kPf, "sriov_numvfs");
+  ASSERT_EQ(sh(echo_to("8", numvfs)).exit_code, 0);
+  auto busy = sh(echo_to("4", numvfs));
+  EXPECT_NE(busy.exit_code, 0);
+  EXPECT_THAT(busy.err, HasSubstr("Device or resource busy"));
+  auto range = sh(echo_to("17", numvfs));
+  EXPECT_THAT(range.err, HasSubstr("Numerical result out of range"));
+  auto garbage = sh(echo_to("eight", numvfs));
+  EXPECT_THAT(garbage.err, HasSubstr("Invalid argument"));
+  EXPECT_EQ(sh(echo_to("8", numvfs)).exit_code, 0) << "the same count is a no-op";
+  EXPECT_EQ(read_file(numvfs), "8\n");
+  EXPECT_THAT(
+      host.writes(),
+      testing::ElementsAre(HasSubstr("sriov_numvfs 8 0"), HasSubstr("sriov_numvfs 4 16"),
+                           HasSubstr("sriov_numvfs 17 34"), HasSubstr("sriov_numvfs eight 22"),
+                           HasSubstr("sriov_numvfs 8 0")));
+  EXPECT_THAT(host.kernel_log(), Contains(HasSubstr("Disable before enabling 4 VFs")));
+}
+
+TEST(AFakeHostSriovNumvfs, ZeroRemovesEveryVfAndItsNetdev) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto numvfs = host.pci(kPf, "sriov_numvfs");
+  ASSERT_EQ(sh(echo_to("8", numvfs)).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("0", numvfs)).exit_code, 0);
+  EXPECT_EQ(read_file(numvfs), "0\n");
+  EXPECT_FALSE(exists(host.pci(kPf, "virtfn0")));
+  EXPECT_FALSE(exists(host.pci("0000:18:00.1")));
+  for (const auto& name : host.links()) {
+    EXPECT_THAT(name, Not(HasSubstr("ibp24s0v")));
+  }
+  EXPECT_TRUE(exists(host.sys("class/net/ibp24s0"))) << "the PF keeps its netdev";
+}
+
+TEST(AFakeHostSriovNumvfs, BlocksReadsOfItselfButNoOtherFileWhileVfsProbe) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(250));
+  Background writer(echo_to("8", host.pci(kPf, "sriov_numvfs")));
+  // The write is under way once its first VF is on PCI.
+  ASSERT_TRUE(wait_until([&] { return exists(host.pci(kPf, "virtfn0")); }, 10s));
+  EXPECT_EQ(read_file(host.pci(kPf, "sriov_totalvfs")), "16\n");
+  EXPECT_FALSE(exists(host.pci(kPf, "virtfn7"))) << "reading another attribute waited";
+  // A read of sriov_numvfs waits for the write: when it returns, every VF is there.
+  EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "8\n");
+  EXPECT_TRUE(exists(host.pci(kPf, "virtfn7")));
+  EXPECT_THAT(host.links(), Contains("ibp24s0v7"));
+  EXPECT_EQ(writer.wait(10s).exit_code, 0);
+}
+
+TEST(AFakeHostWithAutoprobeOff, LeavesVfsUnboundUntilDriversProbe) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(echo_to("0", host.pci(kPf, "sriov_drivers_autoprobe"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("2", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
+  EXPECT_TRUE(exists(host.pci("0000:18:00.1", "physfn")));
+  EXPECT_FALSE(exists(host.pci("0000:18:00.1", "driver")));
+  EXPECT_THAT(host.links(), Not(Contains("ibp24s0v0")));
+
+  ASSERT_EQ(sh(echo_to("0000:18:00.1", host.sys("bus/pci/drivers_probe"))).exit_code, 0);
+  EXPECT_TRUE(exists(host.pci("0000:18:00.1", "driver")));
+  EXPECT_THAT(host.links(), Contains("ibp24s0v0"));
+  ASSERT_EQ(sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers/mlx5_core/bind"))).exit_code, 0);
+  EXPECT_THAT(host.links(), Contains("ibp24s0v1"));
+  auto again = sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers/mlx5_core/bind")));
+  EXPECT_THAT(again.err, HasSubstr("Device or resource busy"));
+  auto unknown = sh(echo_to("0000:18:07.7", host.sys("bus/pci/drivers_probe")));
+  EXPECT_THAT(unknown.err, HasSubstr("No such device"));
+
+  ASSERT_EQ(sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers/mlx5_core/unbind"))).exit_code, 0);
+  EXPECT_THAT(host.links(), Not(Contains("ibp24s0v1")));
+  EXPECT_FALSE(exists(host.pci("0000:18:00.2", "driver")));
+}
+
+TEST(AFakeHostOfedGuid, TakesEffectAtTheNextProbeOnly) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto sriov = host.sys("class/infiniband/mlx5_0/device/sriov/");
+  ASSERT_EQ(sh(echo_to("0", host.pci(kPf, "sriov_drivers_autoprobe"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("2", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
+  // VF 0: GUIDs set while unbound, then probed: the port GUID is in effect.
+  ASSERT_EQ(sh(echo_to("02:00:00:00:00:00:01:00", sriov + "0/node")).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("02:00:00:00:00:00:01:01", sriov + "0/port")).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("Follow", sriov + "0/policy")).exit_code, 0);
+  EXPECT_EQ(read_file(sriov + "0/port"), "00:00:00:00:00:00:00:00\n");
+  ASSERT_EQ(sh(echo_to("0000:18:00.1", host.sys("bus/pci/drivers_probe"))).exit_code, 0);
+  EXPECT_EQ(read_file(sriov + "0/port"), "02:00:00:00:00:00:01:01\n");
+  EXPECT_EQ(read_file(sriov + "0/node"), "02:00:00:00:00:00:01:00\n");
+  EXPECT_EQ(read_file(sriov + "0/policy"), "Follow\n");
+  // VF 1: probed first, GUID written after without a rebind: still zero.
+  ASSERT_EQ(sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers_probe"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("02:00:00:00:00:00:02:01", sriov + "1/port")).exit_code, 0);
+  EXPECT_EQ(read_file(sriov + "1/port"), "00:00:00:00:00:00:00:00\n");
+  // ... until unbind and bind.
+  ASSERT_EQ(sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers/mlx5_core/unbind"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers/mlx5_core/bind"))).exit_code, 0);
+  EXPECT_EQ(read_file(sriov + "1/port"), "02:00:00:00:00:00:02:01\n");
+  EXPECT_THAT(host.probes(), testing::ElementsAre("0000:18:00.1 02:00:00:00:00:00:01:01",
+                                                  "0000:18:00.2 00:00:00:00:00:00:00:00",
+                                                  "0000:18:00.2 02:00:00:00:00:00:02:01"));
+}
+
+TEST(AFakeHostOfedGuid, RejectsAnythingButEightColonSeparatedBytes) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(echo_to("1", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
+  const auto sriov = host.sys("class/infiniband/mlx5_0/device/sriov/0/");
+  for (const char* bad : {"0200:0000:0000:0001", "02:00:00:00:00:00:00", "zz:00:00:00:00:00:00:01",
+                          "02:00:00:00:00:00:00:01:02"}) {
+    auto r = sh(echo_to(bad, sriov + "port"));
+    EXPECT_THAT(r.err, HasSubstr("Invalid argument")) << bad;
+  }
+  EXPECT_THAT(sh(echo_to("Sideways", sriov + "policy")).err, HasSubstr("Invalid argument"));
+}
