@@ -28,6 +28,7 @@ struct BadTopology {
   const char* name;
   std::function<void(nlohmann::json&)> edit;
   const char* message;
+  friend void PrintTo(const BadTopology& b, std::ostream* os) { *os << b.name; }
 };
 
 class ATopologyRejects : public testing::TestWithParam<BadTopology> {};
