@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vfready/model/guid.hpp"
+#include "vfready/model/name_template.hpp"
+#include "vfready/model/pci_address.hpp"
+#include "vfready/model/result.hpp"
+#include "vfready/model/version.hpp"
+
+// vfready's configuration: which PFs get how many VFs, with which names, GUIDs and
+// MTU, and how long each step may take. config/vfready.schema.json documents it.
+namespace vfready::model {
+
+enum class LinkLayer { kInfiniBand, kEthernet };
+const char* to_string(LinkLayer layer);
+
+enum class GuidScheme { kDerived, kPool, kExplicit };
+
+// Which PFs an entry applies to: PCI addresses, or every function with this device
+// ID (and link layer), in PCI address order. Never an mlx5_N index: those follow probe
+// order and change between boots.
+struct PfSelector {
+  std::vector<PciAddress> pci;  // empty: select by device
+  std::optional<uint16_t> device;
+  std::optional<LinkLayer> link_layer;
+};
+
+struct GuidConfig {
+  GuidScheme scheme = GuidScheme::kDerived;
+  Guid pool_first{0};  // kPool: VF n of the k-th PF of the entry gets first + k*vfs + n
+  Guid pool_last{0};
+  std::vector<Guid> guids;        // kExplicit: one per VF, for one PF selected by PCI address
+  std::string policy = "Follow";  // OFED sriov/<vf>/policy
+};
+
+struct PfConfig {
+  std::string source;     // the file this entry came from
+  std::string json_path;  // "$.pfs[0]"
+  PfSelector select;
+  uint16_t vfs = 0;
+  LinkLayer link_layer = LinkLayer::kInfiniBand;
+  std::optional<uint32_t> pf_mtu;
+  std::optional<uint32_t> vf_mtu;
+  std::optional<NameTemplate> pf_name;
+  std::optional<NameTemplate> vf_name;
+  std::vector<NameTemplate> pf_altnames;
+  std::vector<NameTemplate> vf_altnames;
+  GuidConfig guid;
+  bool require_port_active = true;
+};
+
+struct Timeouts {
+  uint32_t numvfs_ms = 120000;      // one sriov_numvfs write (the driver probes every VF)
+  uint32_t bind_ms = 30000;         // one VF bind
+  uint32_t udev_ms = 30000;         // a VF netdev appearing and udev initializing it
+  uint32_t port_active_ms = 60000;  // ports reaching ACTIVE
+};
+
+struct Config {
+  std::vector<PfConfig> pfs;
+  Timeouts timeouts;
+  // Whether a bring-up with some PFs failed still tells systemd READY=1.
+  bool ready_when_degraded = false;
+  std::vector<std::string> required_modules = {"mlx5_core", "mlx5_ib", "ib_core", "ib_ipoib"};
+  // Minimum firmware per PCI device ID (added to and overriding the shipped table).
+  std::map<uint16_t, Version> firmware_minimums;
+};
+
+// One configuration file's text and where it came from.
+struct ConfigSource {
+  std::string path;
+  std::string text;
+};
+
+// Parses the main file and its drop-ins (in the order given: name order), each
+// merged over the previous as a JSON merge patch (RFC 7386). Errors name the file, the
+// JSON path, the value and what is valid; unknown keys are errors.
+Result<Config> parse_config(const std::vector<ConfigSource>& sources);
+
+}  // namespace vfready::model

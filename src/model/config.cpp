@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/model/config.hpp"
+
+#include <set>
+
+#include "text.hpp"
+#include "vfready/model/guid_scheme.hpp"
+#include "vfready/model/json_reader.hpp"
+
+namespace vfready::model {
+
+namespace {
+
+using nlohmann::json;
+
+LinkLayer link_layer(const JsonReader& r) {
+  return r.one_of({"InfiniBand", "Ethernet"}) == "InfiniBand" ? LinkLayer::kInfiniBand
+                                                              : LinkLayer::kEthernet;
+}
+
+uint16_t pci_id(const JsonReader& r) {
+  const auto s = r.string();
+  auto v = s.size() == 6 && s.starts_with("0x") ? text::parse_uint(s.substr(2), 16, 0xffff)
+                                                : std::nullopt;
+  if (!v) {
+    r.fail("is \"" + s + "\"; must be a PCI device ID like \"0x1021\"");
+  }
+  return static_cast<uint16_t>(*v);
+}
+
+Guid guid(const JsonReader& r) {
+  auto g = Guid::parse(r.string());
+  if (!g) {
+    r.fail(g.error().message);
+  }
+  if (!g->is_assignable()) {
+    r.fail("GUID " + g->str() + " cannot be assigned (zero and all-ones are reserved)");
+  }
+  return g.value();
+}
+
+NameTemplate name_template(const JsonReader& r) {
+  auto t = NameTemplate::parse(r.nonempty_string());
+  if (!t) {
+    r.fail(t.error().message);
+  }
+  return std::move(t).value();
+}
+
+std::vector<NameTemplate> templates(const JsonReader& r) {
+  std::vector<NameTemplate> out;
+  for (std::size_t i = 0; i < r.array_size(); ++i) {
+    out.push_back(name_template(r[i]));
+  }
+  return out;
+}
+
+void no_vf_fields(const JsonReader& r, const NameTemplate& t) {
+  for (const char* field : {"vf", "vf_pci"}) {
+    if (t.uses(field)) {
+      r.fail("template \"" + t.text() + "\" uses {" + field + "}, which a PF name does not have");
+    }
+  }
+}
+
+PfSelector selector(const JsonReader& r) {
+  r.only_keys({"pci", "device", "link_layer"});
+  PfSelector s;
+  if (r.has("pci")) {
+    const auto parse = [&](const JsonReader& item) {
+      auto pci = PciAddress::parse(item.string());
+      if (!pci) {
+        item.fail(pci.error().message);
+      }
+      s.pci.push_back(pci.value());
+    };
+    const auto list = r["pci"];
+    if (list.json().is_array()) {
+      for (std::size_t i = 0; i < list.array_size(); ++i) {
+        parse(list[i]);
+      }
+      if (s.pci.empty()) {
+        list.fail("must list at least one PCI address");
+      }
+    } else {
+      parse(list);
+    }
+    if (r.has("device") || r.has("link_layer")) {
+      r.fail("select by \"pci\" alone, or by \"device\" (and \"link_layer\"), not both");
+    }
+    return s;
+  }
+  if (!r.has("device")) {
+    r.fail("must have \"pci\" (one PF) or \"device\" (every PF with that PCI device ID)");
+  }
+  s.device = pci_id(r["device"]);
+  if (r.has("link_layer")) {
+    s.link_layer = link_layer(r["link_layer"]);
+  }
+  return s;
+}
+
+GuidConfig guid_config(const JsonReader& r, const PfConfig& pf) {
+  r.only_keys({"scheme", "first", "last", "guids", "policy"});
+  GuidConfig g;
+  const auto scheme = r.has("scheme") ? r["scheme"].one_of({"derived", "pool", "explicit"})
+                                      : std::string("derived");
+  if (r.has("policy")) {
+    g.policy = r["policy"].one_of({"Follow", "Up", "Down"});
+  }
+  if (scheme == "derived") {
+    g.scheme = GuidScheme::kDerived;
+    if (pf.vfs > kDerivedMaxVfIndex + 1) {
+      r.fail("the derived scheme encodes VF indices up to " + std::to_string(kDerivedMaxVfIndex) +
+             "; use \"pool\" for more than 256 VFs");
+    }
+    for (const char* k : {"first", "last", "guids"}) {
+      if (r.has(k)) {
+        r[k].fail("applies to another scheme, not \"derived\"");
+      }
+    }
+  } else if (scheme == "pool") {
+    g.scheme = GuidScheme::kPool;
+    g.pool_first = guid(r["first"]);
+    g.pool_last = guid(r["last"]);
+    if (g.pool_last < g.pool_first) {
+      r["last"].fail("is below \"first\"");
+    }
+  } else {
+    g.scheme = GuidScheme::kExplicit;
+    if (pf.select.pci.size() != 1) {
+      r.fail("explicit GUIDs need exactly one PF, selected by \"pci\"");
+    }
+    const auto list = r["guids"];
+    if (list.array_size() != pf.vfs) {
+      list.fail("has " + std::to_string(list.array_size()) + " GUIDs for " +
+                std::to_string(pf.vfs) + " VFs: give one per VF");
+    }
+    for (std::size_t i = 0; i < list.array_size(); ++i) {
+      g.guids.push_back(guid(list[i]));
+    }
+  }
+  return g;
+}
+
+PfConfig pf_config(const JsonReader& r, const std::string& source) {
+  r.only_keys({"select", "vfs", "link_layer", "pf_mtu", "mtu", "pf_name", "vf_name", "pf_altnames",
+               "vf_altnames", "guid", "require_port_active"});
+  PfConfig pf;
+  pf.source = source;
+  pf.json_path = r.path();
+  pf.select = selector(r["select"]);
+  pf.vfs = static_cast<uint16_t>(r["vfs"].uint(4096));
+  if (r.has("link_layer")) {
+    pf.link_layer = link_layer(r["link_layer"]);
+  }
+  if (r.has("pf_mtu")) {
+    pf.pf_mtu = static_cast<uint32_t>(r["pf_mtu"].uint_in(68, 65520));
+  }
+  if (r.has("mtu")) {
+    pf.vf_mtu = static_cast<uint32_t>(r["mtu"].uint_in(68, 65520));
+  }
+  if (r.has("pf_name")) {
+    pf.pf_name = name_template(r["pf_name"]);
+    no_vf_fields(r["pf_name"], *pf.pf_name);
+  }
+  if (r.has("vf_name")) {
+    pf.vf_name = name_template(r["vf_name"]);
+    if (pf.vfs > 1 && !pf.vf_name->uses("vf") && !pf.vf_name->uses("vf_pci")) {
+      r["vf_name"].fail("template \"" + pf.vf_name->text() +
+                        "\" would give every VF the same name: use {vf} or {vf_pci}");
+    }
+  }
+  if (r.has("pf_altnames")) {
+    pf.pf_altnames = templates(r["pf_altnames"]);
+    for (std::size_t i = 0; i < pf.pf_altnames.size(); ++i) {
+      no_vf_fields(r["pf_altnames"][i], pf.pf_altnames[i]);
+    }
+  }
+  if (r.has("vf_altnames")) {
+    pf.vf_altnames = templates(r["vf_altnames"]);
+  }
+  if (r.has("require_port_active")) {
+    pf.require_port_active = r["require_port_active"].boolean();
+  }
+  pf.guid = r.has("guid") ? guid_config(r["guid"], pf) : GuidConfig{};
+  if (!r.has("guid") && pf.vfs > kDerivedMaxVfIndex + 1) {
+    r["vfs"].fail("is more than the derived GUID scheme's 256 VFs: configure a \"pool\"");
+  }
+  return pf;
+}
+
+// `pfs_source`: the file the "pfs" array came from (a drop-in replaces it whole).
+Config config_from(const json& merged, const std::string& pfs_source) {
+  Config c;
+  const JsonReader root(merged, "$");
+  root.only_keys(
+      {"$schema", "pfs", "timeouts", "outcome", "required_modules", "firmware_minimums"});
+  const auto pfs = root["pfs"];
+  for (std::size_t i = 0; i < pfs.array_size(); ++i) {
+    c.pfs.push_back(pf_config(pfs[i], pfs_source));
+  }
+  if (root.has("timeouts")) {
+    const auto t = root["timeouts"];
+    t.only_keys({"numvfs_ms", "bind_ms", "udev_ms", "port_active_ms"});
+    const auto ms = [&](const char* key, uint32_t* out) {
+      if (t.has(key)) {
+        *out = static_cast<uint32_t>(t[key].uint_in(1, 3600000));
+      }
+    };
+    ms("numvfs_ms", &c.timeouts.numvfs_ms);
+    ms("bind_ms", &c.timeouts.bind_ms);
+    ms("udev_ms", &c.timeouts.udev_ms);
+    ms("port_active_ms", &c.timeouts.port_active_ms);
+  }
+  if (root.has("outcome")) {
+    const auto o = root["outcome"];
+    o.only_keys({"degraded"});
+    if (o.has("degraded")) {
+      c.ready_when_degraded = o["degraded"].one_of({"ready", "fail"}) == "ready";
+    }
+  }
+  if (root.has("required_modules")) {
+    const auto m = root["required_modules"];
+    c.required_modules.clear();
+    for (std::size_t i = 0; i < m.array_size(); ++i) {
+      c.required_modules.push_back(m[i].nonempty_string());
+    }
+  }
+  if (root.has("firmware_minimums")) {
+    const auto f = root["firmware_minimums"];
+    if (!f.json().is_object()) {
+      f.fail("must map PCI device IDs (\"0x1021\") to firmware versions");
+    }
+    for (const auto& [key, value] : f.json().items()) {
+      const json key_json = key;
+      const auto id = pci_id(JsonReader(key_json, f.path() + "." + key));
+      const JsonReader v(value, f.path() + "." + key);
+      auto version = Version::parse(v.string());
+      if (!version) {
+        v.fail(version.error().message);
+      }
+      c.firmware_minimums.insert_or_assign(id, version.value());
+    }
+  }
+  // Two entries selecting the same PF by address would fight over it.
+  std::set<PciAddress> by_address;
+  for (std::size_t i = 0; i < c.pfs.size(); ++i) {
+    for (const auto& pci : c.pfs[i].select.pci) {
+      if (!by_address.insert(pci).second) {
+        pfs[i]["select"]["pci"].fail("PF " + pci.str() + " is selected twice");
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+const char* to_string(LinkLayer layer) {
+  return layer == LinkLayer::kInfiniBand ? "InfiniBand" : "Ethernet";
+}
+
+Result<Config> parse_config(const std::vector<ConfigSource>& sources) {
+  if (sources.empty()) {
+    return Error{"no configuration file"};
+  }
+  json merged = json::object();
+  std::map<std::string, std::string> owner;  // top-level key -> file that last set it
+  for (const auto& source : sources) {
+    json doc;
+    try {
+      doc = json::parse(source.text);
+    } catch (const json::parse_error& e) {
+      return Error{source.path + ": not valid JSON: " + e.what()};
+    }
+    if (!doc.is_object()) {
+      return Error{source.path + ": $: must be a JSON object"};
+    }
+    for (const auto& [key, value] : doc.items()) {
+      owner[key] = source.path;
+    }
+    merged.merge_patch(doc);
+  }
+  // A key no file set is blamed on the main file.
+  const auto file_of = [&](const std::string& key) {
+    const auto it = owner.find(key);
+    return it != owner.end() ? it->second : sources.front().path;
+  };
+  try {
+    return config_from(merged, file_of("pfs"));
+  } catch (const JsonError& e) {
+    // The file to blame is the one that last set the top-level key the path is under.
+    const auto key = e.path.size() > 2 ? e.path.substr(2, e.path.find_first_of(".[", 2) - 2) : "";
+    return Error{file_of(key) + ": " + e.path + ": " + e.what};
+  }
+}
+
+}  // namespace vfready::model
