@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vfready/model/guid.hpp"
+#include "vfready/model/pci_address.hpp"
+#include "vfready/model/version.hpp"
+
+// What the host looks like, as read from sysfs, /proc and the kernel log: pure data,
+// read fresh rather than remembered, so a restarted daemon converges from what it finds.
+namespace vfready::model {
+
+struct PortInfo {
+  std::string link_layer;  // "InfiniBand", "Ethernet", "Unknown"
+  std::string state;       // "4: ACTIVE"
+  std::string phys_state;  // "5: LinkUp"
+};
+
+struct VfInfo {
+  uint16_t index = 0;
+  PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
+  std::optional<std::string> driver;  // bound driver
+  std::optional<std::string> netdev;  // name in the daemon's namespace (sysfs net/)
+  int ifindex = 0;
+  std::optional<Guid> node_guid;       // OFED sriov/<vf>/node (configured)
+  std::optional<Guid> effective_guid;  // OFED sriov/<vf>/port: the GUID in use
+};
+
+struct PfInfo {
+  PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
+  uint16_t vendor = 0;
+  uint16_t device = 0;
+  std::optional<std::string> driver;
+  int numa_node = -1;
+  std::optional<std::string> netdev;
+  int ifindex = 0;
+  bool sriov = false;
+  uint16_t totalvfs = 0;
+  uint16_t numvfs = 0;
+  uint16_t first_vf_offset = 1;
+  uint16_t vf_stride = 1;
+  bool autoprobe = true;
+  std::optional<std::string> ib_device;  // mlx5_N
+  std::optional<Version> firmware;
+  std::optional<Guid> node_guid;
+  bool ofed_sriov = false;  // device/sriov/<vf>/{node,port,policy} exist
+  std::vector<PortInfo> ports;
+  std::vector<VfInfo> vfs;  // virtfn0..numvfs-1 as found
+
+  // Where VF `index` is (or will be) on PCI.
+  [[nodiscard]] std::optional<PciAddress> vf_address(uint16_t index) const {
+    auto a = PciAddress::from_routing_id(
+        pci.domain(), pci.routing_id() + first_vf_offset + uint32_t{index} * vf_stride);
+    return a ? std::optional<PciAddress>(a.value()) : std::nullopt;
+  }
+
+  // Ports' link layer as one word (the first port's), "" when unknown.
+  [[nodiscard]] std::string link_layer() const {
+    return ports.empty() ? std::string() : ports.front().link_layer;
+  }
+};
+
+struct HostInfo {
+  std::string kernel_release;
+  std::map<std::string, std::optional<std::string>> modules;  // loaded; version if any
+  std::vector<std::string> kernel_log;                        // message text, one per record
+  std::vector<PfInfo> functions;  // physical functions of interest, in PCI order
+};
+
+}  // namespace vfready::model

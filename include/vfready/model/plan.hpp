@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vfready/model/config.hpp"
+#include "vfready/model/guid.hpp"
+#include "vfready/model/if_name.hpp"
+#include "vfready/model/inventory.hpp"
+#include "vfready/model/pci_address.hpp"
+#include "vfready/model/result.hpp"
+
+// The desired state: the config applied to the host found. Pure: no I/O.
+namespace vfready::model {
+
+struct VfTarget {
+  uint16_t index = 0;
+  std::optional<PciAddress> pci;
+  std::optional<IfName> name;
+  std::vector<AltName> altnames;
+  std::optional<uint32_t> mtu;
+  Guid guid{0};
+};
+
+struct PfTarget {
+  PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
+  std::string source;     // config file of the entry
+  std::string json_path;  // "$.pfs[0]"
+  uint16_t pf_index = 0;  // among all configured PFs, in PCI order
+  bool present = false;   // found on the host
+  uint16_t vfs = 0;
+  LinkLayer link_layer = LinkLayer::kInfiniBand;
+  bool require_port_active = true;
+  std::string guid_policy = "Follow";
+  std::optional<IfName> name;
+  std::vector<AltName> altnames;
+  std::optional<uint32_t> mtu;
+  std::vector<VfTarget> vf;           // one per VF, index order
+  std::vector<std::string> problems;  // why this PF cannot be brought up, found at plan time
+};
+
+struct Plan {
+  std::vector<PfTarget> pfs;  // PCI order
+};
+
+// Selects the PFs, renders every name and assigns every GUID. Errors (a rendered name
+// that is invalid or not unique, a GUID pool too small, a GUID used twice) name the
+// config file and JSON path. A configured PF that is absent, or lacks what its GUID
+// scheme needs, is not an error here: it is a problem of that PF only.
+Result<Plan> make_plan(const Config& config, const HostInfo& host);
+
+// {pci} and {vf_pci} in names: the address with ':' written '-' (names cannot hold ':').
+std::string pci_for_names(const PciAddress& pci);
+
+}  // namespace vfready::model
