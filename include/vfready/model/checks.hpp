@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vfready/model/compat_table.hpp"
+#include "vfready/model/config.hpp"
+#include "vfready/model/inventory.hpp"
+#include "vfready/model/pci_address.hpp"
+#include "vfready/model/plan.hpp"
+
+// The checks that run before anything is written: is the driver usable, and is each
+// PF's hardware as configured. Pure: they judge what was read.
+namespace vfready::model {
+
+// A kernel log line about an mlx5/InfiniBand module that matters.
+struct KernelLogProblem {
+  enum class Kind { kUnknownSymbol, kProbeFailed };
+  Kind kind = Kind::kUnknownSymbol;
+  std::string module;
+  std::string symbol;             // kUnknownSymbol
+  std::optional<PciAddress> pci;  // kProbeFailed
+  int error = 0;
+  std::string line;
+};
+
+// Finds "<module>: Unknown symbol <sym> (err N)" and "probe of <pci> failed with error N"
+// from mlx5_*, ib_* and rdma_* modules. Accepts raw /dev/kmsg records or bare text.
+std::vector<KernelLogProblem> scan_kernel_log(const std::vector<std::string>& lines);
+
+struct Verdict {
+  std::vector<std::string> failures;  // each names the module/PF, what is wrong, the remedy
+  std::vector<std::string> warnings;
+  [[nodiscard]] bool ok() const { return failures.empty(); }
+};
+
+// Required modules loaded, their versions against the table for this kernel, and the
+// kernel log. A failure stops the whole bring-up before any write.
+Verdict check_driver(const Config& config, const CompatTable& table, const HostInfo& host);
+
+// One PF: present, driver bound, not failed to probe, firmware at or above its device's
+// minimum, link layer as configured, SR-IOV with enough VFs.
+Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config& config,
+                       const CompatTable& table, const HostInfo& host);
+
+}  // namespace vfready::model

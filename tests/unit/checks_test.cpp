@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/model/checks.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "host_builder.hpp"
+
+using testing::Contains;
+using testing::ElementsAre;
+using testing::HasSubstr;
+using namespace vfready::model;
+using vfready::testing::dgx_host;
+
+namespace {
+
+CompatTable shipped_table() {
+  const std::string path = VFREADY_CONFIG_DIR "/compatibility.json";
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  auto t = parse_compat_table({{path, s.str()}});
+  EXPECT_TRUE(t) << t.error().message;
+  return t.value();
+}
+
+Config minimal_config() {
+  return parse_config({{"c.json", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 8}]})"}})
+      .value();
+}
+
+PfTarget target_of(const Config& c, const HostInfo& h) { return make_plan(c, h).value().pfs.at(0); }
+
+}  // namespace
+
+TEST(TheKernelLogScan, FindsUnknownSymbolsAndProbeFailuresOfRdmaModules) {
+  auto found = scan_kernel_log({
+      "3,10,100,-;mlx5_core: Unknown symbol strlcpy (err -2)",
+      "mlx5_ib: Unknown symbol ib_register_device (err -22)",
+      "mlx5_core: probe of 0000:18:00.2 failed with error -5",
+      "mlx5_core 0000:40:00.0: probe with driver mlx5_core failed with error -110",
+      "nvidia: Unknown symbol foo (err -2)",
+      "mlx5_core 0000:18:00.0: firmware version: 28.43.1014",
+  });
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[0].module, "mlx5_core");
+  EXPECT_EQ(found[0].symbol, "strlcpy");
+  EXPECT_EQ(found[0].error, -2);
+  EXPECT_EQ(found[1].symbol, "ib_register_device");
+  EXPECT_EQ(found[2].kind, KernelLogProblem::Kind::kProbeFailed);
+  EXPECT_EQ(found[2].pci->str(), "0000:18:00.2");
+  EXPECT_EQ(found[3].pci->str(), "0000:40:00.0");
+  EXPECT_EQ(found[3].error, -110);
+}
+
+TEST(TheDriverCheck, PassesOnTheReferenceHost) {
+  auto v = check_driver(minimal_config(), shipped_table(), dgx_host());
+  EXPECT_TRUE(v.ok()) << testing::PrintToString(v.failures);
+  EXPECT_TRUE(v.warnings.empty());
+}
+
+TEST(TheDriverCheck, FailsOnAMissingModuleSayingHowToLoadIt) {
+  auto host = dgx_host();
+  host.modules.erase("mlx5_ib");
+  auto v = check_driver(minimal_config(), shipped_table(), host);
+  EXPECT_THAT(v.failures,
+              ElementsAre(HasSubstr("module mlx5_ib is not loaded: load it (modprobe")));
+}
+
+TEST(TheDriverCheck, FailsOnAnUnknownSymbolNamingItAndTheKernel) {
+  auto host = dgx_host();
+  host.kernel_log = {"mlx5_core: Unknown symbol strlcpy (err -2)"};
+  auto v = check_driver(minimal_config(), shipped_table(), host);
+  ASSERT_FALSE(v.ok());
+  EXPECT_THAT(v.failures, Contains(HasSubstr("module mlx5_core does not fit the running kernel "
+                                             "6.8.0-55-generic")));
+  EXPECT_THAT(v.failures, Contains(HasSubstr("strlcpy")));
+}
+
+TEST(TheDriverCheck, TrustsACleanKernelLogOverTheTable) {
+  auto host = dgx_host();
+  host.modules["mlx5_core"] = "24.04-0.6.6";
+  auto clean = check_driver(minimal_config(), shipped_table(), host);
+  EXPECT_TRUE(clean.ok());
+  EXPECT_THAT(clean.warnings, ElementsAre(HasSubstr("listed as incompatible with kernel")));
+  host.kernel_log = {"mlx5_core: Unknown symbol strlcpy (err -2)"};
+  auto broken = check_driver(minimal_config(), shipped_table(), host);
+  EXPECT_THAT(broken.failures, Contains(HasSubstr("24.07 or later")));
+}
+
+TEST(TheDriverCheck, LetsUsersOverrideTheShippedTable) {
+  auto host = dgx_host();
+  host.modules["mlx5_core"] = "24.04-0.6.6";
+  host.kernel_log = {"mlx5_core: Unknown symbol strlcpy (err -2)"};
+  auto table = parse_compat_table(
+      {{"shipped.json", R"({"drivers": [{"module": "mlx5_core", "verdict": "incompatible",
+         "source": "shipped"}]})"},
+       {"/etc/vfready/compatibility.json", R"({"drivers": [{"module": "mlx5_core",
+         "versions": {"from": "24.04"}, "verdict": "compatible", "source": "our lab"}]})"}});
+  ASSERT_TRUE(table) << table.error().message;
+  EXPECT_TRUE(
+      table->find("mlx5_core", Version::parse("24.04-0.6.6").value(), Version::parse("6.8").value())
+          ->compatible);
+}
+
+TEST(ACompatTable, RejectsBadEntriesNamingTheFileAndPath) {
+  auto t = parse_compat_table({{"mine.json", R"({"drivers": [{"module": "mlx5_core",
+      "verdict": "fine", "source": "x"}]})"}});
+  ASSERT_FALSE(t);
+  EXPECT_THAT(t.error().message,
+              HasSubstr("mine.json: $.drivers[0].verdict: is \"fine\"; must be one of compatible"));
+}
+
+TEST(TheHardwareCheck, PassesAHealthyPf) {
+  const auto c = minimal_config();
+  const auto h = dgx_host();
+  auto v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
+  EXPECT_TRUE(v.ok()) << testing::PrintToString(v.failures);
+}
+
+TEST(TheHardwareCheck, ReportsEthernetFallbackWithTheMlxconfigRemedy) {
+  const auto c = minimal_config();
+  auto h = dgx_host();
+  h.functions[0].ports[0].link_layer = "Ethernet";
+  auto v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
+  EXPECT_THAT(v.failures,
+              ElementsAre(HasSubstr("port 1 of PF 0000:18:00.0 is Ethernet, configured "
+                                    "InfiniBand: set it with mlxconfig -d 0000:18:00.0 set "
+                                    "LINK_TYPE_P1=1")));
+}
+
+TEST(TheHardwareCheck, ReportsOldFirmwareAgainstTheTableOrTheConfig) {
+  auto c = minimal_config();
+  auto h = dgx_host();
+  h.functions[0].firmware = Version::parse("28.39.1002").value();
+  auto v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
+  EXPECT_THAT(v.failures,
+              ElementsAre(HasSubstr("firmware 28.39.1002 of PF 0000:18:00.0 "
+                                    "(ConnectX-7) is older than the required 28.43.1014")));
+  c.firmware_minimums.insert_or_assign(0x1021, Version::parse("28.30").value());
+  EXPECT_TRUE(check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h).ok());
+}
+
+TEST(TheHardwareCheck, ReportsTooFewVfsNoDriverAndProbeFailures) {
+  const auto c = minimal_config();
+  auto h = dgx_host();
+  h.functions[0].totalvfs = 4;
+  EXPECT_THAT(check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h).failures,
+              ElementsAre(HasSubstr("offers 4 VFs, 8 configured")));
+  h.functions[0].driver.reset();
+  h.kernel_log = {"mlx5_core 0000:18:00.0: probe with driver mlx5_core failed with error -110"};
+  auto v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
+  EXPECT_THAT(v.failures, ElementsAre(HasSubstr("failed to probe PF 0000:18:00.0"),
+                                      HasSubstr("has no driver bound")));
+}
