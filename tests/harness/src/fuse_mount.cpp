@@ -42,8 +42,11 @@ void fill_stat(const Tree::Entry& e, struct stat* st) {
 }
 
 void* op_init(struct fuse_conn_info* /*conn*/, struct fuse_config* cfg) {
-  // Everything changes behind the kernel's back (renames, new VFs): cache nothing.
-  cfg->entry_timeout = 0;
+  // Everything changes behind the kernel's back (renames, new VFs). Names that exist
+  // may be cached, which makes path walks cheap: every stat, open and readdir still
+  // comes here by path (attributes and misses are never cached), so a removed or
+  // renamed entry answers ENOENT at once and a new one is found at once.
+  cfg->entry_timeout = 3600;
   cfg->attr_timeout = 0;
   cfg->negative_timeout = 0;
   cfg->direct_io = 1;

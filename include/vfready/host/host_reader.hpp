@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vfready/host/sysfs.hpp"
+#include "vfready/model/inventory.hpp"
+
+// Reads what the host looks like from sysfs, /proc and the kernel log. Reads of
+// sriov_numvfs wait while a write is in progress: call from a worker thread.
+namespace vfready::host {
+
+struct HostPaths {
+  std::string proc_root = "/proc";
+  std::string kernel_log = "/dev/kmsg";
+};
+
+model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths);
+// One PF (nullopt when there is no such function, or it is a VF).
+std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci);
+// One VF of a PF.
+model::VfInfo read_vf(Sysfs& sysfs, const std::string& pf_dir, uint16_t index);
+
+// The kernel log's message texts, from /dev/kmsg (one record per read) or a file of
+// records a line; non-blocking, so it returns at the end of the buffer.
+std::vector<std::string> read_kernel_log(const std::string& path);
+
+}  // namespace vfready::host

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vfready/model/guid.hpp"
+
+// Network links of the namespace the daemon runs in, over rtnetlink: names,
+// alternative names, MTU, and VF GUIDs on an IPoIB PF. Every call returns 0 or the
+// errno the kernel answered (EEXIST for a taken name, EOPNOTSUPP for a VF GUID on a
+// netdev that is not IPoIB).
+namespace vfready::host {
+
+struct Link {
+  int ifindex = 0;
+  std::string name;
+  std::vector<std::string> altnames;
+  uint32_t mtu = 0;
+};
+
+class Links {
+ public:
+  virtual ~Links() = default;
+  virtual std::vector<Link> dump() = 0;
+  virtual std::optional<Link> get(int ifindex) = 0;
+  virtual int rename(int ifindex, const std::string& name) = 0;
+  virtual int set_mtu(int ifindex, uint32_t mtu) = 0;
+  virtual int add_altname(int ifindex, const std::string& name) = 0;
+  virtual int del_altname(int ifindex, const std::string& name) = 0;
+  // IFLA_VF_IB_NODE_GUID and IFLA_VF_IB_PORT_GUID of VF `vf` on the PF's netdev.
+  virtual int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) = 0;
+};
+
+// The real thing, over libnl. Not thread-safe: one per thread.
+class NetlinkLinks final : public Links {
+ public:
+  NetlinkLinks();  // throws std::runtime_error when netlink cannot be opened
+  ~NetlinkLinks() override;
+  NetlinkLinks(const NetlinkLinks&) = delete;
+  NetlinkLinks& operator=(const NetlinkLinks&) = delete;
+
+  std::vector<Link> dump() override;
+  std::optional<Link> get(int ifindex) override;
+  int rename(int ifindex, const std::string& name) override;
+  int set_mtu(int ifindex, uint32_t mtu) override;
+  int add_altname(int ifindex, const std::string& name) override;
+  int del_altname(int ifindex, const std::string& name) override;
+  int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) override;
+
+ private:
+  struct Socket;
+  Socket* socket_;
+};
+
+// The bytes of the RTM_SETLINK request set_vf_guids sends (without sequence number),
+// so that tests can check it attribute by attribute where no IPoIB netdev exists.
+std::vector<uint8_t> build_vf_guids_request(int pf_ifindex, uint32_t vf, model::Guid node,
+                                            model::Guid port);
+
+}  // namespace vfready::host

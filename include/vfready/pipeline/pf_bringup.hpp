@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "vfready/host/links.hpp"
+#include "vfready/host/sysfs.hpp"
+#include "vfready/host/udev_wait.hpp"
+#include "vfready/model/checks.hpp"
+#include "vfready/model/compat_table.hpp"
+#include "vfready/model/config.hpp"
+#include "vfready/model/inventory.hpp"
+#include "vfready/model/plan.hpp"
+#include "vfready/model/status.hpp"
+
+// Bringing one PF to its target: hardware check, VF count, GUIDs set before the VFs
+// are probed, udev, names, validation. Every step first looks at what is there and
+// does only what is missing, so a second run (or a run after a crash) writes nothing
+// that is already right. Runs on a worker thread: sysfs writes block.
+namespace vfready::pipeline {
+
+// The OS as one PF's bring-up sees it.
+struct PfHost {
+  host::Sysfs& sysfs;
+  host::Links& links;
+  host::UdevWait& udev;
+};
+
+// Interface names are node-wide: the naming steps of all PFs take turns through this,
+// which also knows every netdev vfready manages (so a name held by one of ours can be
+// moved aside, and one held by anything else is never taken).
+class NameRegistry {
+ public:
+  std::mutex& mutex() { return mu_; }
+  void manage(int ifindex) { managed_.insert(ifindex); }
+  [[nodiscard]] bool managed(int ifindex) const { return managed_.contains(ifindex); }
+
+ private:
+  std::mutex mu_;
+  std::set<int> managed_;
+};
+
+struct StepNames {
+  static constexpr const char* kHardware = "hardware";
+  static constexpr const char* kVfs = "vfs";
+  static constexpr const char* kGuids = "guids";
+  static constexpr const char* kUdev = "udev";
+  static constexpr const char* kNames = "names";
+  static constexpr const char* kValidate = "validate";
+};
+
+// Called as each step starts (from the worker thread).
+using ProgressFn = std::function<void(const char* step)>;
+
+model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& config,
+                            const model::CompatTable& table, const model::HostInfo& host,
+                            PfHost& os, NameRegistry& names, const ProgressFn& progress);
+
+// Internal steps, exposed for their unit tests.
+namespace detail {
+// Makes sriov_numvfs equal the target; false (with problems in `status`) when it cannot.
+bool ensure_vf_count(const model::PfTarget& target, const model::PfInfo& info, host::Sysfs& sysfs,
+                     model::PfStatus& status, bool* autoprobe_changed);
+// Sets each VF's GUID and binds it once; rebinds a bound VF whose GUID is wrong unless it
+// is in use.
+void assign_guids_and_bind(const model::PfTarget& target, const model::PfInfo& info, PfHost& os,
+                           model::PfStatus& status);
+// Gives the PF and its VFs their names, altnames and MTU.
+void apply_names(const model::PfTarget& target, PfHost& os, NameRegistry& names,
+                 model::PfStatus& status);
+}  // namespace detail
+
+}  // namespace vfready::pipeline

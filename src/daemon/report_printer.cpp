@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+// What vfreadyd prints for a person: the plan (--check-config) and the final state.
+#include <cstdio>
+#include <string>
+
+#include "bringup_runner.hpp"
+#include "vfready/host/host_reader.hpp"
+#include "vfready/host/sysfs.hpp"
+#include "vfready/model/checks.hpp"
+#include "vfready/model/plan.hpp"
+
+namespace vfready::daemon {
+
+namespace {
+
+std::string join(const std::vector<model::AltName>& names) {
+  std::string out;
+  for (const auto& n : names) {
+    out += (out.empty() ? "" : ",") + n.str();
+  }
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+int print_plan(const model::Config& config, const model::CompatTable& table,
+               const HostRoots& roots) {
+  host::RootedSysfs sysfs(roots.sysfs);
+  const auto host = host::read_host(sysfs, {roots.proc, roots.kernel_log});
+  auto plan = model::make_plan(config, host);
+  if (!plan) {
+    std::fprintf(stderr, "vfreadyd: %s\n", plan.error().message.c_str());
+    return 1;
+  }
+  const auto driver = model::check_driver(config, table, host);
+  std::printf("driver: %s\n", driver.ok() ? "ok" : "FAILS");
+  for (const auto& f : driver.failures) {
+    std::printf("  problem: %s\n", f.c_str());
+  }
+  for (const auto& w : driver.warnings) {
+    std::printf("  warning: %s\n", w.c_str());
+  }
+  for (const auto& pf : plan->pfs) {
+    const model::PfInfo* info = nullptr;
+    for (const auto& f : host.functions) {
+      info = f.pci == pf.pci ? &f : info;
+    }
+    const unsigned current = info != nullptr ? info->numvfs : 0U;
+    std::printf("PF %s %s -> %s: %u -> %u VFs (%s)\n", pf.pci.str().c_str(),
+                info != nullptr ? info->netdev.value_or("-").c_str() : "absent",
+                pf.name ? pf.name->str().c_str() : "(kernel name)", current, unsigned{pf.vfs},
+                current == pf.vfs ? "no sriov_numvfs write"
+                : current == 0    ? "writes sriov_drivers_autoprobe=0, sriov_numvfs"
+                                  : "writes sriov_numvfs=0 then the count, if no VF is in use");
+    auto problems = pf.problems;
+    if (problems.empty()) {
+      problems = model::check_hardware(pf, info, config, table, host).failures;
+    }
+    for (const auto& p : problems) {
+      std::printf("  problem: %s\n", p.c_str());
+    }
+    if (!pf.altnames.empty()) {
+      std::printf("  altnames %s\n", join(pf.altnames).c_str());
+    }
+    for (const auto& vf : pf.vf) {
+      std::printf("  VF %-3u %s  name %-15s GUID %s  altnames %s%s\n", unsigned{vf.index},
+                  vf.pci ? vf.pci->str().c_str() : "?", vf.name ? vf.name->str().c_str() : "-",
+                  vf.guid.str().c_str(), join(vf.altnames).c_str(),
+                  vf.mtu ? (" mtu " + std::to_string(*vf.mtu)).c_str() : "");
+    }
+  }
+  return 0;
+}
+
+void print_summary(const BringupResult& result) {
+  std::printf("%-13s %-15s %-7s %-6s %-10s %s\n", "PF", "NAME", "STATE", "VFS", "PORT", "PROBLEMS");
+  for (const auto& pf : result.pfs) {
+    std::size_t good = 0;
+    std::size_t problems = pf.problems.size();
+    for (const auto& vf : pf.vfs) {
+      good += vf.problems.empty() ? 1 : 0;
+      problems += vf.problems.size();
+    }
+    std::printf("%-13s %-15s %-7s %zu/%-4zu %-10s %zu\n", pf.pci.c_str(),
+                pf.name.empty() ? "-" : pf.name.c_str(), model::to_string(pf.state), good,
+                pf.vfs.size(), pf.port_state.empty() ? "-" : pf.port_state.c_str(), problems);
+    for (const auto& vf : pf.vfs) {
+      std::string alts;
+      for (const auto& a : vf.altnames) {
+        alts += (alts.empty() ? "" : ",") + a;
+      }
+      std::printf("  VF %-3u %s %-15s %s %s\n", unsigned{vf.index}, vf.pci.c_str(),
+                  vf.name.empty() ? "-" : vf.name.c_str(), vf.guid.empty() ? "-" : vf.guid.c_str(),
+                  alts.c_str());
+    }
+  }
+  std::printf("outcome: %s\n", model::to_string(result.outcome));
+}
+
+}  // namespace vfready::daemon

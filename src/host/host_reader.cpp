@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/host/host_reader.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <fstream>
+
+namespace vfready::host {
+
+namespace {
+
+template <class T>
+std::optional<T> number(Sysfs& sysfs, const std::string& rel, int base = 10) {
+  auto text = sysfs.read(rel);
+  if (!text) {
+    return std::nullopt;
+  }
+  std::string_view s = text.value();
+  if (base == 16 && s.starts_with("0x")) {
+    s.remove_prefix(2);
+  }
+  T value{};
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value, base);
+  if (ec != std::errc{} || ptr != s.data() + s.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<std::string> text(Sysfs& sysfs, const std::string& rel) {
+  auto t = sysfs.read(rel);
+  return t ? std::optional<std::string>(t.value()) : std::nullopt;
+}
+
+std::optional<model::Guid> guid(Sysfs& sysfs, const std::string& rel) {
+  auto t = sysfs.read(rel);
+  if (!t) {
+    return std::nullopt;
+  }
+  auto g = model::Guid::parse(t.value());
+  return g ? std::optional<model::Guid>(g.value()) : std::nullopt;
+}
+
+// The first netdev under a device's net/ and its ifindex.
+void read_netdev(Sysfs& sysfs, const std::string& dir, std::optional<std::string>* name,
+                 int* ifindex) {
+  const auto names = sysfs.list(dir + "net");
+  if (names.empty()) {
+    return;
+  }
+  *name = names.front();
+  *ifindex = number<int>(sysfs, dir + "net/" + names.front() + "/ifindex").value_or(0);
+}
+
+}  // namespace
+
+model::VfInfo read_vf(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
+  model::VfInfo vf;
+  vf.index = index;
+  const auto link = pf_dir + "virtfn" + std::to_string(index);
+  if (auto name = sysfs.link_target_name(link)) {
+    if (auto pci = model::PciAddress::parse(*name)) {
+      vf.pci = pci.value();
+    }
+  }
+  const auto dir = link + "/";
+  vf.driver = sysfs.link_target_name(dir + "driver");
+  read_netdev(sysfs, dir, &vf.netdev, &vf.ifindex);
+  const auto ofed = pf_dir + "sriov/" + std::to_string(index) + "/";
+  vf.node_guid = guid(sysfs, ofed + "node");
+  vf.effective_guid = guid(sysfs, ofed + "port");
+  return vf;
+}
+
+std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci) {
+  const auto dir = "bus/pci/devices/" + pci.str() + "/";
+  if (!sysfs.exists(dir + "vendor") || sysfs.exists(dir + "physfn")) {
+    return std::nullopt;
+  }
+  model::PfInfo pf;
+  pf.pci = pci;
+  pf.vendor = number<uint16_t>(sysfs, dir + "vendor", 16).value_or(0);
+  pf.device = number<uint16_t>(sysfs, dir + "device", 16).value_or(0);
+  pf.driver = sysfs.link_target_name(dir + "driver");
+  pf.numa_node = number<int>(sysfs, dir + "numa_node").value_or(-1);
+  read_netdev(sysfs, dir, &pf.netdev, &pf.ifindex);
+  if (auto total = number<uint16_t>(sysfs, dir + "sriov_totalvfs")) {
+    pf.sriov = true;
+    pf.totalvfs = *total;
+    pf.numvfs = number<uint16_t>(sysfs, dir + "sriov_numvfs").value_or(0);
+    pf.first_vf_offset = number<uint16_t>(sysfs, dir + "sriov_offset").value_or(1);
+    pf.vf_stride = number<uint16_t>(sysfs, dir + "sriov_stride").value_or(1);
+    pf.autoprobe = text(sysfs, dir + "sriov_drivers_autoprobe").value_or("1") != "0";
+  }
+  const auto ib = sysfs.list(dir + "infiniband");
+  if (!ib.empty()) {
+    const auto ib_dir = dir + "infiniband/" + ib.front() + "/";
+    pf.ib_device = ib.front();
+    if (auto fw = text(sysfs, ib_dir + "fw_ver")) {
+      if (auto v = model::Version::parse(*fw)) {
+        pf.firmware = v.value();
+      }
+    }
+    pf.node_guid = guid(sysfs, ib_dir + "node_guid");
+    auto ports = sysfs.list(ib_dir + "ports");
+    std::sort(ports.begin(), ports.end(), [](const std::string& a, const std::string& b) {
+      return a.size() != b.size() ? a.size() < b.size() : a < b;
+    });
+    for (const auto& p : ports) {
+      const auto port_dir = ib_dir + "ports/" + p + "/";
+      pf.ports.push_back({text(sysfs, port_dir + "link_layer").value_or("Unknown"),
+                          text(sysfs, port_dir + "state").value_or(""),
+                          text(sysfs, port_dir + "phys_state").value_or("")});
+    }
+  }
+  for (uint16_t i = 0; i < pf.numvfs; ++i) {
+    pf.vfs.push_back(read_vf(sysfs, dir, i));
+  }
+  pf.ofed_sriov = sysfs.exists(dir + "sriov/0/port");
+  return pf;
+}
+
+model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
+  model::HostInfo host;
+  std::ifstream(paths.proc_root + "/sys/kernel/osrelease") >> host.kernel_release;
+  for (const auto& m : sysfs.list("module")) {
+    if (m.starts_with("mlx") || m.starts_with("ib_") || m.starts_with("rdma")) {
+      host.modules[m] = text(sysfs, "module/" + m + "/version");
+    }
+  }
+  host.kernel_log = read_kernel_log(paths.kernel_log);
+  for (const auto& name : sysfs.list("bus/pci/devices")) {
+    auto pci = model::PciAddress::parse(name);
+    if (!pci || text(sysfs, "bus/pci/devices/" + name + "/vendor") != "0x15b3") {
+      continue;
+    }
+    if (auto pf = read_pf(sysfs, pci.value())) {
+      host.functions.push_back(std::move(*pf));
+    }
+  }
+  std::sort(host.functions.begin(), host.functions.end(),
+            [](const model::PfInfo& a, const model::PfInfo& b) { return a.pci < b.pci; });
+  return host;
+}
+
+std::vector<std::string> read_kernel_log(const std::string& path) {
+  std::vector<std::string> out;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    return out;
+  }
+  std::string pending;
+  char buf[8192];
+  while (true) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EPIPE)) {
+      continue;  // EPIPE: records were overwritten while we read; go on from the next
+    }
+    if (n <= 0) {
+      break;  // EAGAIN at the end of /dev/kmsg, 0 at the end of a file
+    }
+    pending.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  std::size_t start = 0;
+  while (start < pending.size()) {
+    auto end = pending.find('\n', start);
+    if (end == std::string::npos) {
+      end = pending.size();
+    }
+    const std::string_view line(pending.data() + start, end - start);
+    start = end + 1;
+    // Continuation lines (" KEY=value") carry device metadata, not messages.
+    if (line.empty() || line.front() == ' ') {
+      continue;
+    }
+    const auto semi = line.find(';');
+    out.emplace_back(semi == std::string_view::npos ? line : line.substr(semi + 1));
+  }
+  return out;
+}
+
+}  // namespace vfready::host

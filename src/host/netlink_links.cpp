@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+// The daemon's only user of libnl. libnl 3.7 has no altname or raw-errno API, so
+// requests are built as messages and answers read with our own callbacks.
+#include <linux/if_link.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "vfready/host/links.hpp"
+
+namespace vfready::host {
+
+struct NetlinkLinks::Socket {
+  nl_sock* sk = nullptr;
+};
+
+namespace {
+
+nl_msg* link_request(int type, int flags, int ifindex) {
+  nl_msg* msg = nlmsg_alloc_simple(type, flags);
+  ifinfomsg ifi{};
+  ifi.ifi_family = AF_UNSPEC;
+  ifi.ifi_index = ifindex;
+  nlmsg_append(msg, &ifi, sizeof ifi, NLMSG_ALIGNTO);
+  return msg;
+}
+
+bool parse_link(nlmsghdr* h, Link* out) {
+  if (h->nlmsg_type != RTM_NEWLINK) {
+    return false;
+  }
+  const auto* ifi = static_cast<const ifinfomsg*>(nlmsg_data(h));
+  nlattr* tb[IFLA_MAX + 1] = {};
+  if (nlmsg_parse(h, sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) < 0) {
+    return false;
+  }
+  out->ifindex = ifi->ifi_index;
+  out->name = tb[IFLA_IFNAME] != nullptr ? nla_get_string(tb[IFLA_IFNAME]) : "";
+  out->mtu = tb[IFLA_MTU] != nullptr ? nla_get_u32(tb[IFLA_MTU]) : 0;
+  out->altnames.clear();
+  if (tb[IFLA_PROP_LIST] != nullptr) {
+    nlattr* prop = nullptr;
+    int rem = 0;
+    nla_for_each_nested(prop, tb[IFLA_PROP_LIST], rem) {
+      if (nla_type(prop) == IFLA_ALT_IFNAME) {
+        out->altnames.emplace_back(nla_get_string(prop));
+      }
+    }
+  }
+  return true;
+}
+
+int collect(nl_msg* msg, void* arg) {
+  Link link;
+  if (parse_link(nlmsg_hdr(msg), &link)) {
+    static_cast<std::vector<Link>*>(arg)->push_back(std::move(link));
+  }
+  return NL_OK;
+}
+
+int on_error(sockaddr_nl* /*who*/, nlmsgerr* e, void* arg) {
+  *static_cast<int*>(arg) = -e->error;
+  return NL_STOP;
+}
+
+// Sends a request and reads the answer: 0 or the errno the kernel gave. Links in the
+// answer go to `out` when given.
+int exchange(nl_sock* sk, nl_msg* msg, std::vector<Link>* out = nullptr) {
+  int err = nl_send_auto(sk, msg);
+  nlmsg_free(msg);
+  if (err < 0) {
+    return EIO;
+  }
+  int kernel_errno = 0;
+  nl_cb* cb = nl_cb_clone(nl_socket_get_cb(sk));
+  if (out != nullptr) {
+    nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, collect, out);
+  }
+  nl_cb_err(cb, NL_CB_CUSTOM, on_error, &kernel_errno);
+  err = nl_recvmsgs(sk, cb);
+  nl_cb_put(cb);
+  if (kernel_errno != 0) {
+    return kernel_errno;
+  }
+  return err < 0 ? EIO : 0;
+}
+
+// A link query without VF details: a PF with many VFs otherwise overflows the answer.
+nl_msg* link_query(int flags, int ifindex) {
+  nl_msg* msg = link_request(RTM_GETLINK, flags, ifindex);
+  nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+  return msg;
+}
+
+nl_msg* vf_guids_message(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
+  nl_msg* msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, pf_ifindex);
+  nlattr* list = nla_nest_start(msg, IFLA_VFINFO_LIST);
+  nlattr* info = nla_nest_start(msg, IFLA_VF_INFO);
+  ifla_vf_guid node_guid{vf, node.value()};
+  ifla_vf_guid port_guid{vf, port.value()};
+  nla_put(msg, IFLA_VF_IB_NODE_GUID, sizeof node_guid, &node_guid);
+  nla_put(msg, IFLA_VF_IB_PORT_GUID, sizeof port_guid, &port_guid);
+  nla_nest_end(msg, info);
+  nla_nest_end(msg, list);
+  return msg;
+}
+
+}  // namespace
+
+NetlinkLinks::NetlinkLinks() : socket_(new Socket) {
+  socket_->sk = nl_socket_alloc();
+  if (socket_->sk == nullptr || nl_connect(socket_->sk, NETLINK_ROUTE) < 0) {
+    nl_socket_free(socket_->sk);
+    delete socket_;
+    throw std::runtime_error("cannot open an rtnetlink socket");
+  }
+  // Large answers (many links) in one go.
+  nl_socket_set_msg_buf_size(socket_->sk, 1 << 20);
+  // Requests say themselves whether they want an ACK: an ACK nobody reads would be
+  // taken for the answer to the next request.
+  nl_socket_disable_auto_ack(socket_->sk);
+}
+
+NetlinkLinks::~NetlinkLinks() {
+  nl_socket_free(socket_->sk);
+  delete socket_;
+}
+
+std::vector<Link> NetlinkLinks::dump() {
+  std::vector<Link> out;
+  exchange(socket_->sk, link_query(NLM_F_REQUEST | NLM_F_DUMP, 0), &out);
+  return out;
+}
+
+std::optional<Link> NetlinkLinks::get(int ifindex) {
+  std::vector<Link> out;
+  if (exchange(socket_->sk, link_query(NLM_F_REQUEST, ifindex), &out) != 0 || out.empty()) {
+    return std::nullopt;
+  }
+  return out.front();
+}
+
+int NetlinkLinks::rename(int ifindex, const std::string& name) {
+  nl_msg* msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, ifindex);
+  nla_put_string(msg, IFLA_IFNAME, name.c_str());
+  return exchange(socket_->sk, msg);
+}
+
+int NetlinkLinks::set_mtu(int ifindex, uint32_t mtu) {
+  nl_msg* msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, ifindex);
+  nla_put_u32(msg, IFLA_MTU, mtu);
+  return exchange(socket_->sk, msg);
+}
+
+int NetlinkLinks::add_altname(int ifindex, const std::string& name) {
+  nl_msg* msg =
+      link_request(RTM_NEWLINKPROP,
+                   NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL | NLM_F_APPEND, ifindex);
+  nlattr* list = nla_nest_start(msg, IFLA_PROP_LIST);
+  nla_put_string(msg, IFLA_ALT_IFNAME, name.c_str());
+  nla_nest_end(msg, list);
+  return exchange(socket_->sk, msg);
+}
+
+int NetlinkLinks::del_altname(int ifindex, const std::string& name) {
+  nl_msg* msg = link_request(RTM_DELLINKPROP, NLM_F_REQUEST | NLM_F_ACK, ifindex);
+  nlattr* list = nla_nest_start(msg, IFLA_PROP_LIST);
+  nla_put_string(msg, IFLA_ALT_IFNAME, name.c_str());
+  nla_nest_end(msg, list);
+  return exchange(socket_->sk, msg);
+}
+
+int NetlinkLinks::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
+  return exchange(socket_->sk, vf_guids_message(pf_ifindex, vf, node, port));
+}
+
+std::vector<uint8_t> build_vf_guids_request(int pf_ifindex, uint32_t vf, model::Guid node,
+                                            model::Guid port) {
+  nl_msg* msg = vf_guids_message(pf_ifindex, vf, node, port);
+  const nlmsghdr* h = nlmsg_hdr(msg);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(h);  // NOLINT: raw message bytes
+  std::vector<uint8_t> out(bytes, bytes + h->nlmsg_len);
+  nlmsg_free(msg);
+  return out;
+}
+
+}  // namespace vfready::host

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/host/udev_wait.hpp"
+
+#include <poll.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace vfready::host {
+
+namespace {
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+bool RunDirUdevWait::wait_initialized(int ifindex, std::chrono::steady_clock::time_point deadline) {
+  if (!exists(run_dir_)) {
+    return true;
+  }
+  const auto data = run_dir_ + "/data";
+  const auto name = "n" + std::to_string(ifindex);
+  const int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (fd < 0) {
+    return exists(data + "/" + name);
+  }
+  // Watch first, then look: a file made in between is seen either way.
+  inotify_add_watch(fd, data.c_str(), IN_CREATE | IN_MOVED_TO);
+  bool found = exists(data + "/" + name);
+  alignas(inotify_event) char buf[4096];
+  while (!found) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      break;
+    }
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) <= 0) {
+      continue;
+    }
+    const ssize_t n = read(fd, buf, sizeof buf);
+    for (ssize_t off = 0; off < n;) {
+      const auto* e = reinterpret_cast<const inotify_event*>(buf + off);  // NOLINT: kernel ABI
+      found = found || (e->len > 0 && name == e->name) || (e->mask & IN_Q_OVERFLOW) != 0;
+      off += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+    }
+    // An overflow loses names: look at the file itself.
+    found = found && exists(data + "/" + name);
+  }
+  close(fd);
+  return found;
+}
+
+}  // namespace vfready::host

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// Step "names": PF and VF names, altnames and MTU over netlink. A name held by another
+// netdev vfready manages is moved aside through a temporary name; one held by
+// anything else is a conflict, reported and never taken.
+#include <algorithm>
+#include <map>
+
+#include "vfready/pipeline/pf_bringup.hpp"
+
+namespace vfready::pipeline::detail {
+
+namespace {
+
+class Namer {
+ public:
+  Namer(PfHost& os, NameRegistry& names) : os_(os), names_(names) { refresh(); }
+
+  // Makes the netdev `ifindex` carry `name`, `altnames` and `mtu`; problems go to `out`.
+  void apply(int ifindex, const std::optional<model::IfName>& name,
+             const std::vector<model::AltName>& altnames, std::optional<uint32_t> mtu,
+             std::vector<std::string>& out) {
+    names_.manage(ifindex);
+    if (name && !take_name(ifindex, name->str(), out)) {
+      return;
+    }
+    for (const auto& alt : altnames) {
+      const auto* link = find(ifindex);
+      if (link == nullptr || std::find(link->altnames.begin(), link->altnames.end(), alt.str()) !=
+                                 link->altnames.end()) {
+        continue;
+      }
+      if (const int holder = holder_of(alt.str());
+          holder != 0 && !free_name(holder, alt.str(), out)) {
+        continue;
+      }
+      if (const int err = os_.links.add_altname(ifindex, alt.str()); err != 0) {
+        out.push_back("adding altname " + alt.str() + " to " + link->name +
+                      " failed: " + host::errno_name(err));
+      }
+      refresh();
+    }
+    if (const auto* link = find(ifindex); mtu && link != nullptr && link->mtu != *mtu) {
+      if (const int err = os_.links.set_mtu(ifindex, *mtu); err != 0) {
+        out.push_back("setting MTU " + std::to_string(*mtu) + " on " + link->name +
+                      " failed: " + host::errno_name(err));
+      }
+      refresh();
+    }
+  }
+
+  [[nodiscard]] const host::Link* find(int ifindex) const {
+    auto it = links_.find(ifindex);
+    return it == links_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  void refresh() {
+    links_.clear();
+    for (auto& l : os_.links.dump()) {
+      links_[l.ifindex] = std::move(l);
+    }
+  }
+
+  // The ifindex whose name or altname `name` is; 0 for none.
+  [[nodiscard]] int holder_of(const std::string& name) const {
+    for (const auto& [ifindex, link] : links_) {
+      if (link.name == name ||
+          std::find(link.altnames.begin(), link.altnames.end(), name) != link.altnames.end()) {
+        return ifindex;
+      }
+    }
+    return 0;
+  }
+
+  // Frees `name` from the netdev `holder` if vfready manages it.
+  bool free_name(int holder, const std::string& name, std::vector<std::string>& out) {
+    const auto& link = links_.at(holder);
+    if (!names_.managed(holder)) {
+      out.push_back("name " + name + " is held by " + link.name + " (ifindex " +
+                    std::to_string(holder) + "), which vfready does not manage: left alone");
+      return false;
+    }
+    int err = 0;
+    if (link.name == name) {
+      err = os_.links.rename(holder, "vfrtmp" + std::to_string(holder));
+    } else {
+      err = os_.links.del_altname(holder, name);
+    }
+    refresh();
+    if (err != 0) {
+      out.push_back("freeing name " + name + " from " + link.name +
+                    " failed: " + host::errno_name(err));
+    }
+    return err == 0;
+  }
+
+  bool take_name(int ifindex, const std::string& name, std::vector<std::string>& out) {
+    const auto* link = find(ifindex);
+    if (link == nullptr) {
+      out.push_back("netdev with ifindex " + std::to_string(ifindex) + " is gone");
+      return false;
+    }
+    if (link->name == name) {
+      return true;
+    }
+    const std::string old = link->name;
+    if (const int holder = holder_of(name);
+        holder != 0 && holder != ifindex && !free_name(holder, name, out)) {
+      return false;
+    }
+    const int err = os_.links.rename(ifindex, name);
+    refresh();
+    if (err != 0) {
+      out.push_back("renaming " + old + " to " + name + " failed: " + host::errno_name(err));
+    }
+    return err == 0;
+  }
+
+  PfHost& os_;
+  NameRegistry& names_;
+  std::map<int, host::Link> links_;
+};
+
+}  // namespace
+
+void apply_names(const model::PfTarget& target, PfHost& os, NameRegistry& names,
+                 model::PfStatus& status) {
+  std::lock_guard lock(names.mutex());
+  Namer namer(os, names);
+  // The PF's netdev, found through sysfs as the VFs' are.
+  const auto net = "bus/pci/devices/" + target.pci.str() + "/net/";
+  const auto netdevs = os.sysfs.list(net);
+  if (!netdevs.empty()) {
+    if (const auto index = os.sysfs.read(net + netdevs.front() + "/ifindex")) {
+      namer.apply(std::stoi(index.value()), target.name, target.altnames, target.mtu,
+                  status.problems);
+    }
+  }
+  for (auto& vs : status.vfs) {
+    if (vs.ifindex == 0) {
+      continue;
+    }
+    const auto& vt = target.vf.at(vs.index);
+    namer.apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
+  }
+}
+
+}  // namespace vfready::pipeline::detail

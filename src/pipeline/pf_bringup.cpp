@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/pipeline/pf_bringup.hpp"
+
+#include <algorithm>
+
+#include "vfready/host/host_reader.hpp"
+
+namespace vfready::pipeline {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Step "udev": each VF's netdev exists and udev is done with it.
+void wait_for_netdevs(const model::PfTarget& target, const model::Config& config, PfHost& os,
+                      model::PfStatus& status) {
+  const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
+  const auto deadline = Clock::now() + std::chrono::milliseconds(config.timeouts.udev_ms);
+  for (auto& vs : status.vfs) {
+    const auto vf = host::read_vf(os.sysfs, dir, vs.index);
+    if (!vf.netdev) {
+      if (vs.problems.empty()) {
+        vs.problems.push_back(
+            "VF " + vs.pci + " has no netdev" +
+            (vf.driver ? std::string() : ": it is not bound (its probe failed?)") +
+            "; see the kernel log");
+      }
+      continue;
+    }
+    vs.ifindex = vf.ifindex;
+    vs.name = *vf.netdev;
+    if (!os.udev.wait_initialized(vf.ifindex, deadline)) {
+      vs.problems.push_back("udev did not finish with " + *vf.netdev + " (ifindex " +
+                            std::to_string(vf.ifindex) + ") within " +
+                            std::to_string(config.timeouts.udev_ms) + " ms");
+    }
+  }
+}
+
+// Step "validate": read everything back; what is not as configured is a problem.
+void validate(const model::PfTarget& target, PfHost& os, model::PfStatus& status) {
+  const auto info = host::read_pf(os.sysfs, target.pci);
+  if (!info) {
+    status.problems.push_back("PF " + target.pci.str() + " vanished");
+    return;
+  }
+  status.name = info->netdev.value_or("");
+  status.link_layer = info->link_layer();
+  status.port_state = info->ports.empty() ? "" : info->ports.front().state;
+  if (target.require_port_active && status.port_state.find("ACTIVE") == std::string::npos) {
+    status.problems.push_back("port 1 of PF " + target.pci.str() + " is \"" + status.port_state +
+                              "\", not ACTIVE: check the cable and the subnet manager");
+  }
+  const bool ofed = os.sysfs.exists("bus/pci/devices/" + target.pci.str() + "/sriov/0/port");
+  for (auto& vs : status.vfs) {
+    const auto& vt = target.vf.at(vs.index);
+    const auto vf = host::read_vf(os.sysfs, "bus/pci/devices/" + target.pci.str() + "/", vs.index);
+    vs.guid = vf.effective_guid ? vf.effective_guid->str() : "";
+    if (ofed && vs.problems.empty() && vf.effective_guid != vt.guid) {
+      vs.problems.push_back("VF " + vs.pci + " uses GUID " + vs.guid + ", not " + vt.guid.str());
+    }
+    if (vs.ifindex == 0) {
+      continue;
+    }
+    const auto link = os.links.get(vs.ifindex);
+    if (!link) {
+      vs.problems.push_back("netdev " + vs.name + " is gone");
+      continue;
+    }
+    vs.name = link->name;
+    vs.altnames = link->altnames;
+    if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
+      vs.problems.push_back("VF " + vs.pci + " is named " + link->name + ", not " + vt.name->str());
+    }
+    for (const auto& alt : vt.altnames) {
+      if (std::find(link->altnames.begin(), link->altnames.end(), alt.str()) ==
+              link->altnames.end() &&
+          vs.problems.empty()) {
+        vs.problems.push_back("VF " + vs.pci + " lacks altname " + alt.str());
+      }
+    }
+  }
+}
+
+}  // namespace
+
+model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& config,
+                            const model::CompatTable& table, const model::HostInfo& host,
+                            PfHost& os, NameRegistry& names, const ProgressFn& progress) {
+  model::PfStatus status;
+  status.pci = target.pci.str();
+  const auto start = Clock::now();
+  const auto step = [&](const char* name) {
+    status.step = name;
+    progress(name);
+  };
+  const auto finish = [&] {
+    const bool vfs_ok = std::all_of(status.vfs.begin(), status.vfs.end(),
+                                    [](const model::VfStatus& v) { return v.problems.empty(); });
+    status.state =
+        status.problems.empty() && vfs_ok ? model::PfState::kReady : model::PfState::kFailed;
+    status.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+    return status;
+  };
+
+  step(StepNames::kHardware);
+  status.problems = target.problems;
+  const auto found = std::find_if(host.functions.begin(), host.functions.end(),
+                                  [&](const model::PfInfo& f) { return f.pci == target.pci; });
+  const model::PfInfo* seen = found == host.functions.end() ? nullptr : &*found;
+  if (target.problems.empty()) {
+    auto verdict = model::check_hardware(target, seen, config, table, host);
+    status.problems.insert(status.problems.end(), verdict.failures.begin(), verdict.failures.end());
+    status.warnings = verdict.warnings;
+  }
+  if (seen != nullptr) {
+    status.name = seen->netdev.value_or("");
+    status.link_layer = seen->link_layer();
+  }
+  if (!status.problems.empty()) {
+    return finish();
+  }
+
+  step(StepNames::kVfs);
+  auto info = host::read_pf(os.sysfs, target.pci);
+  bool autoprobe_changed = false;
+  if (!info || !detail::ensure_vf_count(target, *info, os.sysfs, status, &autoprobe_changed)) {
+    if (!info) {
+      status.problems.push_back("PF " + target.pci.str() + " vanished");
+    }
+    return finish();
+  }
+
+  step(StepNames::kGuids);
+  info = host::read_pf(os.sysfs, target.pci);
+  if (info) {
+    detail::assign_guids_and_bind(target, *info, os, status);
+  }
+  if (autoprobe_changed) {
+    // Later VFs (a driver reload) probe by themselves again, as before.
+    const auto err =
+        os.sysfs.write("bus/pci/devices/" + target.pci.str() + "/sriov_drivers_autoprobe", "1");
+    if (err != 0) {
+      status.warnings.push_back("cannot turn sriov_drivers_autoprobe back on: " +
+                                host::errno_name(err));
+    }
+  }
+
+  step(StepNames::kUdev);
+  wait_for_netdevs(target, config, os, status);
+
+  step(StepNames::kNames);
+  detail::apply_names(target, os, names, status);
+
+  step(StepNames::kValidate);
+  validate(target, os, status);
+  return finish();
+}
+
+}  // namespace vfready::pipeline
