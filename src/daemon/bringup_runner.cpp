@@ -134,7 +134,7 @@ BringupResult run_bringup(const model::Config& config, const model::CompatTable&
       } catch (const std::exception& e) {
         status.pci = target.pci.str();
         status.state = model::PfState::kFailed;
-        status.problems.push_back(e.what());
+        status.problems.emplace_back(e.what());
       }
       shared->post({i, {}, std::move(status)});
     }).detach();

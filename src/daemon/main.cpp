@@ -30,7 +30,7 @@ struct Options {
 // Exits without running destructors: worker threads may still be blocked in a sysfs
 // write that the kernel never finishes, and must not be waited for.
 [[noreturn]] void leave(int code) {
-  std::fflush(nullptr);
+  static_cast<void>(std::fflush(nullptr));
   _exit(code);
 }
 

@@ -29,7 +29,7 @@ int print_plan(const model::Config& config, const model::CompatTable& table,
   const auto host = host::read_host(sysfs, {roots.proc, roots.kernel_log});
   auto plan = model::make_plan(config, host);
   if (!plan) {
-    std::fprintf(stderr, "vfreadyd: %s\n", plan.error().message.c_str());
+    static_cast<void>(std::fprintf(stderr, "vfreadyd: %s\n", plan.error().message.c_str()));
     return 1;
   }
   const auto driver = model::check_driver(config, table, host);

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,7 +51,42 @@ Result<std::string> RootedSysfs::read(const std::string& rel) {
   return out;
 }
 
+namespace {
+
+// Writes from a child process and waits for it. A driver that never finishes the
+// write leaves only the child stuck (in D state, unkillable): the daemon's own thread
+// can be abandoned and the daemon can still exit, which it could not with one of its
+// threads inside the kernel.
+int write_in_child(const std::string& path, std::string_view value) {
+  const pid_t child = ::fork();
+  if (child < 0) {
+    return errno;
+  }
+  if (child == 0) {
+    // Only async-signal-safe calls here: the parent has other threads.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      ::_exit(errno);
+    }
+    const ssize_t n = ::write(fd, value.data(), value.size());
+    ::_exit(n < 0 ? errno : 0);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) {
+      return errno;
+    }
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+}
+
+}  // namespace
+
 int RootedSysfs::write(const std::string& rel, std::string_view value) {
+  // sriov_numvfs is the write known to hang forever on a wedged driver.
+  if (rel.ends_with("/sriov_numvfs")) {
+    return write_in_child(path(rel), value);
+  }
   const int fd = ::open(path(rel).c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) {
     return errno;

@@ -28,12 +28,14 @@ void append(FILE* f, const std::string& line) {
 HostLogs::HostLogs(const std::string& root)
     : writes_(open_fresh(root + "/writes.log")),
       probes_(open_fresh(root + "/probes.log")),
+      renames_(open_fresh(root + "/renames.log")),
       kmsg_(open_fresh(root + "/dev/kmsg")) {}
 
 HostLogs::~HostLogs() {
   // Nothing is left to do about a failed close at exit.
   static_cast<void>(std::fclose(writes_));
   static_cast<void>(std::fclose(probes_));
+  static_cast<void>(std::fclose(renames_));
   static_cast<void>(std::fclose(kmsg_));
 }
 
@@ -71,6 +73,12 @@ void HostLogs::probe(const std::string& vf_pci, const std::string& guid) {
   const auto line = vf_pci + " " + guid + "\n";
   std::lock_guard lock(mu_);
   append(probes_, line);
+}
+
+void HostLogs::rename(int ifindex, const std::string& from, const std::string& to) {
+  const auto line = std::to_string(ifindex) + " " + from + " " + to + "\n";
+  std::lock_guard lock(mu_);
+  append(renames_, line);
 }
 
 void HostLogs::kmsg(int level, const std::string& message) {

@@ -12,7 +12,8 @@
 //    ("<level>,<seq>,<usec>,-;<message>");
 //  - writes.log: every write the fake sysfs received, "<path> <value> <errno>", the
 //    path relative to the root and the value with whitespace escaped (\n, \x20);
-//  - probes.log: every VF probe, "<vf pci> <effective port GUID>".
+//  - probes.log: every VF probe, "<vf pci> <effective port GUID>";
+//  - renames.log: every rename of a PF or VF netdev, "<ifindex> <old> <new>".
 namespace vfready::fakehost {
 
 class HostLogs {
@@ -24,6 +25,7 @@ class HostLogs {
 
   void write(const std::string& relpath, std::string_view value, int err);
   void probe(const std::string& vf_pci, const std::string& guid);
+  void rename(int ifindex, const std::string& from, const std::string& to);
   // level: 3 error, 4 warning, 6 info (as printk).
   void kmsg(int level, const std::string& message);
 
@@ -34,6 +36,7 @@ class HostLogs {
   std::mutex mu_;
   FILE* writes_ = nullptr;
   FILE* probes_ = nullptr;
+  FILE* renames_ = nullptr;
   FILE* kmsg_ = nullptr;
   uint64_t seq_ = 0;
 };

@@ -106,6 +106,7 @@ void Kernel::on_link_event(const LinkEvent& event) {
     } else {
       links_[event.ifindex] = event;
       if (!event.name.empty() && event.name != net.ifname) {
+        logs_.rename(event.ifindex, net.ifname, event.name);
         tree_.rename(net.dir + "/net/" + net.ifname, net.dir + "/net/" + event.name);
         tree_.remove("class/net/" + net.ifname);
         tree_.add_link("class/net/" + event.name, "../../" + net.dir + "/net/" + event.name);

@@ -28,6 +28,7 @@ TEST(AFakeHostNetdev, MatchesSysfsIfindexAndFollowsARenameWithin100ms) {
       [&] { return exists(host.sys("class/net/x0")) && !exists(host.sys("class/net/ibp24s0v0")); },
       100ms));
   EXPECT_TRUE(exists(host.pci("0000:18:00.1", "net/x0")));
+  EXPECT_THAT(host.renames(), testing::ElementsAre(std::to_string(ifindex) + " ibp24s0v0 x0"));
   EXPECT_EQ(read_file(host.sys("class/net/x0/ifindex")), std::to_string(ifindex) + "\n");
 }
 

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+// vfreadyd --once on the simulated DGX H200, with the reference config.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "daemon_run.hpp"
+#include "notify_socket.hpp"
+#include "root_only.hpp"
+
+using namespace vfready::testing;
+using testing::Contains;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace {
+
+const std::vector<std::string> kIbPfs = {"0000:18:00.0", "0000:40:00.0", "0000:4f:00.0",
+                                         "0000:5e:00.0", "0000:9a:00.0", "0000:c0:00.0",
+                                         "0000:ce:00.0", "0000:dc:00.0"};
+const std::vector<std::string> kEthernetPfs = {"0000:29:00.0", "0000:29:00.1", "0000:aa:00.0",
+                                               "0000:aa:00.1"};
+
+struct LinkView {
+  std::vector<std::string> altnames;
+  int mtu = 0;
+};
+
+std::map<std::string, LinkView> links_of(const FakeHost& host) {
+  auto r = sh("ip -n " + host.netns() + " -d -j link show");
+  std::map<std::string, LinkView> out;
+  for (const auto& l : nlohmann::json::parse(r.out)) {
+    LinkView v;
+    v.mtu = l.value("mtu", 0);
+    if (l.contains("altnames")) {
+      v.altnames = l["altnames"].get<std::vector<std::string>>();
+    }
+    out[l["ifname"].get<std::string>()] = v;
+  }
+  return out;
+}
+
+// The effective port GUID of every VF, by "PF/VF".
+std::map<std::string, std::string> effective_guids(const FakeHost& host) {
+  std::map<std::string, std::string> out;
+  for (const auto& pf : kIbPfs) {
+    for (int v = 0; v < 8; ++v) {
+      auto g = read_file(host.pci(pf, "sriov/" + std::to_string(v) + "/port"));
+      out[pf + "/" + std::to_string(v)] = g;
+    }
+  }
+  return out;
+}
+
+std::string dashed(std::string pci) {
+  std::replace(pci.begin(), pci.end(), ':', '-');
+  return pci;
+}
+
+}  // namespace
+
+TEST(VfreadydOnTheDgxH200, BringsUp64NamedVfsWithGuidsAndSignalsReady) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(20));
+  NotifySocket notify;
+  auto run = sh(vfreadyd_command(host, repo_config(), "--once", notify.path()), 120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(notify.wait_for("READY=1", 1s));
+  EXPECT_THAT(notify.received(), Contains(HasSubstr("STATUS=Checking the driver")));
+
+  const auto links = links_of(host);
+  for (std::size_t p = 0; p < kIbPfs.size(); ++p) {
+    const auto pf_name = "ibs" + std::to_string(p);
+    ASSERT_TRUE(links.contains(pf_name)) << pf_name;
+    EXPECT_THAT(links.at(pf_name).altnames, Contains("ib-" + dashed(kIbPfs[p])));
+    for (int v = 0; v < 8; ++v) {
+      const auto name = pf_name + "v" + std::to_string(v);
+      ASSERT_TRUE(links.contains(name)) << name;
+      EXPECT_EQ(links.at(name).mtu, 4092) << name;
+      auto vf_pci = host.pci(kIbPfs[p], "virtfn" + std::to_string(v));
+      auto target = sh("basename $(readlink -f " + vf_pci + ")").out;
+      target.pop_back();
+      EXPECT_THAT(links.at(name).altnames, Contains("ib-" + dashed(target))) << name;
+    }
+  }
+  std::set<std::string> unique;
+  for (const auto& [vf, guid] : effective_guids(host)) {
+    EXPECT_NE(guid, "00:00:00:00:00:00:00:00\n") << vf;
+    EXPECT_TRUE(unique.insert(guid).second) << vf << " " << guid;
+  }
+  EXPECT_EQ(unique.size(), 64u);
+  for (const auto& line : host.writes()) {
+    for (const auto& eth : kEthernetPfs) {
+      EXPECT_THAT(line, Not(HasSubstr(eth))) << "written to an Ethernet storage function";
+    }
+  }
+  std::set<std::string> probed;
+  for (const auto& line : host.probes()) {
+    EXPECT_TRUE(probed.insert(line.substr(0, line.find(' '))).second) << "probed twice: " << line;
+  }
+  EXPECT_EQ(probed.size(), 64u);
+}
+
+TEST(VfreadydOnTheDgxH200, GivesTheSameGuidsOnAFreshHost) {
+  VFREADY_REQUIRE_ROOT();
+  std::map<std::string, std::string> first;
+  {
+    FakeHost host(TopologyBuilder::reference().probe_ms(1));
+    ASSERT_EQ(sh(vfreadyd_command(host, repo_config()), 120s).exit_code, 0);
+    first = effective_guids(host);
+  }
+  FakeHost again(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(vfreadyd_command(again, repo_config()), 120s).exit_code, 0);
+  EXPECT_EQ(effective_guids(again), first);
+}
+
+TEST(VfreadydOnTheDgxH200, WritesAndRenamesNothingOnASecondRun) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(vfreadyd_command(host, repo_config()), 120s).exit_code, 0);
+  const auto writes = host.writes();
+  const auto renames = host.renames();
+  const auto links = links_of(host);
+  NotifySocket notify;
+  auto again = sh(vfreadyd_command(host, repo_config(), "--once", notify.path()), 120s);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_TRUE(notify.wait_for("READY=1", 1s));
+  EXPECT_EQ(host.writes(), writes);
+  EXPECT_EQ(host.renames(), renames);
+  EXPECT_EQ(links_of(host).size(), links.size());
+}
+
+TEST(VfreadydCheckConfig, PrintsThePlanAndTouchesNothing) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  auto r = sh(vfreadyd_command(host, repo_config(), "--check-config"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("PF 0000:18:00.0 ibp24s0 -> ibs0: 0 -> 8 VFs"));
+  EXPECT_THAT(r.out, HasSubstr("name ibs0v3"));
+  EXPECT_TRUE(host.writes().empty());
+  EXPECT_TRUE(host.renames().empty());
+}
+
+struct BadConfigCase {
+  const char* name;
+  const char* json;
+  const char* message;
+  friend void PrintTo(const BadConfigCase& c, std::ostream* os) { *os << c.name; }
+};
+
+class VfreadydCheckConfigRejects : public testing::TestWithParam<BadConfigCase> {};
+
+TEST_P(VfreadydCheckConfigRejects, NamingTheJsonPath) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  const auto config = write_config(host, GetParam().json);
+  auto r = sh(vfreadyd_command(host, config, "--check-config"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr(config + ": "));
+  EXPECT_THAT(r.err, HasSubstr(GetParam().message));
+  EXPECT_TRUE(host.writes().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadConfigs, VfreadydCheckConfigRejects,
+    testing::Values(
+        BadConfigCase{"UnknownKey", R"({"pfs": [], "vfs": 8})", "$.vfs: unknown key"},
+        BadConfigCase{"BadPci", R"({"pfs": [{"select": {"pci": "mlx5_0"}, "vfs": 8}]})",
+                      "$.pfs[0].select.pci: invalid PCI address"},
+        BadConfigCase{"NameTooLong", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 8,
+                      "vf_name": "infinibandport{vf}x"}]})",
+                      "$.pfs[0].vf_name: template"},
+        BadConfigCase{"NameTwice", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1,
+                      "pf_name": "ib0", "vf_name": "ib{vf}"}]})",
+                      "is also the name of"},
+        BadConfigCase{"BadGuidScheme", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1,
+                      "guid": {"scheme": "random"}}]})",
+                      "$.pfs[0].guid.scheme: is \"random\""}),
+    [](const testing::TestParamInfo<BadConfigCase>& info) { return info.param.name; });

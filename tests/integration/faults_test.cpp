@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each fault of the fake host gives its outcome for its PF only, with a message that
+// names it, while the other PFs come up.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "daemon_run.hpp"
+#include "notify_socket.hpp"
+#include "root_only.hpp"
+
+using namespace vfready::testing;
+using testing::Contains;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace {
+
+constexpr const char* kFaulty = "0000:40:00.0";
+
+// Runs vfreadyd --once; the fault must fail PF 0000:40:00.0 (ibs1) only, and with
+// outcome "degraded" READY=1 must not be sent (the reference config says "fail").
+void expect_scoped_failure(const TopologyBuilder& topology, const std::string& message,
+                           const std::string& config = repo_config()) {
+  FakeHost host(topology);
+  NotifySocket notify;
+  auto r = sh(vfreadyd_command(host, config, "--once", notify.path()), 120s);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(message));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +failed"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:dc:00.0 +ibs7 +ready"));
+  EXPECT_THAT(r.out, HasSubstr("outcome: degraded"));
+  EXPECT_THAT(notify.received(), Not(Contains(HasSubstr("READY=1"))));
+  EXPECT_THAT(notify.received(), Contains(HasSubstr("STATUS=degraded: 7/8 PFs ready")));
+}
+
+}  // namespace
+
+TEST(VfreadydFault, ProbeFailureOfAVfFailsItsPfOnly) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"probe_fail_vfs", {2}}};
+  expect_scoped_failure(t, "binding VF 0000:40:00.3 failed");
+}
+
+TEST(VfreadydFault, NumvfsErrnoIsReportedByName) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"numvfs_errno", "EIO"}};
+  expect_scoped_failure(t, "writing 8 to sriov_numvfs of PF 0000:40:00.0 failed with EIO");
+}
+
+TEST(VfreadydFault, AHungNumvfsWriteTimesOutItsPfAndTheDaemonGoesOn) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"numvfs_write_hangs", true}};
+  FakeHost probe(TopologyBuilder::reference());  // only for write_config's directory
+  const auto config = write_config(probe, read_file(repo_config())
+                                              .replace(read_file(repo_config()).rfind('}'), 1,
+                                                       R"(, "timeouts": {"numvfs_ms": 500}})"));
+  expect_scoped_failure(t, "step vfs of PF 0000:40:00.0 did not finish within 500 ms", config);
+}
+
+TEST(VfreadydFault, EthernetFallbackNamesTheMlxconfigRemedy) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["infiniband"]["ports"][0]["link_layer"] = "Ethernet";
+  expect_scoped_failure(t, "mlxconfig -d 0000:40:00.0 set LINK_TYPE_P1=1");
+}
+
+TEST(VfreadydFault, OldFirmwareIsReportedWithTheMinimum) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["infiniband"]["fw_ver"] = "28.39.1002";
+  expect_scoped_failure(t,
+                        "firmware 28.39.1002 of PF 0000:40:00.0 (ConnectX-7) is older than "
+                        "the required 28.43.1014");
+}
+
+TEST(VfreadydFault, APortNotActiveFailsItsPf) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["infiniband"]["ports"][0]["state"] = "1: DOWN";
+  expect_scoped_failure(t, "port 1 of PF 0000:40:00.0 is \"1: DOWN\", not ACTIVE");
+}
+
+TEST(VfreadydFault, AMissingPfFailsOnlyItself) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  auto& functions = t.json()["functions"];
+  functions.erase(std::remove_if(functions.begin(), functions.end(),
+                                 [](const nlohmann::json& f) { return f["pci"] == kFaulty; }),
+                  functions.end());
+  expect_scoped_failure(t, "PF 0000:40:00.0 is not on this host");
+}
+
+TEST(VfreadydDriverCheck, StopsBeforeAnyWriteOnAnUnknownSymbol) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference();
+  t.json()["kernel_log"].push_back("mlx5_core: Unknown symbol strlcpy (err -2)");
+  FakeHost host(t);
+  NotifySocket notify;
+  auto r = sh(vfreadyd_command(host, repo_config(), "--once", notify.path()), 60s);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("module mlx5_core does not fit the running kernel"));
+  EXPECT_THAT(r.err, HasSubstr("strlcpy"));
+  EXPECT_TRUE(host.writes().empty());
+  EXPECT_THAT(notify.received(), Contains(HasSubstr("STATUS=Driver check failed")));
+  EXPECT_THAT(notify.received(), Not(Contains(HasSubstr("READY=1"))));
+}
+
+TEST(VfreadydDriverCheck, StopsBeforeAnyWriteWhenAModuleIsMissing) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference();
+  t.json()["modules"].erase("mlx5_ib");
+  FakeHost host(t);
+  auto r = sh(vfreadyd_command(host, repo_config()), 60s);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("module mlx5_ib is not loaded"));
+  EXPECT_TRUE(host.writes().empty());
+}
