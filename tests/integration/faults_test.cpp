@@ -119,3 +119,12 @@ TEST(VfreadydDriverCheck, StopsBeforeAnyWriteWhenAModuleIsMissing) {
   EXPECT_THAT(r.err, HasSubstr("module mlx5_ib is not loaded"));
   EXPECT_TRUE(host.writes().empty());
 }
+
+TEST(VfreadydFault, NetlinkGuidsOnANonIpoibNetdevFailThatPfWithEopnotsupp) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  // No OFED sriov sysfs: GUIDs go through netlink on the PF's netdev, an ifb here.
+  t.function(kFaulty)["infiniband"]["ofed_sriov_sysfs"] = false;
+  expect_scoped_failure(t,
+                        "through netlink on ibp64s0 failed: Operation not supported (EOPNOTSUPP)");
+}
