@@ -80,6 +80,37 @@ std::optional<Error> claim_name(Claims& claims, const std::string& name, const s
                " is also the name of " + it->second + ": names must be unique on the node"};
 }
 
+// Renders a name and claims it for `who`: an invalid or taken name is an error naming
+// the template's place in the config.
+template <class Name>
+Result<Name> claim(const NameTemplate& t, const Fields& fields, const PfConfig& entry,
+                   const std::string& key, const std::string& who, Claims& claims) {
+  auto name = render<Name>(t, fields, entry, key, who);
+  if (!name) {
+    return name;
+  }
+  if (auto e = claim_name(claims, name->str(), who, entry)) {
+    return *e;
+  }
+  return name;
+}
+
+Result<std::vector<AltName>> claim_altnames(const std::vector<NameTemplate>& templates,
+                                            const Fields& fields, const PfConfig& entry,
+                                            const std::string& key, const std::string& who,
+                                            Claims& claims) {
+  std::vector<AltName> out;
+  for (std::size_t a = 0; a < templates.size(); ++a) {
+    auto alt = claim<AltName>(templates[a], fields, entry, key + "[" + std::to_string(a) + "]", who,
+                              claims);
+    if (!alt) {
+      return alt.error();
+    }
+    out.push_back(alt.value());
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string pci_for_names(const PciAddress& pci) {
@@ -118,27 +149,18 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
                      {"numa_node", std::to_string(info->numa_node)}};
     const std::string pf_who = "PF " + pci.str();
     if (entry.pf_name) {
-      auto name = render<IfName>(*entry.pf_name, fields, entry, "pf_name", pf_who);
+      auto name = claim<IfName>(*entry.pf_name, fields, entry, "pf_name", pf_who, claims);
       if (!name) {
         return name.error();
-      }
-      if (auto e = claim_name(claims, name->str(), pf_who, entry)) {
-        return *e;
       }
       pf.name = name.value();
     }
     fields["pf_name"] = pf.name ? pf.name->str() : info->netdev.value_or("");
-    for (std::size_t a = 0; a < entry.pf_altnames.size(); ++a) {
-      auto alt = render<AltName>(entry.pf_altnames[a], fields, entry,
-                                 "pf_altnames[" + std::to_string(a) + "]", pf_who);
-      if (!alt) {
-        return alt.error();
-      }
-      if (auto e = claim_name(claims, alt->str(), pf_who, entry)) {
-        return *e;
-      }
-      pf.altnames.push_back(alt.value());
+    auto pf_alts = claim_altnames(entry.pf_altnames, fields, entry, "pf_altnames", pf_who, claims);
+    if (!pf_alts) {
+      return pf_alts.error();
     }
+    pf.altnames = pf_alts.value();
     const bool derived = entry.guid.scheme == GuidScheme::kDerived;
     if (derived && !info->node_guid) {
       pf.problems.push_back("PF " + pci.str() +
@@ -153,26 +175,17 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
       fields["vf"] = std::to_string(n);
       fields["vf_pci"] = vf.pci ? pci_for_names(*vf.pci) : "";
       if (entry.vf_name) {
-        auto name = render<IfName>(*entry.vf_name, fields, entry, "vf_name", who);
+        auto name = claim<IfName>(*entry.vf_name, fields, entry, "vf_name", who, claims);
         if (!name) {
           return name.error();
         }
-        if (auto e = claim_name(claims, name->str(), who, entry)) {
-          return *e;
-        }
         vf.name = name.value();
       }
-      for (std::size_t a = 0; a < entry.vf_altnames.size(); ++a) {
-        auto alt = render<AltName>(entry.vf_altnames[a], fields, entry,
-                                   "vf_altnames[" + std::to_string(a) + "]", who);
-        if (!alt) {
-          return alt.error();
-        }
-        if (auto e = claim_name(claims, alt->str(), who, entry)) {
-          return *e;
-        }
-        vf.altnames.push_back(alt.value());
+      auto vf_alts = claim_altnames(entry.vf_altnames, fields, entry, "vf_altnames", who, claims);
+      if (!vf_alts) {
+        return vf_alts.error();
       }
+      vf.altnames = vf_alts.value();
       switch (entry.guid.scheme) {
         case GuidScheme::kDerived:
           vf.guid = info->node_guid ? derive_vf_guid(*info->node_guid, n) : Guid{0};
