@@ -7,113 +7,62 @@
 #include <sstream>
 
 #include "vfready/model/if_name.hpp"
+#include "vfready/model/json_reader.hpp"
 
 namespace vfready::fakehost {
 
 namespace {
 
-using nlohmann::json;
+using model::JsonReader;
 
-// Thrown inside the parser only; parse_topology turns it into an Error.
-struct Bad {
-  std::string path;
-  std::string what;
-};
-
-void only_keys(const json& j, const std::string& path, std::initializer_list<const char*> keys) {
-  if (!j.is_object()) {
-    throw Bad{path, "must be an object"};
-  }
-  for (const auto& [key, value] : j.items()) {
-    bool known = false;
-    for (const char* k : keys) {
-      known = known || key == k;
-    }
-    if (!known) {
-      std::string valid;
-      for (const char* k : keys) {
-        valid += valid.empty() ? k : std::string(", ") + k;
-      }
-      throw Bad{path + "." + key, "unknown key (valid here: " + valid + ")"};
-    }
-  }
-}
-
-std::string str(const json& j, const std::string& path) {
-  if (j.is_null()) {
-    throw Bad{path, "is required"};
-  }
-  if (!j.is_string()) {
-    throw Bad{path, "must be a string"};
-  }
-  return j.get<std::string>();
-}
-
-uint64_t uint(const json& j, const std::string& path, uint64_t max) {
-  if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<int64_t>() >= 0)) {
-    throw Bad{path, "must be a non-negative integer"};
-  }
-  const auto v = j.get<uint64_t>();
-  if (v > max) {
-    throw Bad{path, "must be at most " + std::to_string(max)};
-  }
-  return v;
-}
-
-std::string hex_id(const json& j, const std::string& path) {
-  auto s = str(j, path);
+std::string hex_id(const JsonReader& r) {
+  auto s = r.string();
   if (s.size() != 6 || s.substr(0, 2) != "0x" ||
       s.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos) {
-    throw Bad{path, "must be a PCI ID like \"0x1021\""};
+    r.fail("must be a PCI ID like \"0x1021\"");
   }
   return s;
 }
 
-PortSpec parse_port(const json& j, const std::string& path) {
-  only_keys(j, path, {"link_layer", "state", "phys_state", "lid"});
+PortSpec parse_port(const JsonReader& r) {
+  r.only_keys({"link_layer", "state", "phys_state", "lid"});
   PortSpec p;
-  if (j.contains("link_layer")) {
-    p.link_layer = str(j["link_layer"], path + ".link_layer");
+  if (r.has("link_layer")) {
+    p.link_layer = r["link_layer"].string();
     if (p.link_layer != "InfiniBand" && p.link_layer != "Ethernet" && p.link_layer != "Unknown") {
-      throw Bad{path + ".link_layer", "must be InfiniBand, Ethernet or Unknown"};
+      r["link_layer"].fail("must be InfiniBand, Ethernet or Unknown");
     }
   }
-  if (j.contains("state")) {
-    p.state = str(j["state"], path + ".state");
+  if (r.has("state")) {
+    p.state = r["state"].string();
   }
-  if (j.contains("phys_state")) {
-    p.phys_state = str(j["phys_state"], path + ".phys_state");
+  if (r.has("phys_state")) {
+    p.phys_state = r["phys_state"].string();
   }
-  if (j.contains("lid")) {
-    p.lid = static_cast<uint32_t>(uint(j["lid"], path + ".lid", 0xffff));
+  if (r.has("lid")) {
+    p.lid = static_cast<uint32_t>(r["lid"].uint(0xffff));
   }
   return p;
 }
 
-InfinibandSpec parse_ib(const json& j, const std::string& path) {
-  only_keys(j, path, {"name", "fw_ver", "node_guid", "ofed_sriov_sysfs", "ports"});
+InfinibandSpec parse_ib(const JsonReader& r) {
+  r.only_keys({"name", "fw_ver", "node_guid", "ofed_sriov_sysfs", "ports"});
   InfinibandSpec ib;
-  ib.name = str(j.value("name", json()), path + ".name");
-  ib.fw_ver = j.contains("fw_ver") ? str(j["fw_ver"], path + ".fw_ver") : "28.43.1014";
-  if (j.contains("node_guid")) {
-    auto g = model::Guid::parse(str(j["node_guid"], path + ".node_guid"));
+  ib.name = r["name"].string();
+  ib.fw_ver = r.has("fw_ver") ? r["fw_ver"].string() : "28.43.1014";
+  if (r.has("node_guid")) {
+    auto g = model::Guid::parse(r["node_guid"].string());
     if (!g) {
-      throw Bad{path + ".node_guid", g.error().message};
+      r["node_guid"].fail(g.error().message);
     }
     ib.node_guid = g.value();
   }
-  if (j.contains("ofed_sriov_sysfs")) {
-    if (!j["ofed_sriov_sysfs"].is_boolean()) {
-      throw Bad{path + ".ofed_sriov_sysfs", "must be true or false"};
-    }
-    ib.ofed_sriov_sysfs = j["ofed_sriov_sysfs"].get<bool>();
+  if (r.has("ofed_sriov_sysfs")) {
+    ib.ofed_sriov_sysfs = r["ofed_sriov_sysfs"].boolean();
   }
-  if (j.contains("ports")) {
-    if (!j["ports"].is_array()) {
-      throw Bad{path + ".ports", "must be an array"};
-    }
-    for (std::size_t i = 0; i < j["ports"].size(); ++i) {
-      ib.ports.push_back(parse_port(j["ports"][i], path + ".ports[" + std::to_string(i) + "]"));
+  if (r.has("ports")) {
+    for (std::size_t i = 0; i < r["ports"].array_size(); ++i) {
+      ib.ports.push_back(parse_port(r["ports"][i]));
     }
   }
   if (ib.ports.empty()) {
@@ -122,162 +71,143 @@ InfinibandSpec parse_ib(const json& j, const std::string& path) {
   return ib;
 }
 
-SriovSpec parse_sriov(const json& j, const std::string& path) {
-  only_keys(j, path, {"totalvfs", "vf_device", "first_vf_offset", "vf_stride", "vf_probe_ms"});
+SriovSpec parse_sriov(const JsonReader& r) {
+  r.only_keys({"totalvfs", "vf_device", "first_vf_offset", "vf_stride", "vf_probe_ms"});
   SriovSpec s;
-  s.totalvfs = static_cast<uint16_t>(uint(j.value("totalvfs", json()), path + ".totalvfs", 0xffff));
-  s.vf_device = j.contains("vf_device") ? hex_id(j["vf_device"], path + ".vf_device") : "0x101e";
-  if (j.contains("first_vf_offset")) {
-    s.first_vf_offset =
-        static_cast<uint16_t>(uint(j["first_vf_offset"], path + ".first_vf_offset", 0xffff));
+  s.totalvfs = static_cast<uint16_t>(r["totalvfs"].uint(0xffff));
+  s.vf_device = r.has("vf_device") ? hex_id(r["vf_device"]) : "0x101e";
+  if (r.has("first_vf_offset")) {
+    s.first_vf_offset = static_cast<uint16_t>(r["first_vf_offset"].uint(0xffff));
   }
-  if (j.contains("vf_stride")) {
-    s.vf_stride = static_cast<uint16_t>(uint(j["vf_stride"], path + ".vf_stride", 0xffff));
+  if (r.has("vf_stride")) {
+    s.vf_stride = static_cast<uint16_t>(r["vf_stride"].uint(0xffff));
   }
-  if (j.contains("vf_probe_ms")) {
-    s.vf_probe_ms = static_cast<uint32_t>(uint(j["vf_probe_ms"], path + ".vf_probe_ms", 600000));
+  if (r.has("vf_probe_ms")) {
+    s.vf_probe_ms = static_cast<uint32_t>(r["vf_probe_ms"].uint(600000));
   }
   return s;
 }
 
-FaultSpec parse_faults(const json& j, const std::string& path) {
-  only_keys(j, path, {"probe_fail_vfs", "numvfs_write_hangs", "numvfs_errno"});
+FaultSpec parse_faults(const JsonReader& r) {
+  r.only_keys({"probe_fail_vfs", "numvfs_write_hangs", "numvfs_errno"});
   FaultSpec f;
-  if (j.contains("probe_fail_vfs")) {
-    if (!j["probe_fail_vfs"].is_array()) {
-      throw Bad{path + ".probe_fail_vfs", "must be an array of VF indices"};
-    }
-    for (std::size_t i = 0; i < j["probe_fail_vfs"].size(); ++i) {
-      f.probe_fail_vfs.insert(static_cast<uint16_t>(uint(
-          j["probe_fail_vfs"][i], path + ".probe_fail_vfs[" + std::to_string(i) + "]", 0xffff)));
+  if (r.has("probe_fail_vfs")) {
+    const auto list = r["probe_fail_vfs"];
+    for (std::size_t i = 0; i < list.array_size(); ++i) {
+      f.probe_fail_vfs.insert(static_cast<uint16_t>(list[i].uint(0xffff)));
     }
   }
-  if (j.contains("numvfs_write_hangs")) {
-    if (!j["numvfs_write_hangs"].is_boolean()) {
-      throw Bad{path + ".numvfs_write_hangs", "must be true or false"};
-    }
-    f.numvfs_write_hangs = j["numvfs_write_hangs"].get<bool>();
+  if (r.has("numvfs_write_hangs")) {
+    f.numvfs_write_hangs = r["numvfs_write_hangs"].boolean();
   }
-  if (j.contains("numvfs_errno")) {
-    const auto name = str(j["numvfs_errno"], path + ".numvfs_errno");
+  if (r.has("numvfs_errno")) {
+    const auto name = r["numvfs_errno"].string();
     auto e = errno_from_name(name);
     if (!e) {
-      throw Bad{path + ".numvfs_errno", "unknown errno \"" + name +
-                                            "\" (valid: EIO, EBUSY, ENOENT, ENOMEM, EINVAL, "
-                                            "ERANGE, ENODEV, EPERM, ENOSPC, ETIMEDOUT)"};
+      r["numvfs_errno"].fail("unknown errno \"" + name +
+                             "\" (valid: EIO, EBUSY, ENOENT, ENOMEM, EINVAL, ERANGE, ENODEV, "
+                             "EPERM, ENOSPC, ETIMEDOUT)");
     }
     f.numvfs_errno = *e;
   }
   return f;
 }
 
-FunctionSpec parse_function(const json& j, const std::string& path) {
-  only_keys(j, path,
-            {"pci", "vendor", "device", "driver", "numa_node", "netdev", "sriov", "infiniband",
-             "faults"});
-  auto pci = model::PciAddress::parse(str(j.value("pci", json()), path + ".pci"));
+FunctionSpec parse_function(const JsonReader& r) {
+  r.only_keys({"pci", "vendor", "device", "driver", "numa_node", "netdev", "sriov", "infiniband",
+               "faults"});
+  auto pci = model::PciAddress::parse(r["pci"].string());
   if (!pci) {
-    throw Bad{path + ".pci", pci.error().message};
+    r["pci"].fail(pci.error().message);
   }
   FunctionSpec f{.pci = pci.value(),
-                 .vendor = j.contains("vendor") ? hex_id(j["vendor"], path + ".vendor") : "0x15b3",
-                 .device = hex_id(j.value("device", json()), path + ".device")};
-  if (j.contains("driver")) {
-    f.driver = str(j["driver"], path + ".driver");
+                 .vendor = r.has("vendor") ? hex_id(r["vendor"]) : "0x15b3",
+                 .device = hex_id(r["device"])};
+  if (r.has("driver")) {
+    f.driver = r["driver"].string();
   }
-  if (j.contains("numa_node")) {
-    if (!j["numa_node"].is_number_integer()) {
-      throw Bad{path + ".numa_node", "must be an integer (-1: none)"};
-    }
-    f.numa_node = j["numa_node"].get<int>();
+  if (r.has("numa_node")) {
+    f.numa_node = static_cast<int>(r["numa_node"].integer());
   }
-  if (j.contains("netdev")) {
-    f.netdev = str(j["netdev"], path + ".netdev");
+  if (r.has("netdev")) {
+    f.netdev = r["netdev"].string();
     if (auto name = model::IfName::parse(*f.netdev); !name) {
-      throw Bad{path + ".netdev", name.error().message};
+      r["netdev"].fail(name.error().message);
     }
   }
-  if (j.contains("sriov")) {
-    f.sriov = parse_sriov(j["sriov"], path + ".sriov");
+  if (r.has("sriov")) {
+    f.sriov = parse_sriov(r["sriov"]);
     for (uint16_t i = 0; i < f.sriov->totalvfs; ++i) {
       if (!f.vf_address(i)) {
-        throw Bad{path + ".sriov", "VF " + std::to_string(i) + " falls beyond bus ff"};
+        r["sriov"].fail("VF " + std::to_string(i) + " falls beyond bus ff");
       }
     }
   }
-  if (j.contains("infiniband")) {
-    f.infiniband = parse_ib(j["infiniband"], path + ".infiniband");
+  if (r.has("infiniband")) {
+    f.infiniband = parse_ib(r["infiniband"]);
   }
-  if (j.contains("faults")) {
-    f.faults = parse_faults(j["faults"], path + ".faults");
+  if (r.has("faults")) {
+    f.faults = parse_faults(r["faults"]);
   }
   return f;
 }
 
-Topology parse(const json& j) {
-  only_keys(j, "$", {"name", "kernel", "modules", "kernel_log", "udev", "functions"});
+Topology parse(const JsonReader& root) {
+  root.only_keys({"name", "kernel", "modules", "kernel_log", "udev", "functions"});
   Topology t;
-  t.name = j.contains("name") ? str(j["name"], "$.name") : "fakehost";
+  t.name = root.has("name") ? root["name"].string() : "fakehost";
   t.kernel_release = "6.8.0-55-generic";
-  if (j.contains("kernel")) {
-    only_keys(j["kernel"], "$.kernel", {"release"});
-    if (j["kernel"].contains("release")) {
-      t.kernel_release = str(j["kernel"]["release"], "$.kernel.release");
+  if (root.has("kernel")) {
+    root["kernel"].only_keys({"release"});
+    if (root["kernel"].has("release")) {
+      t.kernel_release = root["kernel"]["release"].string();
     }
   }
-  if (j.contains("modules")) {
-    if (!j["modules"].is_object()) {
-      throw Bad{"$.modules", "must be an object of module name to {\"version\": ...}"};
+  if (root.has("modules")) {
+    const auto modules = root["modules"];
+    if (!modules.json().is_object()) {
+      modules.fail("must be an object of module name to {\"version\": ...}");
     }
-    for (const auto& [name, m] : j["modules"].items()) {
-      const auto path = "$.modules." + name;
-      only_keys(m, path, {"version"});
-      t.modules[name] = m.contains("version")
-                            ? std::optional<std::string>(str(m["version"], path + ".version"))
+    for (const auto& [name, m] : modules.json().items()) {
+      const JsonReader module(m, modules.path() + "." + name);
+      module.only_keys({"version"});
+      t.modules[name] = module.has("version")
+                            ? std::optional<std::string>(module["version"].string())
                             : std::nullopt;
     }
   }
-  if (j.contains("kernel_log")) {
-    if (!j["kernel_log"].is_array()) {
-      throw Bad{"$.kernel_log", "must be an array of strings"};
-    }
-    for (std::size_t i = 0; i < j["kernel_log"].size(); ++i) {
-      t.kernel_log.push_back(str(j["kernel_log"][i], "$.kernel_log[" + std::to_string(i) + "]"));
+  if (root.has("kernel_log")) {
+    const auto log = root["kernel_log"];
+    for (std::size_t i = 0; i < log.array_size(); ++i) {
+      t.kernel_log.push_back(log[i].string());
     }
   }
-  if (j.contains("udev")) {
-    only_keys(j["udev"], "$.udev", {"init_latency_ms"});
-    if (j["udev"].contains("init_latency_ms")) {
-      t.udev_init_latency_ms = static_cast<uint32_t>(
-          uint(j["udev"]["init_latency_ms"], "$.udev.init_latency_ms", 60000));
+  if (root.has("udev")) {
+    root["udev"].only_keys({"init_latency_ms"});
+    if (root["udev"].has("init_latency_ms")) {
+      t.udev_init_latency_ms = static_cast<uint32_t>(root["udev"]["init_latency_ms"].uint(60000));
     }
   }
-  if (!j.contains("functions") || !j["functions"].is_array()) {
-    throw Bad{"$.functions", "must be an array of PCI functions"};
-  }
+  const auto functions = root["functions"];
   std::set<model::PciAddress> seen;
   std::set<std::string> netdevs;
-  for (std::size_t i = 0; i < j["functions"].size(); ++i) {
-    const auto path = "$.functions[" + std::to_string(i) + "]";
-    auto f = parse_function(j["functions"][i], path);
+  for (std::size_t i = 0; i < functions.array_size(); ++i) {
+    auto f = parse_function(functions[i]);
     if (!seen.insert(f.pci).second) {
-      throw Bad{path + ".pci", "PCI address " + f.pci.str() + " appears twice"};
+      functions[i]["pci"].fail("PCI address " + f.pci.str() + " appears twice");
     }
     if (f.netdev && !netdevs.insert(*f.netdev).second) {
-      throw Bad{path + ".netdev", "netdev " + *f.netdev + " appears twice"};
+      functions[i]["netdev"].fail("netdev " + *f.netdev + " appears twice");
     }
     t.functions.push_back(std::move(f));
   }
   // VFs must not land on another function's address.
   for (const auto& f : t.functions) {
-    if (!f.sriov) {
-      continue;
-    }
-    for (uint16_t i = 0; i < f.sriov->totalvfs; ++i) {
+    for (uint16_t i = 0; f.sriov && i < f.sriov->totalvfs; ++i) {
       const auto vf = f.vf_address(i).value();
       if (seen.contains(vf)) {
-        throw Bad{"$.functions", "VF " + std::to_string(i) + " of " + f.pci.str() + " would be " +
-                                     vf.str() + ", which is another function"};
+        functions.fail("VF " + std::to_string(i) + " of " + f.pci.str() + " would be " + vf.str() +
+                       ", which is another function");
       }
     }
   }
@@ -292,18 +222,16 @@ Result<model::PciAddress> FunctionSpec::vf_address(uint16_t index) const {
 }
 
 Result<Topology> parse_topology(const std::string& json_text, const std::string& source) {
-  json j;
+  nlohmann::json j;
   try {
-    j = json::parse(json_text);
-  } catch (const json::parse_error& e) {
+    j = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::parse_error& e) {
     return Error{source + ": not valid JSON: " + e.what()};
   }
   try {
-    return parse(j);
-  } catch (const Bad& bad) {
-    return Error{source + ": " + bad.path + ": " + bad.what};
-  } catch (const json::exception& e) {
-    return Error{source + ": " + e.what()};
+    return parse(model::JsonReader(j, "$"));
+  } catch (const model::JsonError& e) {
+    return Error{source + ": " + e.path + ": " + e.what};
   }
 }
 

@@ -71,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(
             "Unknown"},
         BadTopology{"NegativeProbe",
                     [](auto& j) { j["functions"][0]["sriov"]["vf_probe_ms"] = -1; },
-                    "vf_probe_ms: must be a non-negative integer"}),
+                    "vf_probe_ms: must be an integer from 0 to 600000"}),
     [](const testing::TestParamInfo<BadTopology>& info) { return info.param.name; });
 
 TEST(ATopology, RejectsTextThatIsNotJson) {
