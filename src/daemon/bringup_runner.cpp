@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "vfready/host/host_reader.hpp"
@@ -38,6 +39,7 @@ struct Message {
 // Shared with worker threads, which may outlive a run that gave up on them (a write
 // that never returns): owned by shared_ptr, never by the stack.
 struct Shared {
+  explicit Shared(std::set<std::string> pfs) : names(std::move(pfs)) {}
   std::mutex mu;
   std::deque<Message> queue;
   int event_fd = -1;
@@ -110,9 +112,13 @@ BringupResult run_bringup(const model::Config& config, const model::CompatTable&
   spdlog::info("driver: {} required modules loaded; kernel {}", config.required_modules.size(),
                host_info.kernel_release);
 
-  auto shared = std::make_shared<Shared>();
-  shared->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   const auto& targets = plan->pfs;
+  std::set<std::string> configured;
+  for (const auto& t : targets) {
+    configured.insert(t.pci.str());
+  }
+  auto shared = std::make_shared<Shared>(std::move(configured));
+  shared->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   result.pfs.resize(targets.size());
   std::vector<Running> running(targets.size(), Running{"start", Clock::now()});
   notifier.notify("STATUS=Bringing up " + std::to_string(targets.size()) + " PFs");

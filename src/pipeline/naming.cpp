@@ -72,10 +72,22 @@ class Namer {
     return 0;
   }
 
+  // Whether vfready manages a netdev: one it named in this run, or one whose device
+  // is a configured PF or a VF of one (found through sysfs, so it holds after a restart).
+  bool ours(int ifindex, const std::string& name) {
+    if (names_.managed(ifindex)) {
+      return true;
+    }
+    const auto device = "class/net/" + name + "/device";
+    const auto pci = os_.sysfs.link_target_name(device);
+    const auto pf = os_.sysfs.link_target_name(device + "/physfn");
+    return (pci && names_.is_configured_pf(*pci)) || (pf && names_.is_configured_pf(*pf));
+  }
+
   // Frees `name` from the netdev `holder` if vfready manages it.
   bool free_name(int holder, const std::string& name, std::vector<std::string>& out) {
-    const auto& link = links_.at(holder);
-    if (!names_.managed(holder)) {
+    const auto link = links_.at(holder);
+    if (!ours(holder, link.name)) {
       out.push_back("name " + name + " is held by " + link.name + " (ifindex " +
                     std::to_string(holder) + "), which vfready does not manage: left alone");
       return false;

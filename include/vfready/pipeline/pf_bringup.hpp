@@ -35,13 +35,17 @@ struct PfHost {
 // moved aside, and one held by anything else is never taken).
 class NameRegistry {
  public:
+  // The configured PFs (PCI addresses): netdevs of these and of their VFs are ours.
+  explicit NameRegistry(std::set<std::string> pfs = {}) : pfs_(std::move(pfs)) {}
   std::mutex& mutex() { return mu_; }
   void manage(int ifindex) { managed_.insert(ifindex); }
   [[nodiscard]] bool managed(int ifindex) const { return managed_.contains(ifindex); }
+  [[nodiscard]] bool is_configured_pf(const std::string& pci) const { return pfs_.contains(pci); }
 
  private:
   std::mutex mu_;
   std::set<int> managed_;
+  std::set<std::string> pfs_;
 };
 
 struct StepNames {

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// vfreadyd converges from what it finds: VFs made by someone else, VFs in use, names
+// held by others, and a config that accepts a degraded bring-up.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "daemon_run.hpp"
+#include "notify_socket.hpp"
+#include "root_only.hpp"
+
+using namespace vfready::testing;
+using testing::Contains;
+using testing::HasSubstr;
+using testing::Not;
+
+namespace {
+
+constexpr const char* kPf = "0000:18:00.0";
+
+std::string one_pf_config(int vfs) {
+  return R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": )" + std::to_string(vfs) +
+         R"(, "vf_name": "ibs0v{vf}"}]})";
+}
+
+}  // namespace
+
+TEST(VfreadydConvergence, RebindsVfsThatCameUpWithoutTheirGuid) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  // The seed's way: VFs probed at once, with zero GUIDs.
+  ASSERT_EQ(sh("echo 2 > " + host.pci(kPf, "sriov_numvfs")).exit_code, 0);
+  ASSERT_EQ(read_file(host.pci(kPf, "sriov/0/port")), "00:00:00:00:00:00:00:00\n");
+  auto r = sh(vfreadyd_command(host, write_config(host, one_pf_config(2))), 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read_file(host.pci(kPf, "sriov/0/port")), "00:00:00:00:00:00:00:00\n");
+  EXPECT_NE(read_file(host.pci(kPf, "sriov/1/port")), "00:00:00:00:00:00:00:00\n");
+  // Two probes each: the seed's and the rebind that makes the GUID take effect.
+  EXPECT_EQ(host.probes().size(), 4u);
+  const auto writes = host.writes();
+  EXPECT_EQ(std::count_if(
+                writes.begin(), writes.end(),
+                [](const std::string& w) { return w.find("sriov_numvfs") != std::string::npos; }),
+            1)
+      << "the count was right: no sriov_numvfs write but the seed's";
+}
+
+TEST(VfreadydConvergence, NeverResetsAVfCountWhileAVfIsInUse) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh("echo 2 > " + host.pci(kPf, "sriov_numvfs")).exit_code, 0);
+  // A pod takes VF 0: its netdev moves into the pod's namespace.
+  const auto pod = host.netns() + "-pod";
+  ASSERT_EQ(
+      sh("ip netns add " + pod + " && ip -n " + host.netns() + " link set ibp24s0v0 netns " + pod)
+          .exit_code,
+      0);
+  ASSERT_TRUE(wait_until([&] { return !exists(host.pci("0000:18:00.1", "net/ibp24s0v0")); }, 2s));
+  const auto writes_before = host.writes().size();
+  auto r = sh(vfreadyd_command(host, write_config(host, one_pf_config(4))), 60s);
+  sh("ip netns del " + pod);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("has 2 VFs, 4 configured"));
+  EXPECT_THAT(r.err, HasSubstr("VF 0000:18:00.1 has its netdev in another namespace"));
+  EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "2\n");
+  for (std::size_t i = writes_before; i < host.writes().size(); ++i) {
+    EXPECT_THAT(host.writes()[i], Not(HasSubstr("sriov_numvfs"))) << "a VF in use was destroyed";
+  }
+}
+
+TEST(VfreadydConvergence, LeavesANameHeldByAForeignDeviceAndReportsIt) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh("ip -n " + host.netns() + " link add ibs0v1 type ifb").exit_code, 0);
+  auto r = sh(vfreadyd_command(host, write_config(host, one_pf_config(2))), 60s);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("name ibs0v1 is held by ibs0v1"));
+  EXPECT_THAT(r.err, HasSubstr("which vfready does not manage: left alone"));
+  EXPECT_THAT(host.links(), Contains("ibs0v0"));
+  EXPECT_THAT(host.links(), Contains("ibp24s0v1")) << "the VF keeps its kernel name";
+  EXPECT_THAT(host.links(), Contains("ibs0v1")) << "the foreign device keeps its name";
+}
+
+TEST(VfreadydConvergence, SwapsNamesBetweenItsOwnVfs) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(vfreadyd_command(host, write_config(host, one_pf_config(2))), 60s).exit_code, 0);
+  // Someone swapped the two VFs' names.
+  const auto ns = "ip -n " + host.netns() + " link set ";
+  ASSERT_EQ(
+      sh(ns + "ibs0v0 name tmp0 && " + ns + "ibs0v1 name ibs0v0 && " + ns + "tmp0 name ibs0v1")
+          .exit_code,
+      0);
+  auto r = sh(vfreadyd_command(host, write_config(host, one_pf_config(2))), 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto name_of = [&](const char* vf) { return sh("ls " + host.pci(vf, "net")).out; };
+  EXPECT_TRUE(wait_until([&] { return name_of("0000:18:00.1") == "ibs0v0\n"; }, 1s));
+  EXPECT_TRUE(wait_until([&] { return name_of("0000:18:00.2") == "ibs0v1\n"; }, 1s));
+}
+
+TEST(VfreadydOutcome, SignalsReadyWhenDegradedIfADropInSaysSo) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function("0000:40:00.0")["faults"] = {{"numvfs_errno", "EIO"}};
+  FakeHost host(t);
+  const auto config = write_config(host, read_file(repo_config()));
+  sh("mkdir -p " + host.root() + "/etc/vfready.d");
+  std::ofstream(host.root() + "/etc/vfready.d/50-degraded.json")
+      << R"({"outcome": {"degraded": "ready"}})";
+  NotifySocket notify;
+  auto r = sh(vfreadyd_command(host, config, "--once", notify.path()), 120s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(notify.wait_for("READY=1", 1s));
+  EXPECT_THAT(notify.received(), Contains(HasSubstr("STATUS=degraded: 7/8 PFs ready")));
+}
