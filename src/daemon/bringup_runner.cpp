@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <spdlog/spdlog.h>
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -72,6 +73,9 @@ std::chrono::milliseconds step_bound(const std::string& step, const model::Confi
   if (step == pipeline::StepNames::kUdev) {
     return std::chrono::milliseconds(t.udev_ms + 5000);
   }
+  if (step == pipeline::StepNames::kValidate) {
+    return std::chrono::milliseconds(t.port_active_ms + 30000);
+  }
   return std::chrono::milliseconds(30000);
 }
 
@@ -80,6 +84,24 @@ struct Running {
   Clock::time_point since;
   bool finished = false;
 };
+
+// "PFs: 3 vfs, 5 guids, 0 done" for STATUS=, in step order.
+std::string progress_line(const std::vector<Running>& running) {
+  static const char* const kOrder[] = {
+      pipeline::StepNames::kHardware, pipeline::StepNames::kVfs,   pipeline::StepNames::kGuids,
+      pipeline::StepNames::kUdev,     pipeline::StepNames::kNames, pipeline::StepNames::kValidate};
+  std::string line = "PFs:";
+  for (const char* step : kOrder) {
+    const auto n = std::count_if(running.begin(), running.end(),
+                                 [&](const Running& r) { return !r.finished && r.step == step; });
+    if (n > 0) {
+      line += " " + std::to_string(n) + " " + step + ",";
+    }
+  }
+  const auto done =
+      std::count_if(running.begin(), running.end(), [](const Running& r) { return r.finished; });
+  return line + " " + std::to_string(done) + " done";
+}
 
 }  // namespace
 
@@ -201,6 +223,7 @@ BringupResult run_bringup(const model::Config& config, const model::CompatTable&
       if (!m.done) {
         running[m.pf] = {m.step, Clock::now(), false};
         spdlog::info("[{}] {}", targets[m.pf].pci.str(), m.step);
+        notifier.notify("STATUS=" + progress_line(running));
         continue;
       }
       running[m.pf].finished = true;

@@ -2,6 +2,7 @@
 #include "vfready/pipeline/pf_bringup.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "vfready/host/host_reader.hpp"
 
@@ -38,7 +39,31 @@ void wait_for_netdevs(const model::PfTarget& target, const model::Config& config
 }
 
 // Step "validate": read everything back; what is not as configured is a problem.
-void validate(const model::PfTarget& target, PfHost& os, model::PfStatus& status) {
+// The port's state, re-read until ACTIVE or `bound` passes. sysfs offers no event for
+// IB port state changes (the subnet manager moves it INIT -> ARMED -> ACTIVE), so this
+// is a bounded re-check on the PF's worker thread, never on the event loop.
+std::string wait_port_active(PfHost& os, const model::PfInfo& info,
+                             std::chrono::milliseconds bound) {
+  std::string state = info.ports.empty() ? "" : info.ports.front().state;
+  if (!info.ib_device || state.find("ACTIVE") != std::string::npos) {
+    return state;
+  }
+  const auto file =
+      "bus/pci/devices/" + info.pci.str() + "/infiniband/" + *info.ib_device + "/ports/1/state";
+  const auto deadline = Clock::now() + bound;
+  while (Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(std::chrono::milliseconds(250),
+                                                                   deadline - Clock::now()));
+    state = os.sysfs.read(file).value_or(state);
+    if (state.find("ACTIVE") != std::string::npos) {
+      break;
+    }
+  }
+  return state;
+}
+
+void validate(const model::PfTarget& target, const model::Config& config, PfHost& os,
+              model::PfStatus& status) {
   const auto info = host::read_pf(os.sysfs, target.pci);
   if (!info) {
     status.problems.push_back("PF " + target.pci.str() + " vanished");
@@ -47,9 +72,14 @@ void validate(const model::PfTarget& target, PfHost& os, model::PfStatus& status
   status.name = info->netdev.value_or("");
   status.link_layer = info->link_layer();
   status.port_state = info->ports.empty() ? "" : info->ports.front().state;
-  if (target.require_port_active && status.port_state.find("ACTIVE") == std::string::npos) {
-    status.problems.push_back("port 1 of PF " + target.pci.str() + " is \"" + status.port_state +
-                              "\", not ACTIVE: check the cable and the subnet manager");
+  if (target.require_port_active) {
+    const auto bound = std::chrono::milliseconds(config.timeouts.port_active_ms);
+    status.port_state = wait_port_active(os, *info, bound);
+    if (status.port_state.find("ACTIVE") == std::string::npos) {
+      status.problems.push_back("port 1 of PF " + target.pci.str() + " is \"" + status.port_state +
+                                "\", not ACTIVE after " + std::to_string(bound.count()) +
+                                " ms: check the cable and the subnet manager");
+    }
   }
   const bool ofed = os.sysfs.exists("bus/pci/devices/" + target.pci.str() + "/sriov/0/port");
   for (auto& vs : status.vfs) {
@@ -153,7 +183,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   detail::apply_names(target, os, names, status);
 
   step(StepNames::kValidate);
-  validate(target, os, status);
+  validate(target, config, os, status);
   return finish();
 }
 

@@ -70,6 +70,7 @@ TEST(VfreadydOnTheDgxH200, BringsUp64NamedVfsWithGuidsAndSignalsReady) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(notify.wait_for("READY=1", 1s));
   EXPECT_THAT(notify.received(), Contains(HasSubstr("STATUS=Checking the driver")));
+  EXPECT_THAT(notify.received(), Contains(testing::MatchesRegex("STATUS=PFs:.* [0-9]+ guids,.*")));
 
   const auto links = links_of(host);
   for (std::size_t p = 0; p < kIbPfs.size(); ++p) {

@@ -77,11 +77,15 @@ TEST(VfreadydFault, OldFirmwareIsReportedWithTheMinimum) {
                         "the required 28.43.1014");
 }
 
-TEST(VfreadydFault, APortNotActiveFailsItsPf) {
+TEST(VfreadydFault, APortNotActiveWithinItsTimeoutFailsItsPf) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function(kFaulty)["infiniband"]["ports"][0]["state"] = "1: DOWN";
-  expect_scoped_failure(t, "port 1 of PF 0000:40:00.0 is \"1: DOWN\", not ACTIVE");
+  FakeHost dir_only(TopologyBuilder::reference());  // only for write_config's directory
+  auto config = read_file(repo_config());
+  config.replace(config.rfind('}'), 1, R"(, "timeouts": {"port_active_ms": 300}})");
+  expect_scoped_failure(t, "port 1 of PF 0000:40:00.0 is \"1: DOWN\", not ACTIVE after 300 ms",
+                        write_config(dir_only, config));
 }
 
 TEST(VfreadydFault, AMissingPfFailsOnlyItself) {

@@ -29,6 +29,7 @@ class [[nodiscard]] Result {
   const T* operator->() const { return &value(); }
 
   [[nodiscard]] const Error& error() const { return std::get<Error>(state_); }
+  [[nodiscard]] T value_or(T fallback) const { return ok() ? value() : std::move(fallback); }
 
  private:
   std::variant<T, Error> state_;
