@@ -68,7 +68,7 @@ TEST(VfreadydOnTheDgxH200, BringsUp64NamedVfsWithGuidsAndSignalsReady) {
   NotifySocket notify;
   auto run = sh(vfreadyd_command(host, repo_config(), "--once", notify.path()), 120s);
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_TRUE(notify.wait_for("READY=1", 1s));
+  EXPECT_TRUE(notify.wait_for("READY=1", 5s));
   EXPECT_THAT(notify.received(), Contains(HasSubstr("STATUS=Checking the driver")));
   EXPECT_THAT(notify.received(), Contains(testing::MatchesRegex("STATUS=PFs:.* [0-9]+ guids,.*")));
 
@@ -128,7 +128,7 @@ TEST(VfreadydOnTheDgxH200, WritesAndRenamesNothingOnASecondRun) {
   NotifySocket notify;
   auto again = sh(vfreadyd_command(host, repo_config(), "--once", notify.path()), 120s);
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_TRUE(notify.wait_for("READY=1", 1s));
+  EXPECT_TRUE(notify.wait_for("READY=1", 5s));
   EXPECT_EQ(host.writes(), writes);
   EXPECT_EQ(host.renames(), renames);
   EXPECT_EQ(links_of(host).size(), links.size());

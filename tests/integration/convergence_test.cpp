@@ -109,6 +109,6 @@ TEST(VfreadydOutcome, SignalsReadyWhenDegradedIfADropInSaysSo) {
   NotifySocket notify;
   auto r = sh(vfreadyd_command(host, config, "--once", notify.path()), 120s);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(notify.wait_for("READY=1", 1s));
+  EXPECT_TRUE(notify.wait_for("READY=1", 5s));
   EXPECT_THAT(notify.received(), Contains(HasSubstr("STATUS=degraded: 7/8 PFs ready")));
 }

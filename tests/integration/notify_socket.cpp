@@ -22,7 +22,8 @@ bool carries(const std::string& datagram, const std::string& assignment) {
     if (end == std::string::npos) {
       end = datagram.size();
     }
-    if (datagram.compare(start, end - start, assignment) == 0) {
+    if (datagram.compare(start, std::min(end - start, assignment.size()), assignment) == 0 &&
+        end - start >= assignment.size()) {
       return true;
     }
     start = end + 1;

@@ -21,7 +21,8 @@ class NotifySocket {
   NotifySocket& operator=(const NotifySocket&) = delete;
 
   [[nodiscard]] const std::string& path() const { return path_; }
-  // Waits up to `bound` for a datagram carrying `assignment` ("READY=1").
+  // Waits up to `bound` for a datagram with a line starting with `assignment`
+  // ("READY=1", "STATUS=degraded").
   bool wait_for(const std::string& assignment, std::chrono::milliseconds bound);
   // Every datagram received so far.
   [[nodiscard]] std::vector<std::string> received();
