@@ -39,7 +39,7 @@ void assign_guids_and_bind(const model::PfTarget& target, const model::PfInfo& i
                            model::PfStatus& status) {
   const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
   Backend backend = Backend::kNone;
-  if (os.sysfs.exists(dir + "sriov/0/port")) {
+  if (info.ofed_sriov) {
     backend = Backend::kOfedSysfs;
   } else if (info.ifindex != 0) {
     backend = Backend::kNetlink;

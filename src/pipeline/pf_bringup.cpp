@@ -81,10 +81,14 @@ void validate(const model::PfTarget& target, const model::Config& config, PfHost
                                 " ms: check the cable and the subnet manager");
     }
   }
-  const bool ofed = os.sysfs.exists("bus/pci/devices/" + target.pci.str() + "/sriov/0/port");
+  const bool ofed = info->ofed_sriov;
   for (auto& vs : status.vfs) {
     const auto& vt = target.vf.at(vs.index);
-    const auto vf = host::read_vf(os.sysfs, "bus/pci/devices/" + target.pci.str() + "/", vs.index);
+    // read_pf has just read every VF: no second read.
+    const auto vf =
+        vs.index < info->vfs.size()
+            ? info->vfs[vs.index]
+            : host::read_vf(os.sysfs, "bus/pci/devices/" + target.pci.str() + "/", vs.index);
     vs.guid = vf.effective_guid ? vf.effective_guid->str() : "";
     if (ofed && vs.problems.empty() && vf.effective_guid != vt.guid) {
       vs.problems.push_back("VF " + vs.pci + " uses GUID " + vs.guid + ", not " + vt.guid.str());
