@@ -1,30 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 // vfreadyd: brings SR-IOV VFs of InfiniBand HCAs up before kubelet, then keeps them right.
-#include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <map>
 
-#include "bringup_runner.hpp"
 #include "config_files.hpp"
+#include "log.hpp"
+#include "report_printer.hpp"
+#include "service.hpp"
+#include "vfready/host/journal.hpp"
 #include "vfready/host/notifier.hpp"
 #include "vfready/version.hpp"
 
 namespace {
 
 struct Options {
-  std::string config = "/etc/vfready/vfready.json";
-  vfready::daemon::HostRoots roots;
-  std::vector<std::string> compat = {VFREADY_DATADIR "/vfready/compatibility.json",
-                                     "/etc/vfready/compatibility.json"};
-  bool once = false;
+  vfready::daemon::ServiceOptions service;
   bool check_config = false;
+  std::string bus_address;
+  bool no_bus = false;
+  vfready::daemon::log::Target log_target = vfready::daemon::log::Target::kAuto;
 };
 
 // Exits without running destructors: worker threads may still be blocked in a sysfs
@@ -41,65 +40,70 @@ int run(int argc, char** argv) {
       "vfreadyd"};
   app.set_version_flag("--version", std::string("vfreadyd ") + vfready::kVersion);
   Options o;
-  app.add_option("--config", o.config, "Configuration file; drop-ins in <its dir>/vfready.d/")
+  auto& s = o.service;
+  s.config_path = "/etc/vfready/vfready.json";
+  s.compat_paths = {VFREADY_DATADIR "/vfready/compatibility.json",
+                    "/etc/vfready/compatibility.json"};
+  app.add_option("--config", s.config_path, "Configuration file; drop-ins in <its dir>/vfready.d/")
       ->capture_default_str();
-  app.add_option("--sysfs-root", o.roots.sysfs, "sysfs to work on")->capture_default_str();
-  app.add_option("--proc-root", o.roots.proc, "procfs to read")->capture_default_str();
-  app.add_option("--kernel-log", o.roots.kernel_log, "Kernel log to scan")->capture_default_str();
-  app.add_option("--udev-run-dir", o.roots.udev_run, "udev's runtime directory")
+  app.add_option("--sysfs-root", s.roots.sysfs, "sysfs to work on")->capture_default_str();
+  app.add_option("--proc-root", s.roots.proc, "procfs to read")->capture_default_str();
+  app.add_option("--kernel-log", s.roots.kernel_log, "Kernel log to scan")->capture_default_str();
+  app.add_option("--udev-run-dir", s.roots.udev_run, "udev's runtime directory")
       ->capture_default_str();
-  app.add_option("--compat", o.compat,
+  app.add_option("--compat", s.compat_paths,
                  "Compatibility tables (driver/kernel, firmware); later ones take precedence")
       ->capture_default_str();
-  app.add_flag("--once", o.once, "Bring up, then exit: 0 when ready, 1 otherwise");
+  app.add_flag("--once", s.once, "Bring up, print the status, exit: 0 when ready, 1 otherwise");
   app.add_flag("--check-config", o.check_config,
                "Validate the config against this host and print the plan; change nothing");
+  app.add_option("--bus-address", o.bus_address,
+                 "D-Bus address to serve on (default: the system bus, or "
+                 "$DBUS_SYSTEM_BUS_ADDRESS)");
+  app.add_flag("--no-bus", o.no_bus, "Do not serve D-Bus");
+  const std::map<std::string, vfready::daemon::log::Target> targets{
+      {"auto", vfready::daemon::log::Target::kAuto},
+      {"journal", vfready::daemon::log::Target::kJournal},
+      {"console", vfready::daemon::log::Target::kConsole}};
+  app.add_option("--log-target", o.log_target,
+                 "auto (the journal when stderr is connected to it), journal or console")
+      ->transform(CLI::CheckedTransformer(targets, CLI::ignore_case))
+      ->capture_default_str();
+  app.add_flag("--debug-stall-on-sigusr2", s.stall_on_sigusr2,
+               "Test hook: SIGUSR2 wedges the event loop (watchdog pings stop)")
+      ->group("");
   app.footer(
-      "Exit codes: 0 ready (or plan printed); 1 not ready, or bad config; 2 bad usage.\n"
+      "Exit codes: 0 ready (or plan printed, or stopped by SIGTERM after READY);\n"
+      "1 not ready, or bad config; 2 bad usage.\n"
+      "Signals: SIGTERM stops (VFs, names and GUIDs stay); SIGHUP reloads the config.\n"
       "Netlink acts on the network namespace vfreadyd runs in.");
   CLI11_PARSE(app, argc, argv);
 
-  spdlog::set_default_logger(spdlog::stderr_color_st("vfreadyd"));
-  spdlog::set_pattern("%v");
+  vfready::daemon::log::setup(o.log_target, std::make_shared<vfready::host::SystemdJournal>(),
+                              "vfreadyd");
+  if (!o.no_bus) {
+    s.bus_address = o.bus_address;
+  }
 
-  auto config = vfready::daemon::load_config(o.config);
+  auto config = vfready::daemon::load_config(s.config_path);
   if (!config) {
     std::cerr << "vfreadyd: " << config.error().message << '\n';
     return 1;
   }
-  auto table = vfready::daemon::load_compat_tables(o.compat);
+  auto table = vfready::daemon::load_compat_tables(s.compat_paths);
   if (!table) {
     std::cerr << "vfreadyd: " << table.error().message << '\n';
     return 1;
   }
   if (o.check_config) {
-    return vfready::daemon::print_plan(config.value(), table.value(), o.roots);
+    return vfready::daemon::print_plan(config.value(), table.value(), s.roots);
   }
-
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  const int signal_fd = signalfd(-1, &signals, SFD_CLOEXEC);
 
   vfready::host::SystemdNotifier notifier;
-  const auto result =
-      vfready::daemon::run_bringup(config.value(), table.value(), o.roots, notifier, signal_fd);
-  if (!result.pfs.empty()) {
-    vfready::daemon::print_summary(result);
-  }
-  if (o.once || result.interrupted || !result.ready_sent) {
-    leave(result.ready_sent ? 0 : 1);
-  }
-  // Stays until told to stop; drift repair and the bus come with the service mode.
-  notifier.notify("STATUS=" + std::string(vfready::model::to_string(result.outcome)) +
-                  "; watching");
-  signalfd_siginfo si{};
-  while (read(signal_fd, &si, sizeof si) < 0) {
-  }
-  notifier.notify("STOPPING=1");
-  leave(0);
+  vfready::daemon::BringupInputs inputs{std::move(config.value()), std::move(table.value()),
+                                        s.roots};
+  vfready::daemon::Service service(s, std::move(inputs), notifier);
+  leave(service.run());
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// What vfreadyd prints for a person: the plan (--check-config) and the final state.
+// What vfreadyd prints for a person: the plan (--check-config).
 #include <cstdio>
 #include <string>
 
-#include "bringup_runner.hpp"
+#include "report_printer.hpp"
 #include "vfready/host/host_reader.hpp"
 #include "vfready/host/sysfs.hpp"
 #include "vfready/model/checks.hpp"
@@ -70,31 +70,6 @@ int print_plan(const model::Config& config, const model::CompatTable& table,
     }
   }
   return 0;
-}
-
-void print_summary(const BringupResult& result) {
-  std::printf("%-13s %-15s %-7s %-6s %-10s %s\n", "PF", "NAME", "STATE", "VFS", "PORT", "PROBLEMS");
-  for (const auto& pf : result.pfs) {
-    std::size_t good = 0;
-    std::size_t problems = pf.problems.size();
-    for (const auto& vf : pf.vfs) {
-      good += vf.problems.empty() ? 1 : 0;
-      problems += vf.problems.size();
-    }
-    std::printf("%-13s %-15s %-7s %zu/%-4zu %-10s %zu\n", pf.pci.c_str(),
-                pf.name.empty() ? "-" : pf.name.c_str(), model::to_string(pf.state), good,
-                pf.vfs.size(), pf.port_state.empty() ? "-" : pf.port_state.c_str(), problems);
-    for (const auto& vf : pf.vfs) {
-      std::string alts;
-      for (const auto& a : vf.altnames) {
-        alts += (alts.empty() ? "" : ",") + a;
-      }
-      std::printf("  VF %-3u %s %-15s %s %s\n", unsigned{vf.index}, vf.pci.c_str(),
-                  vf.name.empty() ? "-" : vf.name.c_str(), vf.guid.empty() ? "-" : vf.guid.c_str(),
-                  alts.c_str());
-    }
-  }
-  std::printf("outcome: %s\n", model::to_string(result.outcome));
 }
 
 }  // namespace vfready::daemon

@@ -68,6 +68,7 @@ Verdict check_driver(const Config& config, const CompatTable& table, const HostI
                            host.kernel_release + ": the kernel log says \"" + p.line +
                            "\": install the driver release built for this kernel (or the "
                            "kernel it was built for)");
+      v.events[v.failures.back()] = EventKind::kDriverMismatch;
     }
   }
   const auto kernel = Version::parse_prefix(host.kernel_release);
@@ -89,6 +90,7 @@ Verdict check_driver(const Config& config, const CompatTable& table, const HostI
                       entry->source + "): " + entry->remedy;
     // The kernel log outranks the table: a clean log means the driver did load.
     (log_clean ? v.warnings : v.failures).push_back(what);
+    v.events[what] = EventKind::kDriverMismatch;
   }
   return v;
 }
@@ -130,6 +132,7 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
                            (device_name.empty() ? "" : " (" + device_name + ")") +
                            " is older than the required " + minimum->str() +
                            ": update it (mlxfwmanager -u, or flint -d " + pci + " burn)");
+      v.events[v.failures.back()] = EventKind::kFirmwareTooOld;
     }
   }
   const auto wanted = to_string(target.link_layer);
@@ -141,6 +144,9 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
                            ", configured " + wanted + ": set it with mlxconfig -d " + pci +
                            " set LINK_TYPE_P" + std::to_string(p + 1) + "=" + type +
                            " and reset the firmware (mlxfwreset) or reboot");
+      if (layer == "Ethernet") {
+        v.events[v.failures.back()] = EventKind::kEthernetFallback;
+      }
     }
   }
   if (!info->sriov) {

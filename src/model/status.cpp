@@ -39,3 +39,29 @@ Outcome outcome_of(const std::vector<PfStatus>& pfs) {
 }
 
 }  // namespace vfready::model
+
+namespace vfready::model {
+
+std::vector<StepTiming> overall_steps(const std::vector<PfStatus>& pfs) {
+  std::vector<StepTiming> out;
+  for (const auto& pf : pfs) {
+    for (const auto& s : pf.steps) {
+      auto it = std::find_if(out.begin(), out.end(),
+                             [&](const StepTiming& o) { return o.name == s.name; });
+      if (it == out.end()) {
+        out.push_back(s);
+        continue;
+      }
+      const double end = std::max(it->started_ms + it->elapsed_ms, s.started_ms + s.elapsed_ms);
+      it->started_ms = std::min(it->started_ms, s.started_ms);
+      it->elapsed_ms = end - it->started_ms;
+      // failed outranks running, which outranks done
+      if (s.state == "failed" || (s.state == "running" && it->state == "done")) {
+        it->state = s.state;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace vfready::model

@@ -66,6 +66,7 @@ void assign_guids_and_bind(const model::PfTarget& target, const model::PfInfo& i
       vs.problems.push_back("VF " + vs.pci + " has GUID " +
                             vf.effective_guid.value_or(model::Guid{0}).str() + ", not " +
                             vt.guid.str() + ", but a pod uses it: not rebinding");
+      status.events[vs.problems.back()] = model::EventKind::kGuidConflict;
       done();
       continue;
     }

@@ -13,7 +13,10 @@ namespace {
 
 class Namer {
  public:
-  Namer(PfHost& os, NameRegistry& names) : os_(os), names_(names) { refresh(); }
+  Namer(PfHost& os, NameRegistry& names, std::map<std::string, model::EventKind>& events)
+      : os_(os), names_(names), events_(events) {
+    refresh();
+  }
 
   // Makes the netdev `ifindex` carry `name`, `altnames` and `mtu`; problems go to `out`.
   void apply(int ifindex, const std::optional<model::IfName>& name,
@@ -90,6 +93,7 @@ class Namer {
     if (!ours(holder, link.name)) {
       out.push_back("name " + name + " is held by " + link.name + " (ifindex " +
                     std::to_string(holder) + "), which vfready does not manage: left alone");
+      events_[out.back()] = model::EventKind::kNameConflict;
       return false;
     }
     int err = 0;
@@ -130,6 +134,7 @@ class Namer {
 
   PfHost& os_;
   NameRegistry& names_;
+  std::map<std::string, model::EventKind>& events_;
   std::map<int, host::Link> links_;
 };
 
@@ -138,7 +143,7 @@ class Namer {
 void apply_names(const model::PfTarget& target, PfHost& os, NameRegistry& names,
                  model::PfStatus& status) {
   std::lock_guard lock(names.mutex());
-  Namer namer(os, names);
+  Namer namer(os, names, status.events);
   // The PF's netdev, found through sysfs as the VFs' are.
   const auto net = "bus/pci/devices/" + target.pci.str() + "/net/";
   const auto netdevs = os.sysfs.list(net);

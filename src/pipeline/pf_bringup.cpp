@@ -146,6 +146,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
     auto verdict = model::check_hardware(target, seen, config, table, host);
     status.problems.insert(status.problems.end(), verdict.failures.begin(), verdict.failures.end());
     status.warnings = verdict.warnings;
+    status.events = verdict.events;
   }
   if (seen != nullptr) {
     status.name = seen->netdev.value_or("");

@@ -29,7 +29,7 @@ void expect_scoped_failure(const TopologyBuilder& topology, const std::string& m
   EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +failed"));
   EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
   EXPECT_THAT(r.out, testing::ContainsRegex("0000:dc:00.0 +ibs7 +ready"));
-  EXPECT_THAT(r.out, HasSubstr("outcome: degraded"));
+  EXPECT_THAT(r.out, HasSubstr("State: degraded"));
   // The outcome is the last datagram: once it is in, READY=1 would be too.
   EXPECT_TRUE(notify.wait_for("STATUS=degraded: 7/8 PFs ready", 5s));
   EXPECT_THAT(notify.received(), Not(Contains(HasSubstr("READY=1"))));

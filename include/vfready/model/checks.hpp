@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "vfready/model/compat_table.hpp"
 #include "vfready/model/config.hpp"
+#include "vfready/model/events.hpp"
 #include "vfready/model/inventory.hpp"
 #include "vfready/model/pci_address.hpp"
 #include "vfready/model/plan.hpp"
@@ -33,6 +35,7 @@ std::vector<KernelLogProblem> scan_kernel_log(const std::vector<std::string>& li
 struct Verdict {
   std::vector<std::string> failures;  // each names the module/PF, what is wrong, the remedy
   std::vector<std::string> warnings;
+  std::map<std::string, EventKind> events;  // failures that are key events
   [[nodiscard]] bool ok() const { return failures.empty(); }
 };
 

@@ -2,8 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
+
+#include "vfready/model/events.hpp"
 
 // What vfready reports: per PF and VF, what is there and what is wrong.
 namespace vfready::model {
@@ -21,6 +24,14 @@ struct VfStatus {
 enum class PfState { kPending, kReady, kFailed };
 const char* to_string(PfState state);
 
+// One step of one PF's bring-up, as the daemon saw it start and end.
+struct StepTiming {
+  std::string name;
+  std::string state;      // "running", "done", "failed"
+  double started_ms = 0;  // since the daemon started
+  double elapsed_ms = 0;  // so far, while running
+};
+
 struct PfStatus {
   std::string pci;
   std::string name;
@@ -31,6 +42,9 @@ struct PfStatus {
   std::vector<std::string> problems;
   std::vector<std::string> warnings;
   std::vector<VfStatus> vfs;
+  std::vector<StepTiming> steps;
+  // Problems and warnings (of the PF or its VFs) that are key events, by their text.
+  std::map<std::string, EventKind> events;
   uint32_t sriov_writes = 0;  // sriov_numvfs writes made
   double elapsed_ms = 0;
 };
@@ -40,5 +54,19 @@ const char* to_string(Outcome outcome);
 
 // ready: every PF ready; failed: none; degraded: some.
 Outcome outcome_of(const std::vector<PfStatus>& pfs);
+
+// Everything the daemon reports: what its bus API and `vfreadyctl` show.
+struct DaemonStatus {
+  std::string version;
+  std::string config_file;
+  std::string state = "starting";     // starting, configuring, ready, degraded, failed
+  std::string text;                   // the last STATUS= line
+  std::vector<std::string> problems;  // not of one PF: driver, config, reload
+  std::vector<PfStatus> pfs;
+  double ready_ms = -1;  // when the bring-up reached its outcome, since start; -1 before
+};
+
+// Each step across all PFs: earliest start, latest end, the worst state.
+std::vector<StepTiming> overall_steps(const std::vector<PfStatus>& pfs);
 
 }  // namespace vfready::model

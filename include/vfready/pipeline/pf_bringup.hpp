@@ -37,6 +37,8 @@ class NameRegistry {
  public:
   // The configured PFs (PCI addresses): netdevs of these and of their VFs are ours.
   explicit NameRegistry(std::set<std::string> pfs = {}) : pfs_(std::move(pfs)) {}
+  // Before any worker uses it.
+  void configure(std::set<std::string> pfs) { pfs_ = std::move(pfs); }
   std::mutex& mutex() { return mu_; }
   void manage(int ifindex) { managed_.insert(ifindex); }
   [[nodiscard]] bool managed(int ifindex) const { return managed_.contains(ifindex); }

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one file that uses sdbus-c++: the daemon's objects and vfreadyctl's calls.
+#include "vfready/bus/bus.hpp"
+
+#include <unistd.h>
+
+#include <sdbus-c++/sdbus-c++.h>
+#include <cstdint>
+#include <limits>
+#include <map>
+
+#include "manager_adaptor.hpp"
+#include "pf_adaptor.hpp"
+#include "vfready/model/status_json.hpp"
+
+namespace vfready::bus {
+
+namespace {
+
+constexpr const char* kAccessDenied = "org.freedesktop.DBus.Error.AccessDenied";
+constexpr const char* kRefusedError = "org.vfready.vfready1.Error.Refused";
+constexpr const char* kNoSuchPf = "org.vfready.vfready1.Error.NoSuchPF";
+
+using StepStruct = sdbus::Struct<std::string, std::string, double, double>;
+using VfStruct = sdbus::Struct<uint16_t, std::string, std::string, std::vector<std::string>,
+                               std::string, std::vector<std::string>>;
+
+std::vector<StepStruct> steps_value(const std::vector<model::StepTiming>& steps) {
+  std::vector<StepStruct> out;
+  for (const auto& s : steps) {
+    out.emplace_back(s.name, s.state, s.started_ms, s.elapsed_ms);
+  }
+  return out;
+}
+
+bool same_steps(const std::vector<model::StepTiming>& a, const std::vector<model::StepTiming>& b) {
+  return steps_value(a) == steps_value(b);
+}
+
+std::vector<VfStruct> vfs_value(const std::vector<model::VfStatus>& vfs) {
+  std::vector<VfStruct> out;
+  for (const auto& v : vfs) {
+    out.emplace_back(v.index, v.pci, v.name, v.altnames, v.guid, v.problems);
+  }
+  return out;
+}
+
+std::unique_ptr<sdbus::IConnection> open(const std::string& address) {
+  return address.empty() ? sdbus::createSystemBusConnection()
+                         : sdbus::createSessionBusConnectionWithAddress(address);
+}
+
+class ServerImpl;
+
+class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::PF_adaptor> {
+ public:
+  PfObject(sdbus::IConnection& connection, model::PfStatus pf)
+      : AdaptorInterfaces(connection, pf_path(pf.pci)), pf_(std::move(pf)) {
+    registerAdaptor();
+  }
+  ~PfObject() { unregisterAdaptor(); }
+  PfObject(const PfObject&) = delete;
+  PfObject& operator=(const PfObject&) = delete;
+
+  void update(const model::PfStatus& pf) {
+    std::vector<std::string> changed;
+    const auto check = [&](const char* name, bool same) {
+      if (!same) {
+        changed.emplace_back(name);
+      }
+    };
+    check("Name", pf.name == pf_.name);
+    check("State", pf.state == pf_.state);
+    check("Step", pf.step == pf_.step);
+    check("LinkLayer", pf.link_layer == pf_.link_layer);
+    check("PortState", pf.port_state == pf_.port_state);
+    check("Problems", pf.problems == pf_.problems);
+    check("Warnings", pf.warnings == pf_.warnings);
+    check("Steps", same_steps(pf.steps, pf_.steps));
+    check("VFs", vfs_value(pf.vfs) == vfs_value(pf_.vfs));
+    pf_ = pf;
+    if (!changed.empty()) {
+      getObject().emitPropertiesChangedSignal(INTERFACE_NAME, changed);
+    }
+  }
+
+ private:
+  std::string Describe() override { return model::to_json(pf_).dump(); }
+  std::string PciAddress() override { return pf_.pci; }
+  std::string Name() override { return pf_.name; }
+  std::string State() override { return model::to_string(pf_.state); }
+  std::string Step() override { return pf_.step; }
+  std::string LinkLayer() override { return pf_.link_layer; }
+  std::string PortState() override { return pf_.port_state; }
+  std::vector<std::string> Problems() override { return pf_.problems; }
+  std::vector<std::string> Warnings() override { return pf_.warnings; }
+  std::vector<StepStruct> Steps() override { return steps_value(pf_.steps); }
+  std::vector<VfStruct> VFs() override { return vfs_value(pf_.vfs); }
+
+  model::PfStatus pf_;
+};
+
+class ManagerObject final
+    : public sdbus::AdaptorInterfaces<org::vfready::vfready1::Manager_adaptor> {
+ public:
+  ManagerObject(sdbus::IConnection& connection, Handlers handlers)
+      : AdaptorInterfaces(connection, kManagerPath), handlers_(std::move(handlers)) {
+    registerAdaptor();
+  }
+  ~ManagerObject() { unregisterAdaptor(); }
+  ManagerObject(const ManagerObject&) = delete;
+  ManagerObject& operator=(const ManagerObject&) = delete;
+
+  void update(const model::DaemonStatus& s, bool pfs_changed) {
+    std::vector<std::string> changed;
+    const auto check = [&](const char* name, bool same) {
+      if (!same) {
+        changed.emplace_back(name);
+      }
+    };
+    check("ConfigFile", s.config_file == status_.config_file);
+    check("State", s.state == status_.state);
+    check("StatusText", s.text == status_.text);
+    check("Problems", s.problems == status_.problems);
+    check("Steps", same_steps(model::overall_steps(s.pfs), model::overall_steps(status_.pfs)));
+    check("PFs", !pfs_changed);
+    check("VFCount", vf_count(s) == vf_count(status_));
+    status_ = s;
+    if (!changed.empty()) {
+      getObject().emitPropertiesChangedSignal(INTERFACE_NAME, changed);
+    }
+  }
+
+ private:
+  static uint32_t vf_count(const model::DaemonStatus& s) {
+    uint32_t n = 0;
+    for (const auto& pf : s.pfs) {
+      n += static_cast<uint32_t>(pf.vfs.size());
+    }
+    return n;
+  }
+
+  // Changing the node is for root: the bus policy says so, and so does this check, for
+  // buses without that policy.
+  void require_root(const char* method) {
+    const auto* message = getObject().getCurrentlyProcessedMessage();
+    if (message == nullptr || message->getCredsUid() != 0) {
+      throw sdbus::Error(kAccessDenied, std::string(method) + " is only allowed to root");
+    }
+  }
+  static void run(const std::function<std::optional<std::string>()>& handler) {
+    if (auto refusal = handler()) {
+      throw sdbus::Error(kRefusedError, *refusal);
+    }
+  }
+  const model::PfStatus& pf(const std::string& key) {
+    const auto* found = model::find_pf(status_, key);
+    if (found == nullptr) {
+      throw sdbus::Error(kNoSuchPf,
+                         "no configured PF or VF has the PCI address or name \"" + key + "\"");
+    }
+    return *found;
+  }
+
+  std::string Describe() override { return model::to_json(status_).dump(); }
+  std::string DescribePF(const std::string& key) override { return model::to_json(pf(key)).dump(); }
+  sdbus::ObjectPath GetPF(const std::string& key) override {
+    return sdbus::ObjectPath(pf_path(pf(key).pci));
+  }
+  void Reconcile() override {
+    require_root("Reconcile");
+    run(handlers_.reconcile);
+  }
+  void Reload() override {
+    require_root("Reload");
+    run(handlers_.reload);
+  }
+  std::string Version() override { return status_.version; }
+  std::string ConfigFile() override { return status_.config_file; }
+  std::string State() override { return status_.state; }
+  std::string StatusText() override { return status_.text; }
+  std::vector<std::string> Problems() override { return status_.problems; }
+  std::vector<StepStruct> Steps() override {
+    return steps_value(model::overall_steps(status_.pfs));
+  }
+  std::vector<sdbus::ObjectPath> PFs() override {
+    std::vector<sdbus::ObjectPath> out;
+    for (const auto& pf : status_.pfs) {
+      out.emplace_back(pf_path(pf.pci));
+    }
+    return out;
+  }
+  uint32_t VFCount() override { return vf_count(status_); }
+
+  Handlers handlers_;
+  model::DaemonStatus status_;
+};
+
+class ServerImpl final : public Server {
+ public:
+  ServerImpl(const std::string& address, Handlers handlers)
+      : connection_(open(address)),
+        manager_(std::make_unique<ManagerObject>(*connection_, std::move(handlers))) {
+    connection_->requestName(kBusName);
+  }
+  ~ServerImpl() override {
+    pfs_.clear();
+    manager_.reset();
+  }
+  ServerImpl(const ServerImpl&) = delete;
+  ServerImpl& operator=(const ServerImpl&) = delete;
+
+  void publish(const model::DaemonStatus& status) override {
+    bool pfs_changed = status.pfs.size() != pfs_.size();
+    std::map<std::string, std::unique_ptr<PfObject>> next;
+    for (const auto& pf : status.pfs) {
+      auto it = pfs_.find(pf.pci);
+      if (it == pfs_.end()) {
+        next[pf.pci] = std::make_unique<PfObject>(*connection_, pf);
+        pfs_changed = true;
+      } else {
+        it->second->update(pf);
+        next[pf.pci] = std::move(it->second);
+      }
+    }
+    pfs_ = std::move(next);  // objects of PFs no longer configured go away
+    manager_->update(status, pfs_changed);
+  }
+
+  PollData poll_data() override {
+    const auto data = connection_->getEventLoopPollData();
+    PollData out{data.fd, data.events, std::nullopt};
+    if (data.timeout_usec != std::numeric_limits<uint64_t>::max()) {
+      out.deadline = std::chrono::steady_clock::time_point(
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::microseconds(data.timeout_usec)));
+    }
+    return out;
+  }
+
+  void process() override {
+    while (connection_->processPendingRequest()) {
+    }
+  }
+
+ private:
+  std::unique_ptr<sdbus::IConnection> connection_;
+  std::unique_ptr<ManagerObject> manager_;
+  std::map<std::string, std::unique_ptr<PfObject>> pfs_;
+};
+
+class ClientImpl final : public Client {
+ public:
+  explicit ClientImpl(const std::string& address) : connection_(connect_or_throw(address)) {
+    proxy_ = sdbus::createProxy(*connection_, kBusName, kManagerPath);
+  }
+
+  std::string describe() override {
+    std::string json;
+    call("Describe", [&](sdbus::MethodInvoker& m) { m.storeResultsTo(json); });
+    return json;
+  }
+  std::string describe_pf(const std::string& key) override {
+    std::string json;
+    call("DescribePF", [&](sdbus::MethodInvoker& m) { m.withArguments(key).storeResultsTo(json); });
+    return json;
+  }
+  void reconcile() override {
+    call("Reconcile", [](sdbus::MethodInvoker& m) { m.storeResultsTo(); });
+  }
+  void reload() override {
+    call("Reload", [](sdbus::MethodInvoker& m) { m.storeResultsTo(); });
+  }
+
+ private:
+  static std::unique_ptr<sdbus::IConnection> connect_or_throw(const std::string& address) {
+    try {
+      return open(address);
+    } catch (const sdbus::Error& e) {
+      throw ClientError(ClientError::Kind::kNotRunning,
+                        "cannot reach the " +
+                            (address.empty() ? std::string("system bus") : "bus " + address) +
+                            ": " + e.getMessage());
+    }
+  }
+
+  template <typename F>
+  void call(const char* method, F&& finish) {
+    try {
+      auto invoker = proxy_->callMethod(method);
+      invoker.onInterface(kManagerInterface).withTimeout(std::chrono::seconds(10));
+      finish(invoker);
+    } catch (const sdbus::Error& e) {
+      const auto& name = e.getName();
+      auto kind = ClientError::Kind::kOther;
+      if (name == "org.freedesktop.DBus.Error.ServiceUnknown" ||
+          name == "org.freedesktop.DBus.Error.NameHasNoOwner") {
+        throw ClientError(
+            ClientError::Kind::kNotRunning,
+            "vfreadyd is not running (nothing owns " + std::string(kBusName) + " on the bus)");
+      }
+      if (name == kAccessDenied) {
+        kind = ClientError::Kind::kAccessDenied;
+      } else if (name == kRefusedError || name == kNoSuchPf) {
+        kind = ClientError::Kind::kRefused;
+      }
+      throw ClientError(kind, std::string(method) + ": " + e.getMessage());
+    }
+  }
+
+  std::unique_ptr<sdbus::IConnection> connection_;
+  std::unique_ptr<sdbus::IProxy> proxy_;
+};
+
+}  // namespace
+
+std::string pf_path(const std::string& pci) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = kPfPathPrefix;
+  for (std::size_t i = 0; i < pci.size(); ++i) {
+    const auto c = static_cast<unsigned char>(pci[i]);
+    const bool plain = (std::isalnum(c) != 0) && !(i == 0 && std::isdigit(c) != 0);
+    if (plain) {
+      out += static_cast<char>(c);
+    } else {
+      out += '_';
+      out += kHex[c >> 4U];
+      out += kHex[c & 0xFU];
+    }
+  }
+  return out;
+}
+
+std::unique_ptr<Server> Server::start(const std::string& address, Handlers handlers) {
+  try {
+    return std::make_unique<ServerImpl>(address, std::move(handlers));
+  } catch (const sdbus::Error& e) {
+    throw std::runtime_error("cannot serve " + std::string(kBusName) + " on the " +
+                             (address.empty() ? std::string("system bus") : "bus " + address) +
+                             ": " + e.getMessage());
+  }
+}
+
+std::unique_ptr<Client> Client::connect(const std::string& address) {
+  return std::make_unique<ClientImpl>(address);
+}
+
+}  // namespace vfready::bus

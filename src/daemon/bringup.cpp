@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bringup.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <optional>
+#include <thread>
+
+#include "log.hpp"
+#include "vfready/host/host_reader.hpp"
+#include "vfready/host/links.hpp"
+#include "vfready/host/sysfs.hpp"
+#include "vfready/host/udev_wait.hpp"
+#include "vfready/model/checks.hpp"
+#include "vfready/pipeline/pf_bringup.hpp"
+
+namespace vfready::daemon {
+
+// What workers tell the loop.
+struct Bringup::Message {
+  enum class Kind { kPlanned, kStopped, kStep, kDone } kind = Kind::kStep;
+  std::size_t pf = 0;
+  std::string step{};
+  std::optional<model::PfStatus> done{};
+  std::vector<model::PfTarget> targets{};
+  std::shared_ptr<model::HostInfo> host{};
+  std::vector<std::string> problems{};
+  std::vector<std::string> warnings{};
+  std::map<std::string, model::EventKind> events{};
+};
+
+// Shared with worker threads, which may outlive the bring-up that gave up on them (a
+// write that never returns): owned by shared_ptr, never by the stack.
+struct Bringup::Shared {
+  Shared() = default;
+  ~Shared() {
+    if (event_fd >= 0) {
+      close(event_fd);
+    }
+  }
+  Shared(const Shared&) = delete;
+  Shared& operator=(const Shared&) = delete;
+  std::mutex mu;
+  std::deque<Message> queue;
+  int event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  pipeline::NameRegistry names;
+  void post(Message m) {
+    {
+      std::lock_guard lock(mu);
+      queue.push_back(std::move(m));
+    }
+    const uint64_t one = 1;
+    static_cast<void>(write(event_fd, &one, sizeof one));
+  }
+};
+
+namespace {
+
+// How long a step may take before the PF is given up as timed out.
+std::chrono::milliseconds step_bound(const std::string& step, const model::Config& config,
+                                     uint16_t vfs) {
+  const auto& t = config.timeouts;
+  if (step == pipeline::StepNames::kVfs) {
+    return std::chrono::milliseconds(t.numvfs_ms);
+  }
+  if (step == pipeline::StepNames::kGuids) {
+    return std::chrono::milliseconds(uint64_t{t.bind_ms} * (vfs + 1U));
+  }
+  if (step == pipeline::StepNames::kUdev) {
+    return std::chrono::milliseconds(t.udev_ms + 5000);
+  }
+  if (step == pipeline::StepNames::kValidate) {
+    return std::chrono::milliseconds(t.port_active_ms + 30000);
+  }
+  return std::chrono::milliseconds(30000);
+}
+
+const model::EventKind* event_of(const std::map<std::string, model::EventKind>& events,
+                                 const std::string& text) {
+  auto it = events.find(text);
+  return it == events.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+std::string progress_line(const std::vector<std::string>& steps, std::size_t done) {
+  static const char* const kOrder[] = {
+      pipeline::StepNames::kHardware, pipeline::StepNames::kVfs,   pipeline::StepNames::kGuids,
+      pipeline::StepNames::kUdev,     pipeline::StepNames::kNames, pipeline::StepNames::kValidate};
+  std::string line = "PFs:";
+  for (const char* step : kOrder) {
+    const auto n = std::count(steps.begin(), steps.end(), step);
+    if (n > 0) {
+      line += " " + std::to_string(n) + " " + step + ",";
+    }
+  }
+  return line + " " + std::to_string(done) + " done";
+}
+
+Bringup::Bringup(BringupInputs inputs, model::DaemonStatus& status, Clock::time_point epoch,
+                 std::shared_ptr<BusyPfs> busy, BringupHooks hooks)
+    : in_(std::move(inputs)),
+      status_(status),
+      epoch_(epoch),
+      busy_(std::move(busy)),
+      hooks_(std::move(hooks)) {}
+
+Bringup::~Bringup() = default;
+
+double Bringup::since_epoch_ms() const {
+  return std::chrono::duration<double, std::milli>(Clock::now() - epoch_).count();
+}
+
+void Bringup::start() {
+  shared_ = std::make_shared<Shared>();
+  started_ = Clock::now();
+  status_.state = "configuring";
+  status_.text = "Reading the host";
+  status_.problems.clear();
+  hooks_.progress(status_.text, std::chrono::milliseconds(30000));
+  // Reading sysfs can block (a driver holding its device lock): not on the loop.
+  std::thread([shared = shared_, in = in_] {
+    Message m;
+    try {
+      host::RootedSysfs sysfs(in.roots.sysfs);
+      auto host = std::make_shared<model::HostInfo>(
+          host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}));
+      auto plan = model::make_plan(in.config, *host);
+      if (!plan) {
+        m.kind = Message::Kind::kStopped;
+        m.problems.push_back(plan.error().message);
+      } else {
+        const auto driver = model::check_driver(in.config, in.table, *host);
+        m.kind = driver.ok() ? Message::Kind::kPlanned : Message::Kind::kStopped;
+        m.problems = driver.failures;
+        m.warnings = driver.warnings;
+        m.events = driver.events;
+        m.targets = plan->pfs;
+        m.host = host;
+      }
+    } catch (const std::exception& e) {
+      m.kind = Message::Kind::kStopped;
+      m.problems.emplace_back(std::string("reading the host failed: ") + e.what());
+    }
+    shared->post(std::move(m));
+  }).detach();
+}
+
+PollSpec Bringup::prepare() {
+  PollSpec spec{finished_ ? -1 : shared_->event_fd, POLLIN, std::nullopt};
+  for (std::size_t i = 0; i < running_.size() && !finished_; ++i) {
+    if (!running_[i].finished) {
+      const auto until = running_[i].since + bound_of(i);
+      spec.deadline = spec.deadline ? std::min(*spec.deadline, until) : until;
+    }
+  }
+  return spec;
+}
+
+std::chrono::milliseconds Bringup::bound_of(std::size_t pf) const {
+  return step_bound(running_[pf].step, in_.config, targets_[pf].vfs);
+}
+
+void Bringup::dispatch(short revents) {
+  if (finished_) {
+    return;
+  }
+  if ((revents & POLLIN) != 0) {
+    uint64_t count = 0;
+    static_cast<void>(read(shared_->event_fd, &count, sizeof count));
+    std::deque<Message> messages;
+    {
+      std::lock_guard lock(shared_->mu);
+      messages.swap(shared_->queue);
+    }
+    for (auto& m : messages) {
+      on_message(m);
+    }
+  }
+  const auto now = Clock::now();
+  for (std::size_t i = 0; i < running_.size(); ++i) {
+    if (!running_[i].finished && running_[i].since + bound_of(i) <= now) {
+      give_up(i, bound_of(i));
+    }
+  }
+  if (!finished_ && !targets_.empty() && left_ == 0) {
+    finish();
+  }
+}
+
+void Bringup::on_message(Message& m) {
+  switch (m.kind) {
+    case Message::Kind::kStopped:
+      for (const auto& w : m.warnings) {
+        log::warn({.step = "driver", .event = model::EventKind::kDriverMismatch}, "driver: " + w);
+      }
+      stop(m.host ? "Driver check failed: " : "Configuration does not fit this host: ",
+           std::move(m.problems), m.events);
+      return;
+    case Message::Kind::kPlanned:
+      for (const auto& w : m.warnings) {
+        const auto* ev = event_of(m.events, w);
+        log::warn({.step = "driver", .event = ev ? std::optional(*ev) : std::nullopt},
+                  "driver: " + w);
+      }
+      on_planned(std::move(m.targets), std::move(m.host));
+      return;
+    case Message::Kind::kStep:
+      on_step(m.pf, m.step);
+      return;
+    case Message::Kind::kDone:
+      on_done(m.pf, std::move(*m.done));
+      return;
+  }
+}
+
+void Bringup::on_planned(std::vector<model::PfTarget> targets,
+                         std::shared_ptr<model::HostInfo> host) {
+  targets_ = std::move(targets);
+  log::info({.step = "driver"}, "driver: " + std::to_string(in_.config.required_modules.size()) +
+                                    " required modules loaded; kernel " + host->kernel_release);
+  std::set<std::string> configured;
+  for (const auto& t : targets_) {
+    configured.insert(t.pci.str());
+  }
+  // The registry knows the configured PFs before any worker names a link.
+  shared_->names.configure(std::move(configured));
+  auto shared = shared_;
+  // Keep what is known of PFs still configured (names, VFs) until their workers report.
+  std::vector<model::PfStatus> pfs;
+  for (const auto& t : targets_) {
+    const auto pci = t.pci.str();
+    auto it = std::find_if(status_.pfs.begin(), status_.pfs.end(),
+                           [&](const model::PfStatus& p) { return p.pci == pci; });
+    model::PfStatus pf = it == status_.pfs.end() ? model::PfStatus{} : *it;
+    pf.pci = pci;
+    pf.state = model::PfState::kPending;
+    pf.steps.clear();
+    pf.step.clear();
+    pfs.push_back(std::move(pf));
+  }
+  status_.pfs = std::move(pfs);
+  running_.assign(targets_.size(), Running{"start", Clock::now(), false});
+  left_ = targets_.size();
+  status_.text = "Bringing up " + std::to_string(targets_.size()) + " PFs";
+  hooks_.progress(status_.text, std::chrono::milliseconds(30000));
+  hooks_.changed();
+  for (std::size_t i = 0; i < targets_.size(); ++i) {
+    const auto pci = targets_[i].pci.str();
+    {
+      std::lock_guard lock(busy_->mu);
+      if (!busy_->pcis.insert(pci).second) {
+        running_[i].finished = true;
+        --left_;
+        auto& pf = status_.pfs[i];
+        pf.state = model::PfState::kFailed;
+        pf.problems = {"a worker of an earlier bring-up of PF " + pci +
+                       " has not returned (a sysfs write the driver never finished): not "
+                       "starting another; see the kernel log"};
+        log::error({.pf = pci}, pf.problems.front());
+        continue;
+      }
+    }
+    // Detached: a worker stuck in a write the kernel never finishes must not hold the
+    // daemon. Everything it touches is its own copy or owned by shared_ptr.
+    std::thread([shared, busy = busy_, i, target = targets_[i], config = in_.config,
+                 table = in_.table, host, roots = in_.roots] {
+      host::RootedSysfs sysfs(roots.sysfs);
+      host::RunDirUdevWait udev(roots.udev_run);
+      model::PfStatus status;
+      try {
+        host::NetlinkLinks links;
+        pipeline::PfHost os{sysfs, links, udev};
+        status = pipeline::bring_up_pf(
+            target, config, table, *host, os, shared->names, [&](const char* step) {
+              shared->post({.kind = Message::Kind::kStep, .pf = i, .step = step});
+            });
+      } catch (const std::exception& e) {
+        status.pci = target.pci.str();
+        status.state = model::PfState::kFailed;
+        status.problems.emplace_back(e.what());
+      }
+      {
+        std::lock_guard lock(busy->mu);
+        busy->pcis.erase(target.pci.str());
+      }
+      shared->post({.kind = Message::Kind::kDone, .pf = i, .done = std::move(status)});
+    }).detach();
+  }
+  if (left_ == 0) {
+    finish();
+  }
+}
+
+void Bringup::close_step(std::size_t pf, const char* state) {
+  auto& steps = status_.pfs[pf].steps;
+  if (!steps.empty() && steps.back().state == "running") {
+    steps.back().state = state;
+    steps.back().elapsed_ms = since_epoch_ms() - steps.back().started_ms;
+  }
+}
+
+void Bringup::on_step(std::size_t pf, const std::string& step) {
+  if (running_[pf].finished) {
+    return;  // already given up as timed out
+  }
+  running_[pf] = {step, Clock::now(), false};
+  close_step(pf, "done");
+  auto& status = status_.pfs[pf];
+  status.step = step;
+  status.steps.push_back({step, "running", since_epoch_ms(), 0});
+  log::info({.step = step, .pf = status.pci}, step);
+  std::vector<std::string> steps;
+  std::size_t done = 0;
+  for (const auto& r : running_) {
+    if (r.finished) {
+      ++done;
+    } else {
+      steps.push_back(r.step);
+    }
+  }
+  status_.text = progress_line(steps, done);
+  hooks_.progress(status_.text, bound_of(pf));
+  hooks_.changed();
+}
+
+void Bringup::on_done(std::size_t pf, model::PfStatus status) {
+  if (running_[pf].finished) {
+    return;
+  }
+  running_[pf].finished = true;
+  --left_;
+  close_step(pf, status.state == model::PfState::kReady ? "done" : "failed");
+  status.steps = std::move(status_.pfs[pf].steps);
+  status_.pfs[pf] = std::move(status);
+  const auto& s = status_.pfs[pf];
+  for (const auto& p : s.problems) {
+    const auto* ev = event_of(s.events, p);
+    log::error({.step = s.step,
+                .pf = s.pci,
+                .interface = s.name,
+                .event = ev ? std::optional(*ev) : std::nullopt},
+               p);
+  }
+  for (const auto& w : s.warnings) {
+    log::warn({.step = s.step, .pf = s.pci, .interface = s.name}, w);
+  }
+  for (const auto& vf : s.vfs) {
+    for (const auto& p : vf.problems) {
+      const auto* ev = event_of(s.events, p);
+      log::error({.step = s.step,
+                  .pf = s.pci,
+                  .vf = vf.pci,
+                  .interface = vf.name,
+                  .event = ev ? std::optional(*ev) : std::nullopt},
+                 p);
+    }
+  }
+  log::info({.pf = s.pci, .interface = s.name},
+            std::string(model::to_string(s.state)) + " in " +
+                std::to_string(static_cast<long>(s.elapsed_ms)) + " ms");
+  status_.text =
+      std::to_string(targets_.size() - left_) + "/" + std::to_string(targets_.size()) + " PFs done";
+  hooks_.progress(status_.text, std::chrono::milliseconds(30000));
+  hooks_.changed();
+}
+
+void Bringup::give_up(std::size_t i, std::chrono::milliseconds bound) {
+  running_[i].finished = true;
+  --left_;
+  close_step(i, "failed");
+  auto& pf = status_.pfs[i];
+  pf.state = model::PfState::kFailed;
+  pf.step = running_[i].step;
+  pf.problems.push_back("step " + running_[i].step + " of PF " + pf.pci +
+                        " did not finish within " + std::to_string(bound.count()) +
+                        " ms: given up (is the driver hung? see the kernel log)");
+  log::error({.step = pf.step, .pf = pf.pci}, pf.problems.back());
+  hooks_.changed();
+}
+
+void Bringup::stop(const std::string& why, std::vector<std::string> problems,
+                   const std::map<std::string, model::EventKind>& events) {
+  for (const auto& p : problems) {
+    const auto* ev = event_of(events, p);
+    log::error({.step = "driver", .event = ev ? std::optional(*ev) : std::nullopt}, p);
+  }
+  status_.problems = std::move(problems);
+  finished_ = true;
+  outcome_ = model::Outcome::kFailed;
+  status_.state = model::to_string(outcome_);
+  status_.text = why + status_.problems.front();
+  status_.ready_ms = since_epoch_ms();
+  hooks_.changed();
+  hooks_.finished();
+}
+
+void Bringup::finish() {
+  finished_ = true;
+  outcome_ = model::outcome_of(status_.pfs);
+  std::size_t ready = 0;
+  for (const auto& pf : status_.pfs) {
+    ready += pf.state == model::PfState::kReady ? 1 : 0;
+  }
+  status_.state = model::to_string(outcome_);
+  status_.text = status_.state + ": " + std::to_string(ready) + "/" +
+                 std::to_string(status_.pfs.size()) + " PFs ready";
+  status_.ready_ms = since_epoch_ms();
+  const auto event = outcome_ == model::Outcome::kReady      ? model::EventKind::kReady
+                     : outcome_ == model::Outcome::kDegraded ? model::EventKind::kDegraded
+                                                             : model::EventKind::kFailed;
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_);
+  (outcome_ == model::Outcome::kReady ? log::info : log::warn)(
+      {.event = event}, status_.text + " in " + std::to_string(took.count()) + " ms");
+  hooks_.changed();
+  hooks_.finished();
+}
+
+}  // namespace vfready::daemon

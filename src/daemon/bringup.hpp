@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "event_loop.hpp"
+#include "host_roots.hpp"
+#include "vfready/model/compat_table.hpp"
+#include "vfready/model/config.hpp"
+#include "vfready/model/plan.hpp"
+#include "vfready/model/status.hpp"
+
+// One bring-up of every configured PF, driven by the event loop: reading the host and
+// the driver check run on a worker thread, then each PF on a worker of its own, all at
+// once. Workers post progress through an eventfd; the loop keeps the status, the step
+// deadlines and the log. Nothing here blocks the loop.
+namespace vfready::daemon {
+
+// PFs with a worker still running, across bring-ups: a worker stuck in a write the
+// kernel never finishes keeps its PF out of later runs.
+struct BusyPfs {
+  std::mutex mu;
+  std::set<std::string> pcis;
+};
+
+struct BringupHooks {
+  std::function<void()> changed;  // the status changed
+  // A step started: the STATUS= line, and how long the step may take.
+  std::function<void(const std::string& line, std::chrono::milliseconds bound)> progress;
+  std::function<void()> finished;  // the outcome is in the status
+};
+
+struct BringupInputs {
+  model::Config config;
+  model::CompatTable table;
+  HostRoots roots;
+};
+
+class Bringup final : public EventSource {
+ public:
+  Bringup(BringupInputs inputs, model::DaemonStatus& status, Clock::time_point epoch,
+          std::shared_ptr<BusyPfs> busy, BringupHooks hooks);
+  ~Bringup() override;
+  Bringup(const Bringup&) = delete;
+  Bringup& operator=(const Bringup&) = delete;
+
+  void start();
+  [[nodiscard]] bool finished() const { return finished_; }
+  [[nodiscard]] model::Outcome outcome() const { return outcome_; }
+
+  PollSpec prepare() override;
+  void dispatch(short revents) override;
+
+  struct Message;
+  struct Shared;
+
+ private:
+  struct Running {
+    std::string step;
+    Clock::time_point since;
+    bool finished = false;
+  };
+  void on_message(Message& m);
+  void on_planned(std::vector<model::PfTarget> targets, std::shared_ptr<model::HostInfo> host);
+  void on_step(std::size_t pf, const std::string& step);
+  void on_done(std::size_t pf, model::PfStatus status);
+  void give_up(std::size_t pf, std::chrono::milliseconds bound);
+  void stop(const std::string& why, std::vector<std::string> problems,
+            const std::map<std::string, model::EventKind>& events);
+  void finish();
+  [[nodiscard]] double since_epoch_ms() const;
+  [[nodiscard]] std::chrono::milliseconds bound_of(std::size_t pf) const;
+  void close_step(std::size_t pf, const char* state);
+
+  BringupInputs in_;
+  model::DaemonStatus& status_;
+  Clock::time_point epoch_;
+  Clock::time_point started_;
+  std::shared_ptr<BusyPfs> busy_;
+  BringupHooks hooks_;
+  std::shared_ptr<Shared> shared_;
+  std::vector<model::PfTarget> targets_;
+  std::vector<Running> running_;
+  std::size_t left_ = 0;
+  bool finished_ = false;
+  model::Outcome outcome_ = model::Outcome::kFailed;
+};
+
+// "PFs: 3 vfs, 5 guids, 0 done" for STATUS=, in step order.
+std::string progress_line(const std::vector<std::string>& steps, std::size_t done);
+
+}  // namespace vfready::daemon

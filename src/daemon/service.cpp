@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "service.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "config_files.hpp"
+#include "log.hpp"
+#include "vfready/model/status_json.hpp"
+#include "vfready/model/status_table.hpp"
+#include "vfready/version.hpp"
+
+namespace vfready::daemon {
+
+namespace {
+
+// The bus as a loop source: sdbus-c++'s external-loop pattern.
+class BusSource final : public EventSource {
+ public:
+  BusSource(bus::Server& server, std::function<void(const std::exception&)> on_lost)
+      : server_(server), on_lost_(std::move(on_lost)) {}
+  PollSpec prepare() override {
+    const auto d = server_.poll_data();
+    return {d.fd, d.events, d.deadline};
+  }
+  void dispatch(short /*revents*/) override {
+    try {
+      server_.process();
+    } catch (const std::exception& e) {
+      on_lost_(e);
+    }
+  }
+
+ private:
+  bus::Server& server_;
+  std::function<void(const std::exception&)> on_lost_;
+};
+
+// A source the loop polls with no fd: calls `f` at `when`, then every `every`.
+class Ticker final : public EventSource {
+ public:
+  Ticker(std::chrono::microseconds every, std::function<void()> f)
+      : every_(every), f_(std::move(f)), next_(Clock::now()) {}
+  PollSpec prepare() override { return {-1, 0, next_}; }
+  void dispatch(short /*revents*/) override {
+    next_ = Clock::now() + every_;
+    f_();
+  }
+
+ private:
+  std::chrono::microseconds every_;
+  std::function<void()> f_;
+  Clock::time_point next_;
+};
+
+}  // namespace
+
+Service::Service(ServiceOptions options, BringupInputs inputs, host::Notifier& notifier)
+    : options_(std::move(options)), inputs_(std::move(inputs)), notifier_(notifier) {
+  status_.version = kVersion;
+  status_.config_file = options_.config_path;
+}
+
+Service::~Service() {
+  if (signal_fd_ >= 0) {
+    close(signal_fd_);
+  }
+}
+
+int Service::run() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR2}) {
+    sigaddset(&signals, s);
+  }
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal_fd_ = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+  loop_.add_fd(signal_fd_, POLLIN, [this](short) { on_signal(); });
+  arm_watchdog();
+  if (options_.bus_address && !options_.once) {
+    connect_bus();
+  }
+  start_bringup();
+  return loop_.run();
+}
+
+void Service::arm_watchdog() {
+  const auto interval = notifier_.watchdog();
+  if (!interval) {
+    return;
+  }
+  // Pinged from the loop itself: a loop that is stuck stops pinging, and systemd acts.
+  loop_.add(std::make_shared<Ticker>(*interval / 2, [this] { notifier_.notify("WATCHDOG=1"); }));
+}
+
+void Service::start_bringup() {
+  BringupHooks hooks;
+  hooks.changed = [this] { publish(); };
+  hooks.progress = [this](const std::string& line, std::chrono::milliseconds bound) {
+    std::string message = "STATUS=" + line;
+    if (!ready_sent_) {
+      // Slow steps that make progress keep systemd's start timeout away.
+      const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(bound).count();
+      message += "\nEXTEND_TIMEOUT_USEC=" + std::to_string(usec + 5'000'000);
+    }
+    notifier_.notify(message);
+  };
+  hooks.finished = [this] { on_bringup_finished(); };
+  if (bringup_id_ != 0) {
+    loop_.remove(bringup_id_);
+  }
+  bringup_ = std::make_shared<Bringup>(inputs_, status_, epoch_, busy_, std::move(hooks));
+  bringup_id_ = loop_.add(bringup_);
+  bringup_->start();
+}
+
+void Service::on_bringup_finished() {
+  const auto outcome = bringup_->outcome();
+  const bool ready = outcome == model::Outcome::kReady ||
+                     (outcome == model::Outcome::kDegraded && inputs_.config.ready_when_degraded);
+  const bool first = !first_done_;
+  first_done_ = true;
+  if (ready && !ready_sent_) {
+    notifier_.notify("READY=1\nSTATUS=" + status_.text);
+    ready_sent_ = true;
+  } else if (!ready) {
+    notifier_.notify("STATUS=" + status_.text + "\nERRNO=5");
+  } else {
+    notifier_.notify("STATUS=" + status_.text);
+  }
+  if (options_.once) {
+    std::fputs(model::render_status(model::to_json(status_), false).c_str(), stdout);
+    loop_.quit(ready ? 0 : 1);
+    return;
+  }
+  if (first && !ready) {
+    // Not ready at boot: fail the unit, so that kubelet (with the drop-in) stays back
+    // and systemd's Restart= tries again.
+    log::error({}, "not ready: exiting so that systemd marks vfready failed");
+    loop_.quit(1);
+  }
+}
+
+void Service::on_signal() {
+  signalfd_siginfo si{};
+  while (read(signal_fd_, &si, sizeof si) == sizeof si) {
+    switch (si.ssi_signo) {
+      case SIGHUP:
+        if (auto refused = reload()) {
+          log::error({}, "reload: " + *refused);
+        }
+        break;
+      case SIGUSR2:
+        if (options_.stall_on_sigusr2) {
+          log::warn({}, "SIGUSR2: stalling the event loop on purpose (--debug-stall-on-sigusr2)");
+          for (;;) {
+            pause();
+          }
+        }
+        break;
+      default:
+        log::info({}, "signal " + std::to_string(si.ssi_signo) +
+                          ": stopping; VFs, names and GUIDs stay as they are");
+        notifier_.notify("STOPPING=1");
+        loop_.quit(options_.once ? 1 : 0);  // --once: interrupted before its outcome
+        return;
+    }
+  }
+}
+
+std::optional<std::string> Service::reconcile() {
+  if (bringup_ && !bringup_->finished()) {
+    return "a bring-up is running; try again when it has finished";
+  }
+  log::info({}, "reconcile requested");
+  start_bringup();
+  return std::nullopt;
+}
+
+std::optional<std::string> Service::reload() {
+  if (bringup_ && !bringup_->finished()) {
+    return "a bring-up is running; try again when it has finished";
+  }
+  notifier_.notify("RELOADING=1\nSTATUS=Reloading " + options_.config_path);
+  auto config = load_config(options_.config_path);
+  auto table = config ? load_compat_tables(options_.compat_paths)
+                      : Result<model::CompatTable>(config.error());
+  if (!config || !table) {
+    const auto message =
+        (config ? table.error() : config.error()).message + ": the running configuration stays";
+    status_.problems = {message};
+    publish();
+    notifier_.notify("READY=1\nSTATUS=" + message);
+    return message;
+  }
+  log::info({}, "reloaded " + options_.config_path);
+  inputs_.config = std::move(config.value());
+  inputs_.table = std::move(table.value());
+  notifier_.notify("READY=1");
+  start_bringup();
+  return std::nullopt;
+}
+
+void Service::connect_bus() {
+  // Connecting waits for the bus's replies: on a worker, so that a slow or wedged bus
+  // never holds the loop (or the watchdog). The server comes back through an eventfd.
+  struct Pending {
+    std::mutex mu;
+    std::unique_ptr<bus::Server> server;
+    std::string error;
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    ~Pending() { close(fd); }
+  };
+  auto pending = std::make_shared<Pending>();
+  bus::Handlers handlers{[this] { return reconcile(); }, [this] { return reload(); }};
+  std::thread([pending, address = *options_.bus_address, handlers = std::move(handlers)] {
+    std::unique_ptr<bus::Server> server;
+    std::string error;
+    try {
+      server = bus::Server::start(address, handlers);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    std::lock_guard lock(pending->mu);
+    pending->server = std::move(server);
+    pending->error = std::move(error);
+    const uint64_t one = 1;
+    static_cast<void>(write(pending->fd, &one, sizeof one));
+  }).detach();
+  const auto id = std::make_shared<EventLoop::Id>(0);
+  *id = loop_.add_fd(pending->fd, POLLIN, [this, pending, id](short) {
+    loop_.remove(*id);
+    std::lock_guard lock(pending->mu);
+    if (!pending->server) {
+      // At early boot the bus may not be up yet: the job goes on, the bus comes later.
+      log::warn({},
+                pending->error + "; trying again in " + std::to_string(bus_retry_.count()) + " s");
+      loop_.add_timer(Clock::now() + bus_retry_, [this] { connect_bus(); });
+      bus_retry_ = std::min(bus_retry_ * 2, std::chrono::seconds(30));
+      return;
+    }
+    bus_ = std::move(pending->server);
+    bus_->publish(status_);
+    bus_id_ = loop_.add(std::make_shared<BusSource>(*bus_, [this](const std::exception& e) {
+      log::warn({}, std::string("D-Bus connection lost: ") + e.what() + "; reconnecting");
+      loop_.remove(bus_id_);
+      bus_id_ = 0;
+      // The server is not deleted from within its own dispatch: the timer does it.
+      loop_.add_timer(Clock::now(), [this] {
+        bus_.reset();
+        connect_bus();
+      });
+    }));
+    bus_retry_ = std::chrono::seconds(1);
+    log::info({}, std::string("serving ") + bus::kBusName + " on D-Bus");
+  });
+}
+
+void Service::publish() {
+  if (bus_) {
+    bus_->publish(status_);
+  }
+}
+
+}  // namespace vfready::daemon

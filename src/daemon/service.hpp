@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bringup.hpp"
+#include "event_loop.hpp"
+#include "host_roots.hpp"
+#include "vfready/bus/bus.hpp"
+#include "vfready/host/notifier.hpp"
+
+// vfreadyd as a service: the loop with its sources (signals, the bring-up, the bus,
+// the watchdog), and what happens on each.
+namespace vfready::daemon {
+
+struct ServiceOptions {
+  std::string config_path;
+  std::vector<std::string> compat_paths;
+  HostRoots roots;
+  bool once = false;
+  std::optional<std::string> bus_address;  // nullopt: no bus; "": the system bus
+  bool stall_on_sigusr2 = false;           // a test hook: wedge the loop on SIGUSR2
+};
+
+class Service {
+ public:
+  Service(ServiceOptions options, BringupInputs inputs, host::Notifier& notifier);
+  ~Service();
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+
+  // Runs until SIGTERM (or, with `once`, until the bring-up's outcome). Returns the exit
+  // code: 0 ready, 1 not.
+  int run();
+  [[nodiscard]] const model::DaemonStatus& status() const { return status_; }
+
+ private:
+  void start_bringup();
+  void on_bringup_finished();
+  void on_signal();
+  std::optional<std::string> reconcile();
+  std::optional<std::string> reload();
+  void connect_bus();
+  void publish();
+  void arm_watchdog();
+
+  ServiceOptions options_;
+  BringupInputs inputs_;
+  host::Notifier& notifier_;
+  EventLoop loop_;
+  Clock::time_point epoch_ = Clock::now();
+  model::DaemonStatus status_;
+  std::shared_ptr<BusyPfs> busy_ = std::make_shared<BusyPfs>();
+  std::shared_ptr<Bringup> bringup_;
+  EventLoop::Id bringup_id_ = 0;
+  std::unique_ptr<bus::Server> bus_;
+  EventLoop::Id bus_id_ = 0;
+  std::chrono::seconds bus_retry_{1};
+  int signal_fd_ = -1;
+  bool ready_sent_ = false;
+  bool first_done_ = false;
+};
+
+}  // namespace vfready::daemon

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/model/status_json.hpp"
+
+#include <algorithm>
+
+namespace vfready::model {
+
+namespace {
+
+nlohmann::json to_json(const StepTiming& s) {
+  return {{"name", s.name},
+          {"state", s.state},
+          {"started_ms", s.started_ms},
+          {"elapsed_ms", s.elapsed_ms}};
+}
+
+nlohmann::json steps_json(const std::vector<StepTiming>& steps) {
+  auto out = nlohmann::json::array();
+  for (const auto& s : steps) {
+    out.push_back(to_json(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const VfStatus& vf) {
+  return {{"index", vf.index},       {"pci", vf.pci},   {"name", vf.name},
+          {"altnames", vf.altnames}, {"guid", vf.guid}, {"ifindex", vf.ifindex},
+          {"problems", vf.problems}};
+}
+
+nlohmann::json to_json(const PfStatus& pf) {
+  auto vfs = nlohmann::json::array();
+  for (const auto& vf : pf.vfs) {
+    vfs.push_back(to_json(vf));
+  }
+  auto events = nlohmann::json::array();
+  for (const auto& [text, kind] : pf.events) {
+    events.push_back({{"event", event_info(kind).name}, {"message", text}});
+  }
+  return {{"pci", pf.pci},
+          {"name", pf.name},
+          {"state", to_string(pf.state)},
+          {"step", pf.step},
+          {"link_layer", pf.link_layer},
+          {"port_state", pf.port_state},
+          {"problems", pf.problems},
+          {"warnings", pf.warnings},
+          {"events", events},
+          {"steps", steps_json(pf.steps)},
+          {"elapsed_ms", pf.elapsed_ms},
+          {"vfs", vfs}};
+}
+
+nlohmann::json to_json(const DaemonStatus& status) {
+  auto pfs = nlohmann::json::array();
+  std::size_t vfs = 0;
+  for (const auto& pf : status.pfs) {
+    pfs.push_back(to_json(pf));
+    vfs += pf.vfs.size();
+  }
+  return {{"version", status.version},
+          {"config_file", status.config_file},
+          {"state", status.state},
+          {"status", status.text},
+          {"problems", status.problems},
+          {"ready_ms", status.ready_ms},
+          {"steps", steps_json(overall_steps(status.pfs))},
+          {"pf_count", status.pfs.size()},
+          {"vf_count", vfs},
+          {"pfs", pfs}};
+}
+
+const PfStatus* find_pf(const DaemonStatus& status, const std::string& key) {
+  for (const auto& pf : status.pfs) {
+    if (pf.pci == key || (!pf.name.empty() && pf.name == key)) {
+      return &pf;
+    }
+    if (std::any_of(pf.vfs.begin(), pf.vfs.end(), [&](const VfStatus& vf) {
+          return vf.pci == key || (!vf.name.empty() && vf.name == key);
+        })) {
+      return &pf;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace vfready::model
