@@ -118,7 +118,6 @@ class ManagerObject final
         changed.emplace_back(name);
       }
     };
-    check("ConfigFile", s.config_file == status_.config_file);
     check("State", s.state == status_.state);
     check("StatusText", s.text == status_.text);
     check("Problems", s.problems == status_.problems);

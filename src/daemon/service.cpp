@@ -160,6 +160,7 @@ void Service::on_signal() {
       case SIGUSR2:
         if (options_.stall_on_sigusr2) {
           log::warn({}, "SIGUSR2: stalling the event loop on purpose (--debug-stall-on-sigusr2)");
+          notifier_.notify("STATUS=Event loop stalled on purpose (SIGUSR2)");
           for (;;) {
             pause();
           }
@@ -247,7 +248,7 @@ void Service::connect_bus() {
       return;
     }
     bus_ = std::move(pending->server);
-    bus_->publish(status_);
+    publish();
     bus_id_ = loop_.add(std::make_shared<BusSource>(*bus_, [this](const std::exception& e) {
       log::warn({}, std::string("D-Bus connection lost: ") + e.what() + "; reconnecting");
       loop_.remove(bus_id_);
@@ -264,8 +265,14 @@ void Service::connect_bus() {
 }
 
 void Service::publish() {
-  if (bus_) {
+  if (!bus_) {
+    return;
+  }
+  try {
     bus_->publish(status_);
+  } catch (const std::exception& e) {
+    // The bus is for reading the status: it never stops the job.
+    log::warn({}, std::string("D-Bus: publishing the status failed: ") + e.what());
   }
 }
 

@@ -4,11 +4,13 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 namespace vfready::testing {
@@ -33,13 +35,16 @@ bool carries(const std::string& datagram, const std::string& assignment) {
 
 }  // namespace
 
-NotifySocket::NotifySocket() {
+NotifySocket::NotifySocket(const std::string& name) {
   char dir[] = "/tmp/vfready-notify-XXXXXX";
   if (mkdtemp(dir) == nullptr) {
     throw std::runtime_error("mkdtemp failed");
   }
   dir_ = dir;
-  path_ = dir_ + "/notify";
+  path_ = dir_ + "/" + name;
+  if (const auto slash = name.rfind('/'); slash != std::string::npos) {
+    mkdir((dir_ + "/" + name.substr(0, slash)).c_str(), 0755);
+  }
   fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
@@ -57,8 +62,8 @@ NotifySocket::~NotifySocket() {
   reader_.join();
   close(stop_fd_);
   close(fd_);
-  unlink(path_.c_str());
-  rmdir(dir_.c_str());
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
 }
 
 void NotifySocket::read_loop() {
@@ -83,12 +88,26 @@ std::vector<std::string> NotifySocket::received() {
   return received_;
 }
 
-bool NotifySocket::wait_for(const std::string& assignment, std::chrono::milliseconds bound) {
+bool NotifySocket::wait_for(const std::string& assignment, std::chrono::milliseconds bound,
+                            std::size_t from) {
   std::unique_lock lock(mu_);
   return cv_.wait_for(lock, bound, [&] {
-    return std::any_of(received_.begin(), received_.end(),
-                       [&](const std::string& d) { return carries(d, assignment); });
+    return std::any_of(
+        received_.begin() + static_cast<std::ptrdiff_t>(std::min(from, received_.size())),
+        received_.end(), [&](const std::string& d) { return carries(d, assignment); });
   });
+}
+
+std::size_t NotifySocket::count() {
+  std::lock_guard lock(mu_);
+  return received_.size();
+}
+
+std::size_t NotifySocket::count(const std::string& assignment) {
+  std::lock_guard lock(mu_);
+  return static_cast<std::size_t>(
+      std::count_if(received_.begin(), received_.end(),
+                    [&](const std::string& d) { return carries(d, assignment); }));
 }
 
 }  // namespace vfready::testing

@@ -15,15 +15,22 @@ namespace vfready::testing {
 
 class NotifySocket {
  public:
-  NotifySocket();
+  // Bound at <a new temporary directory>/<name>; `name` may have one directory level
+  // ("journal/socket", to stand in for /run/systemd/journal/socket).
+  explicit NotifySocket(const std::string& name = "notify");
   ~NotifySocket();
   NotifySocket(const NotifySocket&) = delete;
   NotifySocket& operator=(const NotifySocket&) = delete;
 
   [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const std::string& dir() const { return dir_; }
   // Waits up to `bound` for a datagram with a line starting with `assignment`
-  // ("READY=1", "STATUS=degraded").
-  bool wait_for(const std::string& assignment, std::chrono::milliseconds bound);
+  // ("READY=1", "STATUS=degraded"), among those from the `from`th on.
+  bool wait_for(const std::string& assignment, std::chrono::milliseconds bound,
+                std::size_t from = 0);
+  // How many datagrams have arrived; how many carry `assignment`.
+  std::size_t count();
+  std::size_t count(const std::string& assignment);
   // Every datagram received so far.
   [[nodiscard]] std::vector<std::string> received();
 

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: Apache-2.0
+// vfreadyd as a service: its D-Bus API on a private bus, vfreadyctl, access control,
+// the watchdog and reload, on the simulated DGX H200.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "daemon_run.hpp"
+#include "private_bus.hpp"
+#include "root_only.hpp"
+#include "service_daemon.hpp"
+
+using namespace vfready::testing;
+using testing::HasSubstr;
+
+namespace {
+
+const std::vector<std::string> kIbPfs = {"0000:18:00.0", "0000:40:00.0", "0000:4f:00.0",
+                                         "0000:5e:00.0", "0000:9a:00.0", "0000:c0:00.0",
+                                         "0000:ce:00.0", "0000:dc:00.0"};
+
+std::string busctl(const PrivateBus& bus, const std::string& args) {
+  return "busctl --address=" + bus.address() + " " + args;
+}
+
+std::string manager(const std::string& verb, const std::string& rest) {
+  return verb + " org.vfready.vfready1 /org/vfready/vfready1 org.vfready.vfready1.Manager " + rest;
+}
+
+std::string vfreadyctl(const PrivateBus& bus, const std::string& args) {
+  return VFREADYCTL_PATH " --bus-address " + bus.address() + " " + args;
+}
+
+// Waits until vfreadyd owns its name on `bus` (it connects beside the bring-up).
+bool wait_for_name(const PrivateBus& bus) {
+  return wait_until(
+      [&] { return sh(busctl(bus, "status org.vfready.vfready1"), 5s).exit_code == 0; }, 20s);
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) {
+    s.pop_back();
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(20));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  ASSERT_TRUE(wait_for_name(bus)) << daemon.log();
+
+  const auto introspect = sh(busctl(bus, "introspect org.vfready.vfready1 /org/vfready/vfready1"));
+  ASSERT_EQ(introspect.exit_code, 0) << introspect.err;
+  for (const char* member : {".Describe", ".DescribePF", ".GetPF", ".Reconcile", ".Reload",
+                             ".State", ".Steps", ".PFs", ".VFCount"}) {
+    EXPECT_THAT(introspect.out, HasSubstr(member));
+  }
+  EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "State"))).out), "s \"ready\"");
+  EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "VFCount"))).out), "u 64");
+
+  const auto call = sh(busctl(bus, "--json=short " + manager("call", "Describe")));
+  ASSERT_EQ(call.exit_code, 0) << call.err;
+  const auto status =
+      nlohmann::json::parse(nlohmann::json::parse(call.out)["data"][0].get<std::string>());
+  EXPECT_EQ(status["state"], "ready");
+  EXPECT_EQ(status["vf_count"], 64);
+  ASSERT_EQ(status["pfs"].size(), kIbPfs.size());
+  for (std::size_t p = 0; p < kIbPfs.size(); ++p) {
+    const auto& pf = status["pfs"][p];
+    EXPECT_EQ(pf["pci"], kIbPfs[p]);
+    EXPECT_EQ(pf["name"], "ibs" + std::to_string(p));
+    ASSERT_EQ(pf["vfs"].size(), 8U);
+    for (int v = 0; v < 8; ++v) {
+      const auto& vf = pf["vfs"][static_cast<std::size_t>(v)];
+      EXPECT_EQ(vf["name"], "ibs" + std::to_string(p) + "v" + std::to_string(v));
+      // The GUID reported is the one the (fake) hardware uses.
+      EXPECT_EQ(vf["guid"].get<std::string>(),
+                trimmed(read_file(host.pci(kIbPfs[p], "sriov/" + std::to_string(v) + "/port"))));
+    }
+  }
+
+  // Each PF is an object of its own, found by name.
+  const auto path = sh(busctl(bus, manager("call", "GetPF s ibs2v5")));
+  EXPECT_EQ(trimmed(path.out), "o \"/org/vfready/vfready1/pf/_30000_3a4f_3a00_2e0\"");
+  EXPECT_EQ(trimmed(sh(busctl(bus,
+                              "get-property org.vfready.vfready1 "
+                              "/org/vfready/vfready1/pf/_30000_3a4f_3a00_2e0 "
+                              "org.vfready.vfready1.PF Name"))
+                        .out),
+            "s \"ibs2\"");
+
+  // vfreadyctl reads the same, as JSON and as a table.
+  const auto json = sh(vfreadyctl(bus, "status --json"));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto ctl = nlohmann::json::parse(json.out);
+  std::size_t named = 0;
+  for (const auto& pf : ctl["pfs"]) {
+    for (const auto& vf : pf["vfs"]) {
+      named += !vf["name"].get<std::string>().empty() && vf["guid"] != "00:00:00:00:00:00:00:00";
+    }
+  }
+  EXPECT_EQ(named, 64U);
+  const auto table = sh(vfreadyctl(bus, "status"));
+  EXPECT_THAT(table.out, HasSubstr("State: ready"));
+  EXPECT_THAT(table.out, HasSubstr("ibs7v7"));
+  const auto one = sh(vfreadyctl(bus, "describe ibs3"));
+  EXPECT_THAT(one.out, HasSubstr("PF 0000:5e:00.0 (ibs3): ready"));
+  EXPECT_THAT(one.out, HasSubstr("validate done"));
+  EXPECT_EQ(sh(vfreadyctl(bus, "describe ibs99")).exit_code, 1);
+
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
+TEST(VfreadydBus, ReadsAreForEveryoneChangesForRoot) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  ASSERT_TRUE(wait_for_name(bus)) << daemon.log();
+
+  const auto state = sh(as_nobody(busctl(bus, manager("get-property", "State"))));
+  EXPECT_EQ(state.exit_code, 0) << state.err;
+  EXPECT_EQ(trimmed(state.out), "s \"ready\"");
+  EXPECT_EQ(sh(as_nobody(vfreadyctl(bus, "status --json"))).exit_code, 0);
+
+  // The bus policy stops an unprivileged caller: AccessDenied (exit code 4).
+  const auto denied = sh(as_nobody(vfreadyctl(bus, "reconcile")));
+  EXPECT_EQ(denied.exit_code, 4) << denied.out << denied.err;
+  EXPECT_EQ(sh(as_nobody(vfreadyctl(bus, "reload"))).exit_code, 4);
+  EXPECT_NE(sh(as_nobody(busctl(bus, manager("call", "Reconcile")))).exit_code, 0);
+
+  // Root may: a reconcile runs the bring-up again and reaches ready again.
+  const auto before = daemon.notify().count();
+  const auto reconcile = sh(vfreadyctl(bus, "reconcile"));
+  EXPECT_EQ(reconcile.exit_code, 0) << reconcile.err;
+  EXPECT_TRUE(daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", 60s, before));
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
+TEST(VfreadydBus, ItsOwnUidCheckDeniesWhereThePolicyWouldAllow) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  PrivateBus bus(PrivateBus::Policy::kOpen);
+  ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  ASSERT_TRUE(wait_for_name(bus)) << daemon.log();
+  for (const char* method : {"reconcile", "reload"}) {
+    const auto r = sh(as_nobody(vfreadyctl(bus, method)));
+    EXPECT_EQ(r.exit_code, 4) << method;
+    EXPECT_THAT(r.err, HasSubstr("only allowed to root")) << method;
+  }
+  EXPECT_EQ(sh(vfreadyctl(bus, "reload")).exit_code, 0);
+}
+
+TEST(Vfreadyctl, SaysInOneLineThatTheDaemonIsNotRunning) {
+  VFREADY_REQUIRE_ROOT();
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  const auto r = sh(vfreadyctl(bus, "status"));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "vfreadyctl: vfreadyd is not running (nothing owns org.vfready.vfready1 on "
+            "the bus)\n");
+  // No bus at all: the same code.
+  const auto none = sh(VFREADYCTL_PATH " --bus-address unix:path=/nonexistent/socket status");
+  EXPECT_EQ(none.exit_code, 3);
+  EXPECT_EQ(std::count(none.err.begin(), none.err.end(), '\n'), 1) << none.err;
+  EXPECT_THAT(sh(VFREADYCTL_PATH " --help").out, HasSubstr("3 vfreadyd is not running"));
+}
+
+TEST(VfreadydWatchdog, PingsWhileTheLoopRunsAndStopsWhenItIsWedged) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  // systemd's WatchdogSec=200ms: a ping every 100 ms.
+  ServiceDaemon daemon(host, repo_config(), "--no-bus --debug-stall-on-sigusr2",
+                       "WATCHDOG_USEC=200000 ");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(daemon.notify().wait_for("WATCHDOG=1", 2s, daemon.notify().count()));
+  }
+  daemon.process().signal(SIGUSR2);
+  ASSERT_TRUE(daemon.notify().wait_for("STATUS=Event loop stalled", 5s));
+  const auto stalled = daemon.notify().count();
+  // Ten intervals pass without a ping: the wedged loop no longer feeds the watchdog.
+  EXPECT_FALSE(daemon.notify().wait_for("WATCHDOG=1", 1s, stalled));
+  daemon.process().signal(SIGKILL);
+}
+
+TEST(VfreadydReload, KeepsTheRunningConfigOnABadOneAndAppliesAGoodOne) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  std::string config = read_file(repo_config());
+  const auto path = write_config(host, config);
+  ServiceDaemon daemon(host, path, "--bus-address " + bus.address());
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  ASSERT_TRUE(wait_for_name(bus)) << daemon.log();
+
+  write_config(host, "{\"pfs\": [ {\"vfs\": \"eight\"} ]}");
+  const auto bad = sh(vfreadyctl(bus, "reload"));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.err, HasSubstr(path));
+  EXPECT_THAT(bad.err, HasSubstr("the running configuration stays"));
+  EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "State"))).out), "s \"ready\"");
+  EXPECT_THAT(sh(busctl(bus, manager("get-property", "Problems"))).out, HasSubstr(path));
+
+  // A good one with another VF MTU: links change MTU; nothing is written or renamed.
+  const auto pos = config.find("\"mtu\": 4092");
+  ASSERT_NE(pos, std::string::npos) << "the reference config sets the VF MTU";
+  config.replace(pos, std::string("\"mtu\": 4092").size(), "\"mtu\": 2044");
+  write_config(host, config);
+  const auto writes = host.writes().size();
+  const auto renames = host.renames().size();
+  const auto before = daemon.notify().count();
+  const auto good = sh(vfreadyctl(bus, "reload"));
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  ASSERT_TRUE(daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", 60s, before));
+  const auto link = nlohmann::json::parse(sh("ip -n " + host.netns() + " -j link show ibs5v6").out);
+  EXPECT_EQ(link[0]["mtu"], 2044);
+  EXPECT_EQ(host.writes().size(), writes);
+  EXPECT_EQ(host.renames().size(), renames);
+  EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "Problems"))).out), "as 0");
+}
