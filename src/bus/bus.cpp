@@ -27,6 +27,7 @@ using VfStruct = sdbus::Struct<uint16_t, std::string, std::string, std::vector<s
 
 std::vector<StepStruct> steps_value(const std::vector<model::StepTiming>& steps) {
   std::vector<StepStruct> out;
+  out.reserve(steps.size());
   for (const auto& s : steps) {
     out.emplace_back(s.name, s.state, s.started_ms, s.elapsed_ms);
   }
@@ -39,6 +40,7 @@ bool same_steps(const std::vector<model::StepTiming>& a, const std::vector<model
 
 std::vector<VfStruct> vfs_value(const std::vector<model::VfStatus>& vfs) {
   std::vector<VfStruct> out;
+  out.reserve(vfs.size());
   for (const auto& v : vfs) {
     out.emplace_back(v.index, v.pci, v.name, v.altnames, v.guid, v.problems);
   }
@@ -58,7 +60,7 @@ class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::P
       : AdaptorInterfaces(connection, pf_path(pf.pci)), pf_(std::move(pf)) {
     registerAdaptor();
   }
-  ~PfObject() { unregisterAdaptor(); }
+  virtual ~PfObject() { unregisterAdaptor(); }
   PfObject(const PfObject&) = delete;
   PfObject& operator=(const PfObject&) = delete;
 
@@ -107,7 +109,7 @@ class ManagerObject final
       : AdaptorInterfaces(connection, kManagerPath), handlers_(std::move(handlers)) {
     registerAdaptor();
   }
-  ~ManagerObject() { unregisterAdaptor(); }
+  virtual ~ManagerObject() { unregisterAdaptor(); }
   ManagerObject(const ManagerObject&) = delete;
   ManagerObject& operator=(const ManagerObject&) = delete;
 

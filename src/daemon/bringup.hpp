@@ -71,7 +71,7 @@ class Bringup final : public EventSource {
   void on_planned(std::vector<model::PfTarget> targets, std::shared_ptr<model::HostInfo> host);
   void on_step(std::size_t pf, const std::string& step);
   void on_done(std::size_t pf, model::PfStatus status);
-  void give_up(std::size_t pf, std::chrono::milliseconds bound);
+  void give_up(std::size_t i, std::chrono::milliseconds bound);
   void stop(const std::string& why, std::vector<std::string> problems,
             const std::map<std::string, model::EventKind>& events);
   void finish();

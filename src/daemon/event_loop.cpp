@@ -101,7 +101,8 @@ int EventLoop::run() {
       if (!sources_.contains(id)) {
         continue;  // removed by an earlier dispatch of this round
       }
-      const short revents = slot[i] >= 0 ? fds[static_cast<std::size_t>(slot[i])].revents : 0;
+      const short revents =
+          slot[i] >= 0 ? fds[static_cast<std::size_t>(slot[i])].revents : short{0};
       if (revents != 0 || (deadlines[i] && *deadlines[i] <= now)) {
         source->dispatch(revents);
       }

@@ -100,8 +100,7 @@ int run(int argc, char** argv) {
   }
 
   vfready::host::SystemdNotifier notifier;
-  vfready::daemon::BringupInputs inputs{std::move(config.value()), std::move(table.value()),
-                                        s.roots};
+  vfready::daemon::BringupInputs inputs{config.value(), table.value(), s.roots};
   vfready::daemon::Service service(s, std::move(inputs), notifier);
   leave(service.run());
 }

@@ -136,7 +136,8 @@ void Service::on_bringup_finished() {
     notifier_.notify("STATUS=" + status_.text);
   }
   if (options_.once) {
-    std::fputs(model::render_status(model::to_json(status_), false).c_str(), stdout);
+    static_cast<void>(
+        std::fputs(model::render_status(model::to_json(status_), false).c_str(), stdout));
     loop_.quit(ready ? 0 : 1);
     return;
   }
@@ -202,8 +203,8 @@ std::optional<std::string> Service::reload() {
     return message;
   }
   log::info({}, "reloaded " + options_.config_path);
-  inputs_.config = std::move(config.value());
-  inputs_.table = std::move(table.value());
+  inputs_.config = config.value();
+  inputs_.table = table.value();
   notifier_.notify("READY=1");
   start_bringup();
   return std::nullopt;
