@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -196,6 +198,7 @@ void FuseMount::start() {
     throw std::runtime_error("cannot mount FUSE at " + mountpoint_ +
                              " (is /dev/fuse there and are we root?)");
   }
+  connection_ = connection_of(mountpoint_);
   loop_ = std::thread([f = fuse_] {
     fuse_loop_config* cfg = fuse_loop_cfg_create();
     // One worker per blocked write: every PF's sriov_numvfs may block at once.
@@ -211,6 +214,12 @@ void FuseMount::stop() {
     return;
   }
   fuse_exit(fuse_);
+  // Abort the connection, as the kernel does when a FUSE server dies: requests still
+  // waiting for an answer fail with ENOTCONN, so a writer left in one cannot keep the
+  // mount (and the workers' reads) alive past the unmount.
+  if (connection_ >= 0) {
+    abort_connection(connection_);
+  }
   // Unmounting ends the workers' reads from /dev/fuse, so the loop returns.
   fuse_unmount(fuse_);
   if (loop_.joinable()) {
@@ -218,6 +227,36 @@ void FuseMount::stop() {
   }
   fuse_destroy(fuse_);
   fuse_ = nullptr;
+}
+
+int FuseMount::connection_of(const std::string& mountpoint) {
+  // The FUSE connection number is the minor of the mount's device ("0:52").
+  std::ifstream in("/proc/self/mountinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string id;
+    std::string parent;
+    std::string device;
+    std::string root;
+    std::string point;
+    fields >> id >> parent >> device >> root >> point;
+    if (point == mountpoint) {
+      const auto colon = device.find(':');
+      return colon == std::string::npos ? -1 : std::stoi(device.substr(colon + 1));
+    }
+  }
+  return -1;
+}
+
+void FuseMount::abort_connection(int connection) {
+  const std::string control = "/sys/fs/fuse/connections";
+  struct stat st {};
+  if (::stat((control + "/" + std::to_string(connection)).c_str(), &st) != 0) {
+    // fusectl is not mounted where systemd would have mounted it.
+    static_cast<void>(::mount("fusectl", control.c_str(), "fusectl", 0, nullptr));
+  }
+  std::ofstream(control + "/" + std::to_string(connection) + "/abort") << "1";
 }
 
 bool FuseMount::clear_stale(const std::string& mountpoint) {

@@ -31,9 +31,13 @@ class FuseMount {
   static bool clear_stale(const std::string& mountpoint);
 
  private:
+  static int connection_of(const std::string& mountpoint);
+  static void abort_connection(int connection);
+
   const Tree& tree_;
   std::string mountpoint_;
   struct fuse* fuse_ = nullptr;
+  int connection_ = -1;
   std::thread loop_;
 };
 
