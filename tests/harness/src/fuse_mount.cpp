@@ -222,6 +222,8 @@ void FuseMount::stop() {
   }
   // Unmounting ends the workers' reads from /dev/fuse, so the loop returns.
   fuse_unmount(fuse_);
+  // libfuse skips the unmount of an aborted connection: detach it here.
+  static_cast<void>(umount2(mountpoint_.c_str(), MNT_DETACH));
   if (loop_.joinable()) {
     loop_.join();
   }
