@@ -21,6 +21,7 @@ constexpr const char* kAccessDenied = "org.freedesktop.DBus.Error.AccessDenied";
 constexpr const char* kRefusedError = "org.vfready.vfready1.Error.Refused";
 constexpr const char* kNoSuchPf = "org.vfready.vfready1.Error.NoSuchPF";
 
+using EventStruct = sdbus::Struct<double, std::string, std::string, std::string>;
 using StepStruct = sdbus::Struct<std::string, std::string, double, double>;
 using VfStruct = sdbus::Struct<uint16_t, std::string, std::string, std::vector<std::string>,
                                std::string, std::vector<std::string>>;
@@ -126,6 +127,7 @@ class ManagerObject final
     check("Steps", same_steps(model::overall_steps(s.pfs), model::overall_steps(status_.pfs)));
     check("PFs", !pfs_changed);
     check("VFCount", vf_count(s) == vf_count(status_));
+    check("RecentEvents", events_value(s) == events_value(status_));
     status_ = s;
     if (!changed.empty()) {
       getObject().emitPropertiesChangedSignal(INTERFACE_NAME, changed);
@@ -192,6 +194,15 @@ class ManagerObject final
     return out;
   }
   uint32_t VFCount() override { return vf_count(status_); }
+  std::vector<EventStruct> RecentEvents() override { return events_value(status_); }
+  static std::vector<EventStruct> events_value(const model::DaemonStatus& s) {
+    std::vector<EventStruct> out;
+    out.reserve(s.recent_events.size());
+    for (const auto& e : s.recent_events) {
+      out.emplace_back(e.at_ms, e.pf, e.vf, e.message);
+    }
+    return out;
+  }
 
   Handlers handlers_;
   model::DaemonStatus status_;

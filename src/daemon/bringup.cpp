@@ -101,12 +101,13 @@ std::string progress_line(const std::vector<std::string>& steps, std::size_t don
 }
 
 Bringup::Bringup(BringupInputs inputs, model::DaemonStatus& status, Clock::time_point epoch,
-                 std::shared_ptr<BusyPfs> busy, BringupHooks hooks)
+                 std::shared_ptr<BusyPfs> busy, BringupHooks hooks, std::set<std::string> only)
     : in_(std::move(inputs)),
       status_(status),
       epoch_(epoch),
       busy_(std::move(busy)),
-      hooks_(std::move(hooks)) {}
+      hooks_(std::move(hooks)),
+      only_(std::move(only)) {}
 
 Bringup::~Bringup() = default;
 
@@ -237,18 +238,28 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
                            [&](const model::PfStatus& p) { return p.pci == pci; });
     model::PfStatus pf = it == status_.pfs.end() ? model::PfStatus{} : *it;
     pf.pci = pci;
-    pf.state = model::PfState::kPending;
-    pf.steps.clear();
-    pf.step.clear();
+    if (only_.empty() || only_.contains(pci) || it == status_.pfs.end()) {
+      pf.state = model::PfState::kPending;
+      pf.steps.clear();
+      pf.step.clear();
+    }
     pfs.push_back(std::move(pf));
   }
   status_.pfs = std::move(pfs);
   running_.assign(targets_.size(), Running{"start", Clock::now(), false});
-  left_ = targets_.size();
-  status_.text = "Bringing up " + std::to_string(targets_.size()) + " PFs";
+  left_ = 0;
+  for (std::size_t i = 0; i < targets_.size(); ++i) {
+    running_[i].finished = !only_.empty() && !only_.contains(targets_[i].pci.str()) &&
+                           status_.pfs[i].state != model::PfState::kPending;
+    left_ += running_[i].finished ? 0 : 1;
+  }
+  status_.text = "Bringing up " + std::to_string(left_) + " PFs";
   hooks_.progress(status_.text, std::chrono::milliseconds(30000));
   hooks_.changed();
   for (std::size_t i = 0; i < targets_.size(); ++i) {
+    if (running_[i].finished) {
+      continue;  // not part of this pass
+    }
     const auto pci = targets_[i].pci.str();
     {
       std::lock_guard lock(busy_->mu);

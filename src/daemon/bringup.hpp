@@ -45,8 +45,9 @@ struct BringupInputs {
 
 class Bringup final : public EventSource {
  public:
+  // `only`: the PCI addresses of the PFs to bring up (a reconcile after drift); empty: all.
   Bringup(BringupInputs inputs, model::DaemonStatus& status, Clock::time_point epoch,
-          std::shared_ptr<BusyPfs> busy, BringupHooks hooks);
+          std::shared_ptr<BusyPfs> busy, BringupHooks hooks, std::set<std::string> only = {});
   ~Bringup() override;
   Bringup(const Bringup&) = delete;
   Bringup& operator=(const Bringup&) = delete;
@@ -54,6 +55,10 @@ class Bringup final : public EventSource {
   void start();
   [[nodiscard]] bool finished() const { return finished_; }
   [[nodiscard]] model::Outcome outcome() const { return outcome_; }
+  // Whether this bring-up is (still) working on PF `pci`.
+  [[nodiscard]] bool covers(const std::string& pci) const {
+    return !finished_ && (only_.empty() || only_.contains(pci));
+  }
 
   PollSpec prepare() override;
   void dispatch(short revents) override;
@@ -85,6 +90,7 @@ class Bringup final : public EventSource {
   Clock::time_point started_;
   std::shared_ptr<BusyPfs> busy_;
   BringupHooks hooks_;
+  std::set<std::string> only_;
   std::shared_ptr<Shared> shared_;
   std::vector<model::PfTarget> targets_;
   std::vector<Running> running_;

@@ -84,8 +84,12 @@ int Service::run() {
   signal_fd_ = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
   loop_.add_fd(signal_fd_, POLLIN, [this](short) { on_signal(); });
   arm_watchdog();
-  if (options_.bus_address && !options_.once) {
-    connect_bus();
+  if (!options_.once) {
+    // Subscribed before the bring-up reads anything: nothing changes unseen.
+    watch();
+    if (options_.bus_address) {
+      connect_bus();
+    }
   }
   start_bringup();
   return loop_.run();
@@ -100,7 +104,98 @@ void Service::arm_watchdog() {
   loop_.add(std::make_shared<Ticker>(*interval / 2, [this] { notifier_.notify("WATCHDOG=1"); }));
 }
 
-void Service::start_bringup() {
+void Service::watch() {
+  try {
+    monitor_ = std::make_unique<host::LinkMonitor>();
+    links_ = std::make_unique<host::NetlinkLinks>();
+    loop_.add_fd(monitor_->fd(), POLLIN, [this](short) { on_link_events(); });
+  } catch (const std::exception& e) {
+    log::warn({}, std::string(e.what()) + ": drift of names goes unseen until a reconcile");
+  }
+  udev_watch_ = std::make_unique<host::UdevNetdevWatch>(options_.roots.udev_run);
+  if (udev_watch_->fd() >= 0) {
+    loop_.add_fd(udev_watch_->fd(), POLLIN, [this](short) { on_udev_events(); });
+  }
+}
+
+void Service::on_link_events() {
+  bool overflowed = false;
+  const auto events = monitor_->drain(&overflowed);
+  if (overflowed) {
+    log::warn({}, "link events were lost (netlink buffer overrun): looking at every PF");
+    for (const auto& pf : status_.pfs) {
+      dirty_.insert(pf.pci);
+    }
+  }
+  for (const auto& e : events) {
+    if (auto drift = drift_of(status_, e)) {
+      on_drift(*drift);
+    }
+  }
+  schedule_pass();
+}
+
+void Service::on_udev_events() {
+  bool overflowed = false;
+  const auto ifindexes = udev_watch_->drain(&overflowed);
+  if (overflowed) {
+    for (const auto& pf : status_.pfs) {
+      dirty_.insert(pf.pci);
+    }
+  }
+  host::RootedSysfs sysfs(options_.roots.sysfs);
+  for (const int ifindex : ifindexes) {
+    const auto link = links_ ? links_->get(ifindex) : std::nullopt;
+    if (!link) {
+      continue;  // gone again, or not in this namespace
+    }
+    const auto device = "class/net/" + link->name + "/device";
+    const auto pci = sysfs.link_target_name(device);
+    if (!pci) {
+      continue;  // a virtual device (veth, bridge): not ours
+    }
+    const auto physfn = sysfs.link_target_name(device + "/physfn");
+    if (auto drift = drift_of_new_netdev(status_, ifindex, link->name, *pci, physfn.value_or(""))) {
+      on_drift(*drift);
+    }
+  }
+  schedule_pass();
+}
+
+void Service::on_drift(const Drift& drift) {
+  if (bringup_ && bringup_->covers(drift.pf)) {
+    return;  // the pass working on this PF made the change, or will see it
+  }
+  log::warn({.pf = drift.pf, .vf = drift.vf, .interface = drift.interface}, drift.message);
+  const double at = std::chrono::duration<double, std::milli>(Clock::now() - epoch_).count();
+  status_.recent_events.push_back({at, drift.pf, drift.vf, drift.message});
+  constexpr std::size_t kKept = 32;
+  if (status_.recent_events.size() > kKept) {
+    status_.recent_events.erase(status_.recent_events.begin());
+  }
+  dirty_.insert(drift.pf);
+  publish();
+}
+
+void Service::schedule_pass() {
+  if (dirty_.empty() || pass_scheduled_ || !first_done_ || (bringup_ && !bringup_->finished())) {
+    return;  // the running bring-up's end calls again
+  }
+  pass_scheduled_ = true;
+  // A re-created netdev comes with a burst of events: take them in as one pass.
+  loop_.add_timer(Clock::now() + std::chrono::milliseconds(20), [this] {
+    pass_scheduled_ = false;
+    if (bringup_ && !bringup_->finished()) {
+      return;
+    }
+    auto only = std::move(dirty_);
+    dirty_.clear();
+    log::info({}, "reconciling " + std::to_string(only.size()) + " PF(s) after drift");
+    start_bringup(std::move(only));
+  });
+}
+
+void Service::start_bringup(std::set<std::string> only) {
   BringupHooks hooks;
   hooks.changed = [this] { publish(); };
   hooks.progress = [this](const std::string& line, std::chrono::milliseconds bound) {
@@ -116,7 +211,8 @@ void Service::start_bringup() {
   if (bringup_id_ != 0) {
     loop_.remove(bringup_id_);
   }
-  bringup_ = std::make_shared<Bringup>(inputs_, status_, epoch_, busy_, std::move(hooks));
+  bringup_ =
+      std::make_shared<Bringup>(inputs_, status_, epoch_, busy_, std::move(hooks), std::move(only));
   bringup_id_ = loop_.add(bringup_);
   bringup_->start();
 }
@@ -146,7 +242,9 @@ void Service::on_bringup_finished() {
     // and systemd's Restart= tries again.
     log::error({}, "not ready: exiting so that systemd marks vfready failed");
     loop_.quit(1);
+    return;
   }
+  schedule_pass();  // drift seen while this bring-up ran
 }
 
 void Service::on_signal() {

@@ -7,10 +7,14 @@
 #include <vector>
 
 #include "bringup.hpp"
+#include "drift.hpp"
 #include "event_loop.hpp"
 #include "host_roots.hpp"
 #include "vfready/bus/bus.hpp"
+#include "vfready/host/links.hpp"
 #include "vfready/host/notifier.hpp"
+#include "vfready/host/sysfs.hpp"
+#include "vfready/host/udev_wait.hpp"
 
 // vfreadyd as a service: the loop with its sources (signals, the bring-up, the bus,
 // the watchdog), and what happens on each.
@@ -38,7 +42,12 @@ class Service {
   [[nodiscard]] const model::DaemonStatus& status() const { return status_; }
 
  private:
-  void start_bringup();
+  void start_bringup(std::set<std::string> only = {});
+  void watch();
+  void on_link_events();
+  void on_udev_events();
+  void on_drift(const Drift& drift);
+  void schedule_pass();
   void on_bringup_finished();
   void on_signal();
   std::optional<std::string> reconcile();
@@ -60,6 +69,12 @@ class Service {
   EventLoop::Id bus_id_ = 0;
   std::chrono::seconds bus_retry_{1};
   int signal_fd_ = -1;
+  // Watching for drift once the first bring-up is done.
+  std::unique_ptr<host::LinkMonitor> monitor_;
+  std::unique_ptr<host::UdevNetdevWatch> udev_watch_;
+  std::unique_ptr<host::NetlinkLinks> links_;
+  std::set<std::string> dirty_;  // PFs a reconcile pass should look at
+  bool pass_scheduled_ = false;
   bool ready_sent_ = false;
   bool first_done_ = false;
 };

@@ -187,4 +187,77 @@ std::vector<uint8_t> build_vf_guids_request(int pf_ifindex, uint32_t vf, model::
   return out;
 }
 
+struct LinkMonitor::Socket {
+  nl_sock* sk = nullptr;
+  std::vector<LinkEvent>* into = nullptr;
+};
+
+namespace {
+
+int on_link_event(nl_msg* msg, void* arg) {
+  auto* into = static_cast<std::vector<LinkEvent>*>(arg);
+  const nlmsghdr* h = nlmsg_hdr(msg);
+  if (h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_DELLINK) {
+    return NL_OK;
+  }
+  nlattr* tb[IFLA_MAX + 1] = {};
+  if (nlmsg_parse(const_cast<nlmsghdr*>(h), sizeof(ifinfomsg), tb, IFLA_MAX,  // NOLINT
+                  nullptr) < 0) {
+    return NL_OK;
+  }
+  const auto* info = static_cast<const ifinfomsg*>(nlmsg_data(h));
+  LinkEvent e;
+  e.removed = h->nlmsg_type == RTM_DELLINK;
+  e.ifindex = info->ifi_index;
+  if (tb[IFLA_IFNAME] != nullptr) {
+    e.name = nla_get_string(tb[IFLA_IFNAME]);
+  }
+  if (tb[IFLA_MTU] != nullptr) {
+    e.mtu = nla_get_u32(tb[IFLA_MTU]);
+  }
+  into->push_back(std::move(e));
+  return NL_OK;
+}
+
+}  // namespace
+
+LinkMonitor::LinkMonitor() : socket_(new Socket) {
+  socket_->sk = nl_socket_alloc();
+  if (socket_->sk == nullptr || nl_connect(socket_->sk, NETLINK_ROUTE) < 0 ||
+      nl_socket_add_membership(socket_->sk, RTNLGRP_LINK) < 0) {
+    if (socket_->sk != nullptr) {
+      nl_socket_free(socket_->sk);
+    }
+    delete socket_;
+    throw std::runtime_error("cannot open a netlink socket for link events");
+  }
+  nl_socket_disable_seq_check(socket_->sk);
+  nl_socket_set_nonblocking(socket_->sk);
+  nl_socket_modify_cb(socket_->sk, NL_CB_VALID, NL_CB_CUSTOM, on_link_event, nullptr);
+}
+
+LinkMonitor::~LinkMonitor() {
+  nl_socket_free(socket_->sk);
+  delete socket_;
+}
+
+int LinkMonitor::fd() const { return nl_socket_get_fd(socket_->sk); }
+
+std::vector<LinkEvent> LinkMonitor::drain(bool* overflowed) {
+  std::vector<LinkEvent> out;
+  *overflowed = false;
+  nl_socket_modify_cb(socket_->sk, NL_CB_VALID, NL_CB_CUSTOM, on_link_event, &out);
+  for (;;) {
+    const int err = nl_recvmsgs_default(socket_->sk);
+    if (err == -NLE_NOMEM) {
+      *overflowed = true;  // ENOBUFS: events were dropped
+      continue;
+    }
+    if (err < 0) {
+      break;  // -NLE_AGAIN: nothing more waits
+    }
+  }
+  return out;
+}
+
 }  // namespace vfready::host

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 namespace vfready::host {
@@ -54,6 +56,50 @@ bool RunDirUdevWait::wait_initialized(int ifindex, std::chrono::steady_clock::ti
   }
   close(fd);
   return found;
+}
+
+UdevNetdevWatch::UdevNetdevWatch(const std::string& run_dir) {
+  const auto data = run_dir + "/data";
+  if (!exists(data)) {
+    return;
+  }
+  fd_ = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (fd_ >= 0 && inotify_add_watch(fd_, data.c_str(), IN_CREATE | IN_MOVED_TO) < 0) {
+    close(fd_);
+    fd_ = -1;
+  }
+}
+
+UdevNetdevWatch::~UdevNetdevWatch() {
+  if (fd_ >= 0) {
+    close(fd_);
+  }
+}
+
+std::vector<int> UdevNetdevWatch::drain(bool* overflowed) {
+  std::vector<int> out;
+  *overflowed = false;
+  alignas(inotify_event) char buf[4096];
+  for (;;) {
+    const ssize_t n = read(fd_, buf, sizeof buf);
+    if (n <= 0) {
+      break;
+    }
+    for (ssize_t off = 0; off < n;) {
+      const auto* e = reinterpret_cast<const inotify_event*>(buf + off);  // NOLINT: kernel ABI
+      *overflowed = *overflowed || (e->mask & IN_Q_OVERFLOW) != 0;
+      // Netdevs are "n<ifindex>"; other devices (b, c, +subsystem:...) are not ours.
+      if (e->len > 1 && e->name[0] == 'n' && std::isdigit(static_cast<unsigned char>(e->name[1]))) {
+        char* end = nullptr;
+        const long ifindex = std::strtol(e->name + 1, &end, 10);
+        if (end != nullptr && *end == '\0' && ifindex > 0) {
+          out.push_back(static_cast<int>(ifindex));
+        }
+      }
+      off += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+    }
+  }
+  return out;
 }
 
 }  // namespace vfready::host

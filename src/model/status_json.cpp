@@ -60,6 +60,10 @@ nlohmann::json to_json(const DaemonStatus& status) {
     pfs.push_back(to_json(pf));
     vfs += pf.vfs.size();
   }
+  auto events = nlohmann::json::array();
+  for (const auto& e : status.recent_events) {
+    events.push_back({{"at_ms", e.at_ms}, {"pf", e.pf}, {"vf", e.vf}, {"message", e.message}});
+  }
   return {{"version", status.version},
           {"config_file", status.config_file},
           {"state", status.state},
@@ -69,6 +73,7 @@ nlohmann::json to_json(const DaemonStatus& status) {
           {"steps", steps_json(overall_steps(status.pfs))},
           {"pf_count", status.pfs.size()},
           {"vf_count", vfs},
+          {"recent_events", events},
           {"pfs", pfs}};
 }
 

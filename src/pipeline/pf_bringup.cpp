@@ -150,6 +150,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   }
   if (seen != nullptr) {
     status.name = seen->netdev.value_or("");
+    status.ifindex = seen->ifindex;
     status.link_layer = seen->link_layer();
   }
   if (!status.problems.empty()) {

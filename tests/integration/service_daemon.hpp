@@ -17,12 +17,20 @@ namespace vfready::testing {
 class ServiceDaemon {
  public:
   // `env`: extra assignments ("WATCHDOG_USEC=200000 "), `args`: extra options.
+  // `journal_dir`: when set, vfreadyd runs in a mount namespace where it is /run/systemd
+  // and logs to the journal, so a socket bound at <journal_dir>/journal/socket gets it.
   ServiceDaemon(const FakeHost& host, const std::string& config, const std::string& args,
-                const std::string& env = "")
+                const std::string& env = "", const std::string& journal_dir = "")
       : log_(host.root() + "/vfreadyd.log") {
     // exec: the process signalled is vfreadyd itself (ip netns exec execs it too).
+    auto command = vfreadyd_command(host, config, args);
+    if (!journal_dir.empty()) {
+      sh("mkdir -p /run/systemd");
+      command = "unshare --mount --propagation private bash -c 'mount --bind " + journal_dir +
+                " /run/systemd && exec " + command + " --log-target journal'";
+    }
     process_ = std::make_unique<Background>(env + "NOTIFY_SOCKET=" + notify_.path() + " exec " +
-                                            vfreadyd_command(host, config, args) + " 2>" + log_);
+                                            command + " 2>" + log_);
   }
   ~ServiceDaemon() { stop(); }
   ServiceDaemon(const ServiceDaemon&) = delete;

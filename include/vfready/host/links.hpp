@@ -55,6 +55,33 @@ class NetlinkLinks final : public Links {
   Socket* socket_;
 };
 
+// A change of a link, as the kernel announces it to RTNLGRP_LINK.
+struct LinkEvent {
+  bool removed = false;  // RTM_DELLINK
+  int ifindex = 0;
+  std::string name;
+  uint32_t mtu = 0;
+};
+
+// Listens to link events of the daemon's namespace. Open it before reading the links,
+// so that nothing that changes in between goes unseen.
+class LinkMonitor {
+ public:
+  LinkMonitor();  // throws std::runtime_error when netlink cannot be opened
+  ~LinkMonitor();
+  LinkMonitor(const LinkMonitor&) = delete;
+  LinkMonitor& operator=(const LinkMonitor&) = delete;
+  // Readable when events wait.
+  [[nodiscard]] int fd() const;
+  // The events that wait (never blocks). `overflowed` is set when the kernel dropped
+  // some (ENOBUFS): the caller must then look at everything again.
+  std::vector<LinkEvent> drain(bool* overflowed);
+
+ private:
+  struct Socket;
+  Socket* socket_;
+};
+
 // The bytes of the RTM_SETLINK request set_vf_guids sends (without sequence number),
 // so that tests can check it attribute by attribute where no IPoIB netdev exists.
 std::vector<uint8_t> build_vf_guids_request(int pf_ifindex, uint32_t vf, model::Guid node,

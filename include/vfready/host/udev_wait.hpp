@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 // Waiting for udev to finish with a netdev: its database file <run>/data/n<ifindex>
 // exists once udevd has processed the device's add event, renames included. Event
@@ -25,6 +26,23 @@ class RunDirUdevWait final : public UdevWait {
 
  private:
   std::string run_dir_;
+};
+
+// Tells which netdevs udev has just initialized (their db entry appeared): the moment a
+// new or re-created netdev can be named. Event driven (inotify on <run>/data).
+class UdevNetdevWatch {
+ public:
+  explicit UdevNetdevWatch(const std::string& run_dir);
+  ~UdevNetdevWatch();
+  UdevNetdevWatch(const UdevNetdevWatch&) = delete;
+  UdevNetdevWatch& operator=(const UdevNetdevWatch&) = delete;
+  // -1 when there is no udev run directory to watch.
+  [[nodiscard]] int fd() const { return fd_; }
+  // The ifindexes whose entry appeared (never blocks); `overflowed` when some were lost.
+  std::vector<int> drain(bool* overflowed);
+
+ private:
+  int fd_ = -1;
 };
 
 }  // namespace vfready::host

@@ -35,6 +35,7 @@ struct StepTiming {
 struct PfStatus {
   std::string pci;
   std::string name;
+  int ifindex = 0;
   std::string link_layer;
   std::string port_state;
   PfState state = PfState::kPending;
@@ -55,6 +56,14 @@ const char* to_string(Outcome outcome);
 // ready: every PF ready; failed: none; degraded: some.
 Outcome outcome_of(const std::vector<PfStatus>& pfs);
 
+// Something that changed under vfready after the bring-up (drift), and what it did.
+struct DriftEvent {
+  double at_ms = 0;  // since the daemon started
+  std::string pf;
+  std::string vf;
+  std::string message;
+};
+
 // Everything the daemon reports: what its bus API and `vfreadyctl` show.
 struct DaemonStatus {
   std::string version;
@@ -63,6 +72,7 @@ struct DaemonStatus {
   std::string text;                   // the last STATUS= line
   std::vector<std::string> problems;  // not of one PF: driver, config, reload
   std::vector<PfStatus> pfs;
+  std::vector<DriftEvent> recent_events;  // the latest, oldest first
   double ready_ms = -1;  // when the bring-up reached its outcome, since start; -1 before
 };
 

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "drift.hpp"
+
+namespace vfready::daemon {
+
+std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::LinkEvent& event) {
+  for (const auto& pf : status.pfs) {
+    if (pf.ifindex == event.ifindex && !pf.name.empty()) {
+      if (event.removed) {
+        return Drift{pf.pci, "", pf.name, "netdev " + pf.name + " of PF " + pf.pci + " is gone"};
+      }
+      if (event.name != pf.name) {
+        return Drift{pf.pci, "", event.name,
+                     "PF " + pf.pci + " was renamed from " + pf.name + " to " + event.name +
+                         " by someone else: naming it back"};
+      }
+      return std::nullopt;
+    }
+    for (const auto& vf : pf.vfs) {
+      if (vf.ifindex != event.ifindex || vf.name.empty()) {
+        continue;
+      }
+      if (event.removed) {
+        return Drift{pf.pci, vf.pci, vf.name,
+                     "netdev " + vf.name + " of VF " + vf.pci +
+                         " is gone (unbound, or its driver reloaded)"};
+      }
+      if (event.name != vf.name) {
+        return Drift{pf.pci, vf.pci, event.name,
+                     "VF " + vf.pci + " was renamed from " + vf.name + " to " + event.name +
+                         " by someone else: naming it back"};
+      }
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Drift> drift_of_new_netdev(const model::DaemonStatus& status, int ifindex,
+                                         const std::string& name, const std::string& device_pci,
+                                         const std::string& physfn_pci) {
+  const auto& pf_pci = physfn_pci.empty() ? device_pci : physfn_pci;
+  for (const auto& pf : status.pfs) {
+    if (pf.pci != pf_pci) {
+      continue;
+    }
+    if (physfn_pci.empty()) {
+      if (pf.ifindex == ifindex) {
+        return std::nullopt;
+      }
+      return Drift{pf.pci, "", name, "PF " + pf.pci + " has a new netdev " + name};
+    }
+    for (const auto& vf : pf.vfs) {
+      if (vf.pci == device_pci && vf.ifindex == ifindex) {
+        return std::nullopt;  // known: named by vfready
+      }
+    }
+    return Drift{pf.pci, device_pci, name,
+                 "VF " + device_pci + " has a new netdev " + name + " (ifindex " +
+                     std::to_string(ifindex) + "): re-applying its GUID, name and MTU"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace vfready::daemon

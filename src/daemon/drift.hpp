@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "vfready/host/links.hpp"
+#include "vfready/model/status.hpp"
+
+// What a link or udev event means for the PFs vfready manages: nothing (its own work,
+// or a device that is not ours), or drift of one PF that a reconcile pass repairs.
+namespace vfready::daemon {
+
+struct Drift {
+  std::string pf;  // PCI address of the PF to reconcile
+  std::string vf;  // PCI address of the VF concerned, if one
+  std::string interface;
+  std::string message;
+};
+
+// A netlink event about a netdev vfready knows (a PF's or a VF's): removed, or renamed
+// away from the name vfready gave it.
+std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::LinkEvent& event);
+
+// A netdev udev has just initialized, found (through sysfs) to belong to the device
+// `device_pci`, a VF of `physfn_pci` when that is not empty: drift when it is a netdev of
+// a configured PF or its VF that vfready does not know yet (a re-created VF).
+std::optional<Drift> drift_of_new_netdev(const model::DaemonStatus& status, int ifindex,
+                                         const std::string& name, const std::string& device_pci,
+                                         const std::string& physfn_pci);
+
+}  // namespace vfready::daemon

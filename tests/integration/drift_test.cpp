@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+// After READY vfreadyd keeps the node right: drift is seen by events (netlink, udev),
+// reported on D-Bus and in the journal, and repaired where that is safe.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "daemon_run.hpp"
+#include "private_bus.hpp"
+#include "root_only.hpp"
+#include "service_daemon.hpp"
+
+using namespace vfready::testing;
+using testing::HasSubstr;
+
+namespace {
+
+constexpr const char* kReady = "STATUS=ready: 8/8 PFs ready";
+
+bool has_link(const FakeHost& host, const std::string& name) {
+  return sh("ip -n " + host.netns() + " link show dev " + name).exit_code == 0;
+}
+
+int ifindex_of(const FakeHost& host, const std::string& name) {
+  const auto r = sh("ip -n " + host.netns() + " -j link show dev " + name);
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out)[0]["ifindex"].get<int>() : 0;
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) {
+    s.pop_back();
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST(VfreadydDrift, AVfRecreatedWithAZeroGuidGetsItsNameAndGuidBack) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  NotifySocket journal("journal/socket");
+  ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address(), "", journal.dir());
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  const auto guid = trimmed(read_file(host.pci("0000:18:00.0", "sriov/3/port")));
+  ASSERT_NE(guid, "00:00:00:00:00:00:00:00");
+
+  // A driver reload of VF 3 without vfready: no GUID configured, a kernel-named netdev.
+  const auto before = daemon.notify().count();
+  const auto sys = host.root() + "/sys/bus/pci/";
+  ASSERT_EQ(sh("echo 00:00:00:00:00:00:00:00 > " + sys +
+               "devices/0000:18:00.0/sriov/3/port && "
+               "echo 0000:18:00.4 > " +
+               sys +
+               "drivers/mlx5_core/unbind && "
+               "echo 0000:18:00.4 > " +
+               sys + "drivers/mlx5_core/bind")
+                .exit_code,
+            0);
+  EXPECT_TRUE(has_link(host, "ibp24s0v3") || has_link(host, "ibs0v3"));
+
+  ASSERT_TRUE(daemon.notify().wait_for(kReady, 5s, before)) << daemon.log();
+  EXPECT_TRUE(has_link(host, "ibs0v3"));
+  EXPECT_FALSE(has_link(host, "ibp24s0v3"));
+  EXPECT_EQ(trimmed(read_file(host.pci("0000:18:00.0", "sriov/3/port"))), guid);
+  const auto link =
+      nlohmann::json::parse(sh("ip -n " + host.netns() + " -d -j link show ibs0v3").out);
+  EXPECT_EQ(link[0]["mtu"], 4092);
+
+  // Seen on D-Bus and in the journal, naming the VF.
+  const auto events = sh("busctl --address=" + bus.address() +
+                         " get-property org.vfready.vfready1 /org/vfready/vfready1 "
+                         "org.vfready.vfready1.Manager RecentEvents");
+  EXPECT_THAT(events.out, HasSubstr("0000:18:00.4"));
+  EXPECT_TRUE(journal.wait_for("VFREADY_VF=0000:18:00.4", 5s));
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
+TEST(VfreadydDrift, AVfRenamedByOthersIsNamedBackAForeignHolderIsLeftAlone) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  ServiceDaemon daemon(host, repo_config(), "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+
+  // Someone renames a managed VF: vfready names it back.
+  auto before = daemon.notify().count();
+  const int vf = ifindex_of(host, "ibs2v5");
+  ASSERT_EQ(sh("ip -n " + host.netns() + " link set dev ibs2v5 name mine0").exit_code, 0);
+  ASSERT_TRUE(daemon.notify().wait_for(kReady, 5s, before)) << daemon.log();
+  EXPECT_EQ(ifindex_of(host, "ibs2v5"), vf);
+  EXPECT_FALSE(has_link(host, "mine0"));
+  EXPECT_THAT(daemon.log(), HasSubstr("renamed from ibs2v5 to mine0 by someone else"));
+
+  // Someone renames another and gives its name to a device of their own: the foreign
+  // device keeps it, the VF keeps the other name, and the conflict is reported.
+  before = daemon.notify().count();
+  const int other = ifindex_of(host, "ibs4v1");
+  ASSERT_EQ(sh("ip -n " + host.netns() +
+               " -batch - <<'EOF'\n"
+               "link set dev ibs4v1 name theirs0\n"
+               "link add ibs4v1 type ifb\n"
+               "EOF")
+                .exit_code,
+            0);
+  const int foreign = ifindex_of(host, "ibs4v1");
+  ASSERT_NE(foreign, other);
+  ASSERT_TRUE(daemon.notify().wait_for("STATUS=degraded: 7/8 PFs ready", 5s, before))
+      << daemon.log();
+  EXPECT_EQ(ifindex_of(host, "ibs4v1"), foreign);
+  EXPECT_EQ(ifindex_of(host, "theirs0"), other);
+  EXPECT_THAT(daemon.log(), HasSubstr("which vfready does not manage: left alone"));
+}
