@@ -25,9 +25,9 @@ nlohmann::json steps_json(const std::vector<StepTiming>& steps) {
 }  // namespace
 
 nlohmann::json to_json(const VfStatus& vf) {
-  return {{"index", vf.index},       {"pci", vf.pci},   {"name", vf.name},
-          {"altnames", vf.altnames}, {"guid", vf.guid}, {"ifindex", vf.ifindex},
-          {"problems", vf.problems}};
+  return {{"index", vf.index},       {"pci", vf.pci},          {"name", vf.name},
+          {"altnames", vf.altnames}, {"guid", vf.guid},        {"ifindex", vf.ifindex},
+          {"in_use", vf.in_use},     {"problems", vf.problems}};
 }
 
 nlohmann::json to_json(const PfStatus& pf) {

@@ -43,9 +43,11 @@ std::string vf_lines(const nlohmann::json& pf, bool colour) {
   std::string out;
   for (const auto& vf : pf.value("vfs", nlohmann::json::array())) {
     const bool ok = vf.value("problems", nlohmann::json::array()).empty();
+    const bool in_use = !vf.value("in_use", std::string()).empty();
+    const char* word = !ok ? "problem" : in_use ? "in use" : "ok";
     out += "  VF " + pad(std::to_string(vf.value("index", 0)), 3) + pad(str(vf, "pci"), 12) +
            pad(str(vf, "name"), 15) + pad(str(vf, "guid"), 23) +
-           paint(ok ? "ok" : "problem", ok ? "ready" : "problem", colour) + "  " +
+           paint(word, ok ? "ready" : "problem", colour) + "  " +
            join(vf.value("altnames", nlohmann::json::array())) + "\n";
   }
   return out;

@@ -51,7 +51,7 @@ void assign_guids_and_bind(const model::PfTarget& target, const model::PfInfo& i
     vs.pci = vf.pci.str();
     const auto done = [&] { status.vfs.push_back(vs); };
     if (vf.driver && *vf.driver != "mlx5_core") {
-      vs.problems.push_back("VF " + vs.pci + " is bound to " + *vf.driver + ": in use, left alone");
+      vs.in_use = "bound to " + *vf.driver;
       done();
       continue;
     }

@@ -19,6 +19,14 @@ void wait_for_netdevs(const model::PfTarget& target, const model::Config& config
   const auto deadline = Clock::now() + std::chrono::milliseconds(config.timeouts.udev_ms);
   for (auto& vs : status.vfs) {
     const auto vf = host::read_vf(os.sysfs, dir, vs.index);
+    if (!vs.in_use.empty()) {
+      continue;
+    }
+    if (!vf.netdev && vf.driver) {
+      // Bound (the probe made its netdev), but the netdev is not here: a pod has it.
+      vs.in_use = "its netdev is in another network namespace";
+      continue;
+    }
     if (!vf.netdev) {
       if (vs.problems.empty()) {
         vs.problems.push_back(

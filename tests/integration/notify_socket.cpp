@@ -98,6 +98,16 @@ bool NotifySocket::wait_for(const std::string& assignment, std::chrono::millisec
   });
 }
 
+bool NotifySocket::wait_for_text(const std::string& text, std::chrono::milliseconds bound,
+                                 std::size_t from) {
+  std::unique_lock lock(mu_);
+  return cv_.wait_for(lock, bound, [&] {
+    return std::any_of(
+        received_.begin() + static_cast<std::ptrdiff_t>(std::min(from, received_.size())),
+        received_.end(), [&](const std::string& d) { return d.find(text) != std::string::npos; });
+  });
+}
+
 std::size_t NotifySocket::count() {
   std::lock_guard lock(mu_);
   return received_.size();

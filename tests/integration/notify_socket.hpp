@@ -28,6 +28,9 @@ class NotifySocket {
   // ("READY=1", "STATUS=degraded"), among those from the `from`th on.
   bool wait_for(const std::string& assignment, std::chrono::milliseconds bound,
                 std::size_t from = 0);
+  // The same for a datagram that contains `text` anywhere.
+  bool wait_for_text(const std::string& text, std::chrono::milliseconds bound,
+                     std::size_t from = 0);
   // How many datagrams have arrived; how many carry `assignment`.
   std::size_t count();
   std::size_t count(const std::string& assignment);

@@ -18,6 +18,9 @@ struct VfStatus {
   std::vector<std::string> altnames;
   std::string guid;  // effective GUID as read back, "" when unknown
   int ifindex = 0;
+  // Why the VF is in use and left alone ("" when it is not): a pod has its netdev, or
+  // another driver (vfio-pci) holds it. In use is not a problem.
+  std::string in_use;
   std::vector<std::string> problems;
 };
 
