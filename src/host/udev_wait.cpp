@@ -89,7 +89,8 @@ std::vector<int> UdevNetdevWatch::drain(bool* overflowed) {
       const auto* e = reinterpret_cast<const inotify_event*>(buf + off);  // NOLINT: kernel ABI
       *overflowed = *overflowed || (e->mask & IN_Q_OVERFLOW) != 0;
       // Netdevs are "n<ifindex>"; other devices (b, c, +subsystem:...) are not ours.
-      if (e->len > 1 && e->name[0] == 'n' && std::isdigit(static_cast<unsigned char>(e->name[1]))) {
+      if (e->len > 1 && e->name[0] == 'n' &&
+          std::isdigit(static_cast<unsigned char>(e->name[1])) != 0) {
         char* end = nullptr;
         const long ifindex = std::strtol(e->name + 1, &end, 10);
         if (end != nullptr && *end == '\0' && ifindex > 0) {
