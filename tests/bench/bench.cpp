@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: Apache-2.0
+// vfready's benchmarks on the fake host: time-to-ready against the seed's procedure and
+// the hardware's critical path, scale, steady state, repair latency. Every figure is
+// measured in this run; ratios hold where absolute times drift on shared machines.
+// Usage (root): vfready_bench [--json FILE] [--quick]
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "daemon_run.hpp"
+#include "measure.hpp"
+#include "notify_socket.hpp"
+#include "private_bus.hpp"
+#include "service_daemon.hpp"
+#include "vfready/bus/bus.hpp"
+
+using namespace vfready::testing;
+using namespace vfready::bench;
+using std::chrono::duration;
+
+namespace {
+
+constexpr uint32_t kReferenceProbeMs = 50;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return duration<double, std::milli>(b - a).count();
+}
+
+// The PF addresses of the reference host's InfiniBand HCAs.
+std::vector<std::string> ib_pfs(TopologyBuilder t) {
+  std::vector<std::string> out;
+  for (const auto& f : t.json()["functions"]) {
+    if (f.contains("infiniband") &&
+        f["infiniband"]["ports"][0]["link_layer"] == "InfiniBand" && f.contains("sriov")) {
+      out.push_back(f["pci"]);
+    }
+  }
+  return out;
+}
+
+// VF `v` of a PF with offset 1, stride 1, on function 0 of its bus.
+std::string vf_pci(const std::string& pf, int v) {
+  const int id = v + 1;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%s:%02x.%d", pf.substr(0, 7).c_str(), id / 8, id % 8);
+  return buf;
+}
+
+// vfready from process start to READY=1, with --once so that its rusage is whole.
+struct Run {
+  double ready_ms = -1;
+  double cpu_ms = 0;
+  double rss_mib = 0;
+  int exit_code = -1;
+};
+
+Run run_vfready(const FakeHost& host, const std::string& config) {
+  NotifySocket notify;
+  Launched daemon("NOTIFY_SOCKET=" + notify.path() + " exec " +
+                  vfreadyd_command(host, config, "--once --no-bus") + " >/dev/null 2>" +
+                  host.root() + "/vfreadyd.log");
+  Run r;
+  // READY, or the daemon's exit without it.
+  while (!notify.wait_for("READY=1", std::chrono::milliseconds(200)) &&
+         !daemon.wait(std::chrono::milliseconds(0)) &&
+         Clock::now() - daemon.started() < std::chrono::minutes(3)) {
+  }
+  if (const auto ready = notify.arrival_of("READY=1")) {
+    r.ready_ms = ms_between(daemon.started(), *ready);
+  } else {
+    std::cerr << "vfready_bench: no READY=1:\n" << read_file(host.root() + "/vfreadyd.log");
+  }
+  daemon.wait(std::chrono::minutes(1));
+  r.cpu_ms = daemon.cpu_ms();
+  r.rss_mib = daemon.max_rss_mib();
+  r.exit_code = daemon.exit_code();
+  return r;
+}
+
+// The seed's oneshot unit, as a shell script on the same kind of host: per PF a
+// sriov_numvfs write and sleep 0.5, a wait for udev's queue, the GUID writes, and the
+// unbind/bind per VF that makes them effective.
+double run_seed(const FakeHost& host, const std::vector<std::string>& pfs, int vfs) {
+  std::ostringstream s;
+  const auto sys = host.root() + "/sys/bus/pci";
+  s << "set -e\n";
+  for (const auto& pf : pfs) {
+    s << "echo " << vfs << " > " << sys << "/devices/" << pf << "/sriov_numvfs; sleep 0.5\n";
+  }
+  s << "while [ -e " << host.root() << "/run/udev/queue ]; do sleep 0.1; done\n";
+  int n = 0;
+  for (const auto& pf : pfs) {
+    for (int v = 0; v < vfs; ++v, ++n) {
+      char guid[32];
+      std::snprintf(guid, sizeof guid, "02:00:00:00:00:00:%02x:%02x", n / 256, n % 256);
+      const auto dir = sys + "/devices/" + pf + "/sriov/" + std::to_string(v);
+      s << "echo " << guid << " > " << dir << "/node; echo " << guid << " > " << dir
+        << "/port; echo Follow > " << dir << "/policy\n";
+      s << "echo " << vf_pci(pf, v) << " > " << sys << "/drivers/mlx5_core/unbind\n";
+      s << "echo " << vf_pci(pf, v) << " > " << sys << "/drivers/mlx5_core/bind\n";
+    }
+  }
+  const auto script = host.root() + "/seed.sh";
+  std::ofstream(script) << s.str();
+  const auto start = Clock::now();
+  const auto r = sh("bash " + script, std::chrono::minutes(5));
+  if (r.exit_code != 0) {
+    std::cerr << "seed procedure failed: " << r.err << "\n";
+    return -1;
+  }
+  return ms_between(start, Clock::now());
+}
+
+void time_to_ready(std::vector<Figure>& out) {
+  const auto topology = TopologyBuilder::reference().probe_ms(kReferenceProbeMs);
+  const auto pfs = ib_pfs(topology);
+  Run vfready;
+  {
+    FakeHost host(topology);
+    vfready = run_vfready(host, repo_config());
+  }
+  std::cerr << "vfready_bench:   vfready " << vfready.ready_ms << " ms\n";
+  double seed = 0;
+  {
+    FakeHost host(topology);
+    seed = run_seed(host, pfs, 8);
+  }
+  std::cerr << "vfready_bench:   seed " << seed << " ms\n";
+  const double critical = 8.0 * kReferenceProbeMs;
+  const char* s = "time-to-ready, DGX H200 (8 PFs x 8 VFs, vf_probe_ms 50)";
+  out.push_back({s, "critical path (slowest PF: 8 VFs x 50 ms)", critical, "ms", {}, ""});
+  out.push_back({s, "vfready: start to READY=1", vfready.ready_ms, "ms", 1.15 * critical + 50,
+                 "1.15 x critical path + 50 ms"});
+  out.push_back({s, "seed procedure (shell, sleep 0.5 per PF)", seed, "ms", {}, ""});
+  out.push_back({s, "vfready / critical path", vfready.ready_ms / critical, "x", {}, ""});
+  out.push_back({s, "vfready / seed (at most 0.1: 10x faster)", vfready.ready_ms / seed, "x", 0.1,
+                 "10x faster than the seed"});
+}
+
+// 16 PFs with `vfs` VFs each, on buses 0x10, 0x20, ...: topology and config.
+std::pair<TopologyBuilder, std::string> scaled(int vfs, uint32_t probe_ms) {
+  auto t = TopologyBuilder::reference();
+  auto base = t.function("0000:18:00.0");
+  auto& json = t.json();
+  json["functions"] = nlohmann::json::array();
+  std::string select;
+  for (int p = 0; p < 16; ++p) {
+    const int bus = 0x10 + 0x08 * p;  // one bus each: 127 VFs fill devices 0..15
+    char pci[16];
+    std::snprintf(pci, sizeof pci, "0000:%02x:00.0", bus);
+    auto f = base;
+    f["pci"] = pci;
+    f["netdev"] = "ibp" + std::to_string(bus) + "s0";
+    f["sriov"]["totalvfs"] = 127;
+    f["sriov"]["vf_probe_ms"] = probe_ms;
+    f["infiniband"]["name"] = "mlx5_" + std::to_string(p);
+    char guid[32];
+    std::snprintf(guid, sizeof guid, "a088:c203:00%02x:1000", p);
+    f["infiniband"]["node_guid"] = guid;
+    json["functions"].push_back(f);
+    select += (select.empty() ? "\"" : ", \"") + std::string(pci) + "\"";
+  }
+  const auto config = R"({"pfs": [{"select": {"pci": [)" + select + R"(]}, "vfs": )" +
+                      std::to_string(vfs) +
+                      R"(, "link_layer": "InfiniBand", "pf_name": "ibs{pf_index}",
+      "vf_name": "ibs{pf_index}v{vf}", "mtu": 4092,
+      "guid": {"scheme": "derived", "policy": "Follow"}, "require_port_active": true}],
+      "timeouts": {"numvfs_ms": 120000}})";
+  return {t, config};
+}
+
+void scale(std::vector<Figure>& out, bool quick) {
+  const uint32_t probe = kReferenceProbeMs;
+  std::vector<int> counts = {8, 32, 127};
+  if (quick) {
+    counts = {8, 32};
+  }
+  std::vector<Run> runs;
+  for (int vfs : counts) {
+    auto [topology, config] = scaled(vfs, probe);
+    FakeHost host(topology, std::chrono::minutes(1));
+    runs.push_back(run_vfready(host, write_config(host, config)));
+  }
+  const char* s = "scale: 16 PFs";
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const double total = 16.0 * counts[i];
+    const double critical = static_cast<double>(counts[i]) * probe;
+    const auto label = std::to_string(static_cast<int>(total)) + " VFs";
+    const bool largest = i + 1 == counts.size();
+    out.push_back({s, label + ": start to READY=1", runs[i].ready_ms, "ms",
+                   largest ? std::optional(1.25 * critical) : std::nullopt,
+                   largest ? "1.25 x critical path (" + std::to_string(counts[i]) + " x " +
+                                 std::to_string(probe) + " ms)"
+                           : ""});
+    out.push_back({s, label + ": / critical path", runs[i].ready_ms / critical, "x", {}, ""});
+    out.push_back({s, label + ": daemon CPU per VF", runs[i].cpu_ms * 1000.0 / total, "us",
+                   largest ? std::optional(200.0) : std::nullopt, largest ? "200 us" : ""});
+    out.push_back({s, label + ": peak RSS", runs[i].rss_mib, "MiB",
+                   largest ? std::optional(16.0) : std::nullopt, largest ? "16 MiB" : ""});
+  }
+  out.push_back({s, "CPU growth, largest / smallest", runs.back().cpu_ms / runs.front().cpu_ms,
+                 "x", {},
+                 "VF count grew " + std::to_string(counts.back() / counts.front()) + "." +
+                     std::to_string((counts.back() * 10 / counts.front()) % 10) +
+                     "x: linear when close"});
+}
+
+void steady_state(std::vector<Figure>& out, bool quick) {
+  // A long bring-up (16 PFs x 127 VFs) to query during, then the idle daemon.
+  auto [topology, config] = scaled(quick ? 32 : 127, kReferenceProbeMs);
+  FakeHost host(topology, std::chrono::minutes(1));
+  PrivateBus bus(PrivateBus::Policy::kOpen);
+  ServiceDaemon daemon(host, write_config(host, config), "--bus-address " + bus.address(),
+                       "WATCHDOG_USEC=2000000 ");
+  std::unique_ptr<vfready::bus::Client> client;
+  wait_until(
+      [&] {
+        try {
+          client = vfready::bus::Client::connect(bus.address());
+          client->describe();
+          return true;
+        } catch (const std::exception&) {
+          return false;
+        }
+      },
+      std::chrono::seconds(20));
+  std::vector<double> latencies;
+  std::size_t during = 0;
+  for (int i = 0; i < 1000 && client; ++i) {
+    const auto t0 = Clock::now();
+    const auto json = client->describe();
+    latencies.push_back(ms_between(t0, Clock::now()));
+    during += json.find("\"state\":\"configuring\"") != std::string::npos ? 1 : 0;
+  }
+  const char* s = "steady state";
+  out.push_back({s, "Describe() latency p50 (1000 calls)", percentile(latencies, 50), "ms", {}, ""});
+  out.push_back({s, "Describe() latency p99", percentile(latencies, 99), "ms", {}, ""});
+  out.push_back({s, "Describe() calls answered mid bring-up", static_cast<double>(during), "calls",
+                 {}, "of 1000"});
+
+  if (!daemon.notify().wait_for("READY=1", std::chrono::minutes(3))) {
+    std::cerr << "steady state: no READY\n" << daemon.log();
+    return;
+  }
+  daemon.notify().wait_for("WATCHDOG=1", std::chrono::seconds(3), daemon.notify().count());
+  const auto status_path = "/proc/" + std::to_string(daemon.process().pid()) + "/task";
+  const auto switches = [&] {
+    uint64_t total = 0;
+    for (const auto& task : std::filesystem::directory_iterator(status_path)) {
+      std::ifstream in(task.path() / "status");
+      std::string line;
+      while (std::getline(in, line)) {
+        if (line.starts_with("voluntary_ctxt_switches:")) {
+          total += std::stoull(line.substr(line.find(':') + 1));
+        }
+      }
+    }
+    return total;
+  };
+  const int seconds = quick ? 10 : 60;
+  const auto pings0 = daemon.notify().count("WATCHDOG=1");
+  const auto switches0 = switches();
+  for (int i = 0; i < seconds; ++i) {
+    daemon.notify().wait_for("WATCHDOG=1", std::chrono::seconds(3), daemon.notify().count());
+  }
+  const auto pings = static_cast<double>(daemon.notify().count("WATCHDOG=1") - pings0);
+  const auto woke = static_cast<double>(switches() - switches0);
+  out.push_back({s, "idle wake-ups over " + std::to_string(seconds) + " s", woke, "", pings + 5,
+                 "watchdog pings + 5"});
+  out.push_back({s, "watchdog pings in that time", pings, "", {}, ""});
+}
+
+void repair(std::vector<Figure>& out, bool quick) {
+  auto topology = TopologyBuilder::reference();
+  const auto pfs = ib_pfs(topology);
+  FakeHost host(topology);
+  ServiceDaemon daemon(host, repo_config(), "--no-bus");
+  if (!daemon.notify().wait_for("READY=1", std::chrono::minutes(1))) {
+    std::cerr << "repair: no READY\n" << daemon.log();
+    return;
+  }
+  const auto sys = host.root() + "/sys/bus/pci/";
+  std::vector<double> latencies;
+  const int rounds = quick ? 20 : 100;
+  for (int i = 0; i < rounds; ++i) {
+    const auto& pf = pfs[static_cast<std::size_t>(i) % pfs.size()];
+    const int v = (i / static_cast<int>(pfs.size())) % 8;
+    const auto vf = vf_pci(pf, v);
+    const auto from = daemon.notify().count();
+    const auto t0 = Clock::now();
+    sh("echo 00:00:00:00:00:00:00:00 > " + sys + "devices/" + pf + "/sriov/" +
+       std::to_string(v) + "/port && echo " + vf + " > " + sys +
+       "drivers/mlx5_core/unbind && echo " + vf + " > " + sys + "drivers/mlx5_core/bind");
+    if (!daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", std::chrono::seconds(10), from)) {
+      std::cerr << "repair: VF " << vf << " was not repaired within 10 s\n";
+      continue;
+    }
+    latencies.push_back(ms_between(t0, *daemon.notify().arrival_of("STATUS=ready", from)));
+  }
+  const char* s = "repair: a VF re-created with a zero GUID (vf_probe_ms 20)";
+  out.push_back({s, "rebinds repaired", static_cast<double>(latencies.size()), "", {},
+                 "of " + std::to_string(rounds)});
+  out.push_back({s, "until name and GUID are back, p50", percentile(latencies, 50), "ms", {}, ""});
+  out.push_back({s, "until name and GUID are back, p99", percentile(latencies, 99), "ms", 1000,
+                 "1 s"});
+}
+
+std::string machine() {
+  utsname u{};
+  uname(&u);
+  std::ifstream cpu("/proc/cpuinfo");
+  std::string line;
+  std::string model;
+  while (std::getline(cpu, line)) {
+    if (line.starts_with("model name")) {
+      model = line.substr(line.find(':') + 2);
+      break;
+    }
+  }
+  return std::string(u.release) + ", " + std::to_string(std::thread::hardware_concurrency()) +
+         " CPUs (" + model + ")";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string json_path;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json" && i + 1 < argc) {
+      json_path = argv[++i];
+    } else if (a == "--quick") {
+      quick = true;
+    } else {
+      std::cerr << "usage: vfready_bench [--json FILE] [--quick]\n";
+      return 2;
+    }
+  }
+  if (geteuid() != 0) {
+    std::cerr << "vfready_bench: needs root (namespaces, FUSE)\n";
+    return 2;
+  }
+  std::vector<Figure> figures;
+  const auto start = Clock::now();
+  const auto phase = [&](const char* name) {
+    std::cerr << "vfready_bench: " << name << " ("
+              << static_cast<int>(duration<double>(Clock::now() - start).count()) << " s)\n";
+  };
+  phase("time-to-ready");
+  time_to_ready(figures);
+  phase("scale");
+  scale(figures, quick);
+  phase("steady state");
+  steady_state(figures, quick);
+  phase("repair");
+  repair(figures, quick);
+  std::printf("vfready benchmarks on %s, %.0f s\n\n", machine().c_str(),
+              duration<double>(Clock::now() - start).count());
+  print_table(figures);
+  const auto json = to_json(figures, machine());
+  if (!json_path.empty()) {
+    std::ofstream(json_path) << json << '\n';
+  } else {
+    std::printf("\n%s\n", json.c_str());
+  }
+  return 0;
+}

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "measure.hpp"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <poll.h>
+#include <stdexcept>
+
+namespace vfready::bench {
+
+Launched::Launched(const std::string& command) {
+  started_ = Clock::now();
+  pid_ = fork();
+  if (pid_ < 0) {
+    throw std::runtime_error("fork failed");
+  }
+  if (pid_ == 0) {
+    execl("/bin/bash", "bash", "-c", command.c_str(), nullptr);
+    _exit(127);
+  }
+}
+
+Launched::~Launched() {
+  if (!reaped_) {
+    kill(pid_, SIGKILL);
+    wait(std::chrono::seconds(10));
+  }
+}
+
+bool Launched::wait(std::chrono::milliseconds bound) {
+  if (reaped_) {
+    return true;
+  }
+  const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+  pollfd p{fd, POLLIN, 0};
+  const bool exited = poll(&p, 1, static_cast<int>(bound.count())) == 1;
+  close(fd);
+  if (!exited) {
+    return false;
+  }
+  int status = 0;
+  wait4(pid_, &status, 0, &usage_);
+  reaped_ = true;
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return true;
+}
+
+double Launched::cpu_ms() const {
+  const auto ms = [](const timeval& t) { return t.tv_sec * 1e3 + t.tv_usec / 1e3; };
+  return ms(usage_.ru_utime) + ms(usage_.ru_stime);
+}
+
+double Launched::max_rss_mib() const { return static_cast<double>(usage_.ru_maxrss) / 1024.0; }
+
+double percentile(std::vector<double>& samples, double p) {
+  if (samples.empty()) {
+    return 0;
+  }
+  std::sort(samples.begin(), samples.end());
+  const auto rank = static_cast<std::size_t>(
+      std::ceil(p / 100.0 * static_cast<double>(samples.size())));
+  return samples[std::clamp<std::size_t>(rank, 1, samples.size()) - 1];
+}
+
+void print_table(const std::vector<Figure>& figures) {
+  std::string section;
+  std::printf("%-44s %12s %-6s %12s  %s\n", "figure", "value", "unit", "target", "verdict");
+  for (const auto& f : figures) {
+    if (f.section != section) {
+      section = f.section;
+      std::printf("\n[%s]\n", section.c_str());
+    }
+    std::string target = "-";
+    std::string verdict;
+    if (f.target) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3f", *f.target);
+      target = buf;
+      verdict = f.value <= *f.target ? "met" : "MISSED";
+      verdict += " (" + f.basis + ")";
+    } else if (!f.basis.empty()) {
+      verdict = f.basis;
+    }
+    std::printf("%-44s %12.3f %-6s %12s  %s\n", f.name.c_str(), f.value, f.unit.c_str(),
+                target.c_str(), verdict.c_str());
+  }
+}
+
+std::string to_json(const std::vector<Figure>& figures, const std::string& machine) {
+  auto out = nlohmann::json::array();
+  for (const auto& f : figures) {
+    nlohmann::json j = {{"section", f.section}, {"name", f.name}, {"value", f.value},
+                        {"unit", f.unit},       {"basis", f.basis}};
+    if (f.target) {
+      j["target"] = *f.target;
+      j["met"] = f.value <= *f.target;
+    }
+    out.push_back(j);
+  }
+  return nlohmann::json{{"machine", machine}, {"figures", out}}.dump(2);
+}
+
+}  // namespace vfready::bench
