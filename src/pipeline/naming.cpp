@@ -36,18 +36,20 @@ class Namer {
           holder != 0 && !free_name(holder, alt.str(), out)) {
         continue;
       }
-      if (const int err = os_.links.add_altname(ifindex, alt.str()); err != 0) {
+      const int err = os_.links.add_altname(ifindex, alt.str());
+      if (err != 0) {
         out.push_back("adding altname " + alt.str() + " to " + link->name +
                       " failed: " + host::errno_name(err));
       }
-      refresh();
+      refresh(ifindex, err);
     }
     if (const auto* link = find(ifindex); mtu && link != nullptr && link->mtu != *mtu) {
-      if (const int err = os_.links.set_mtu(ifindex, *mtu); err != 0) {
+      const int err = os_.links.set_mtu(ifindex, *mtu);
+      if (err != 0) {
         out.push_back("setting MTU " + std::to_string(*mtu) + " on " + link->name +
                       " failed: " + host::errno_name(err));
       }
-      refresh();
+      refresh(ifindex, err);
     }
   }
 
@@ -57,6 +59,21 @@ class Namer {
   }
 
  private:
+  // After a change of one link: that link again (a whole dump per change made naming
+  // quadratic in the number of links); everything when the change failed, as the
+  // picture may be stale.
+  void refresh(int ifindex, int err) {
+    if (err != 0) {
+      refresh();
+      return;
+    }
+    if (auto link = os_.links.get(ifindex)) {
+      links_[ifindex] = std::move(*link);
+    } else {
+      links_.erase(ifindex);
+    }
+  }
+
   void refresh() {
     links_.clear();
     for (auto& l : os_.links.dump()) {
@@ -102,7 +119,7 @@ class Namer {
     } else {
       err = os_.links.del_altname(holder, name);
     }
-    refresh();
+    refresh(holder, err);
     if (err != 0) {
       out.push_back("freeing name " + name + " from " + link.name +
                     " failed: " + host::errno_name(err));
@@ -125,7 +142,7 @@ class Namer {
       return false;
     }
     const int err = os_.links.rename(ifindex, name);
-    refresh();
+    refresh(ifindex, err);
     if (err != 0) {
       out.push_back("renaming " + old + " to " + name + " failed: " + host::errno_name(err));
     }
