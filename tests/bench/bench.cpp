@@ -36,8 +36,8 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 std::vector<std::string> ib_pfs(TopologyBuilder t) {
   std::vector<std::string> out;
   for (const auto& f : t.json()["functions"]) {
-    if (f.contains("infiniband") &&
-        f["infiniband"]["ports"][0]["link_layer"] == "InfiniBand" && f.contains("sriov")) {
+    if (f.contains("infiniband") && f["infiniband"]["ports"][0]["link_layer"] == "InfiniBand" &&
+        f.contains("sriov")) {
       out.push_back(f["pci"]);
     }
   }
@@ -204,15 +204,22 @@ void scale(std::vector<Figure>& out, bool quick) {
                                  std::to_string(probe) + " ms)"
                            : ""});
     out.push_back({s, label + ": / critical path", runs[i].ready_ms / critical, "x", {}, ""});
-    out.push_back({s, label + ": / fake host's serial bound (all VFs x probe)",
-                   runs[i].ready_ms / (total * probe), "x", {}, ""});
+    out.push_back({s,
+                   label + ": / fake host's serial bound (all VFs x probe)",
+                   runs[i].ready_ms / (total * probe),
+                   "x",
+                   {},
+                   ""});
     out.push_back({s, label + ": daemon CPU per VF", runs[i].cpu_ms * 1000.0 / total, "us",
                    largest ? std::optional(200.0) : std::nullopt, largest ? "200 us" : ""});
     out.push_back({s, label + ": peak RSS", runs[i].rss_mib, "MiB",
                    largest ? std::optional(16.0) : std::nullopt, largest ? "16 MiB" : ""});
   }
-  out.push_back({s, "CPU growth, largest / smallest", runs.back().cpu_ms / runs.front().cpu_ms,
-                 "x", {},
+  out.push_back({s,
+                 "CPU growth, largest / smallest",
+                 runs.back().cpu_ms / runs.front().cpu_ms,
+                 "x",
+                 {},
                  "VF count grew " + std::to_string(counts.back() / counts.front()) + "." +
                      std::to_string((counts.back() * 10 / counts.front()) % 10) +
                      "x: linear when close"});
@@ -246,10 +253,15 @@ void steady_state(std::vector<Figure>& out, bool quick) {
     during += json.find("\"state\":\"configuring\"") != std::string::npos ? 1 : 0;
   }
   const char* s = "steady state";
-  out.push_back({s, "Describe() latency p50 (1000 calls)", percentile(latencies, 50), "ms", {}, ""});
+  out.push_back(
+      {s, "Describe() latency p50 (1000 calls)", percentile(latencies, 50), "ms", {}, ""});
   out.push_back({s, "Describe() latency p99", percentile(latencies, 99), "ms", {}, ""});
-  out.push_back({s, "Describe() calls answered mid bring-up", static_cast<double>(during), "calls",
-                 {}, "of 1000"});
+  out.push_back({s,
+                 "Describe() calls answered mid bring-up",
+                 static_cast<double>(during),
+                 "calls",
+                 {},
+                 "of 1000"});
 
   if (!daemon.notify().wait_for("READY=1", std::chrono::minutes(3))) {
     std::cerr << "steady state: no READY\n" << daemon.log();
@@ -301,9 +313,9 @@ void repair(std::vector<Figure>& out, bool quick) {
     const auto vf = vf_pci(pf, v);
     const auto from = daemon.notify().count();
     const auto t0 = Clock::now();
-    sh("echo 00:00:00:00:00:00:00:00 > " + sys + "devices/" + pf + "/sriov/" +
-       std::to_string(v) + "/port && echo " + vf + " > " + sys +
-       "drivers/mlx5_core/unbind && echo " + vf + " > " + sys + "drivers/mlx5_core/bind");
+    sh("echo 00:00:00:00:00:00:00:00 > " + sys + "devices/" + pf + "/sriov/" + std::to_string(v) +
+       "/port && echo " + vf + " > " + sys + "drivers/mlx5_core/unbind && echo " + vf + " > " +
+       sys + "drivers/mlx5_core/bind");
     if (!daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", std::chrono::seconds(10), from)) {
       std::cerr << "repair: VF " << vf << " was not repaired within 10 s\n";
       continue;
@@ -311,11 +323,15 @@ void repair(std::vector<Figure>& out, bool quick) {
     latencies.push_back(ms_between(t0, *daemon.notify().arrival_of("STATUS=ready", from)));
   }
   const char* s = "repair: a VF re-created with a zero GUID (vf_probe_ms 20)";
-  out.push_back({s, "rebinds repaired", static_cast<double>(latencies.size()), "", {},
+  out.push_back({s,
+                 "rebinds repaired",
+                 static_cast<double>(latencies.size()),
+                 "",
+                 {},
                  "of " + std::to_string(rounds)});
   out.push_back({s, "until name and GUID are back, p50", percentile(latencies, 50), "ms", {}, ""});
-  out.push_back({s, "until name and GUID are back, p99", percentile(latencies, 99), "ms", 1000,
-                 "1 s"});
+  out.push_back(
+      {s, "until name and GUID are back, p99", percentile(latencies, 99), "ms", 1000, "1 s"});
 }
 
 std::string machine() {

@@ -6,11 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <poll.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <poll.h>
 #include <stdexcept>
 
 namespace vfready::bench {
@@ -64,8 +64,8 @@ double percentile(std::vector<double>& samples, double p) {
     return 0;
   }
   std::sort(samples.begin(), samples.end());
-  const auto rank = static_cast<std::size_t>(
-      std::ceil(p / 100.0 * static_cast<double>(samples.size())));
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(samples.size())));
   return samples[std::clamp<std::size_t>(rank, 1, samples.size()) - 1];
 }
 
@@ -96,8 +96,11 @@ void print_table(const std::vector<Figure>& figures) {
 std::string to_json(const std::vector<Figure>& figures, const std::string& machine) {
   auto out = nlohmann::json::array();
   for (const auto& f : figures) {
-    nlohmann::json j = {{"section", f.section}, {"name", f.name}, {"value", f.value},
-                        {"unit", f.unit},       {"basis", f.basis}};
+    nlohmann::json j = {{"section", f.section},
+                        {"name", f.name},
+                        {"value", f.value},
+                        {"unit", f.unit},
+                        {"basis", f.basis}};
     if (f.target) {
       j["target"] = *f.target;
       j["met"] = f.value <= *f.target;
