@@ -67,8 +67,8 @@ struct Run {
 Run run_vfready(const FakeHost& host, const std::string& config) {
   NotifySocket notify;
   Launched daemon("NOTIFY_SOCKET=" + notify.path() + " exec " +
-                  vfreadyd_command(host, config, "--no-bus") + " >/dev/null 2>" +
-                  host.root() + "/vfreadyd.log");
+                  vfreadyd_command(host, config, "--no-bus") + " >/dev/null 2>" + host.root() +
+                  "/vfreadyd.log");
   Run r;
   // READY, or the daemon's exit without it.
   while (!notify.wait_for("READY=1", std::chrono::milliseconds(200)) &&
