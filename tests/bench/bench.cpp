@@ -273,20 +273,7 @@ void steady_state(std::vector<Figure>& out, bool quick) {
     return;
   }
   daemon.notify().wait_for("WATCHDOG=1", std::chrono::seconds(3), daemon.notify().count());
-  const auto status_path = "/proc/" + std::to_string(daemon.process().pid()) + "/task";
-  const auto switches = [&] {
-    uint64_t total = 0;
-    for (const auto& task : std::filesystem::directory_iterator(status_path)) {
-      std::ifstream in(task.path() / "status");
-      std::string line;
-      while (std::getline(in, line)) {
-        if (line.starts_with("voluntary_ctxt_switches:")) {
-          total += std::stoull(line.substr(line.find(':') + 1));
-        }
-      }
-    }
-    return total;
-  };
+  const auto switches = [&] { return voluntary_switches(daemon.process().pid()); };
   const int seconds = quick ? 10 : 60;
   const auto pings0 = daemon.notify().count("WATCHDOG=1");
   const auto switches0 = switches();

@@ -18,9 +18,6 @@ using testing::Not;
 
 namespace {
 
-const std::vector<std::string> kIbPfs = {"0000:18:00.0", "0000:40:00.0", "0000:4f:00.0",
-                                         "0000:5e:00.0", "0000:9a:00.0", "0000:c0:00.0",
-                                         "0000:ce:00.0", "0000:dc:00.0"};
 const std::vector<std::string> kEthernetPfs = {"0000:29:00.0", "0000:29:00.1", "0000:aa:00.0",
                                                "0000:aa:00.1"};
 
@@ -46,7 +43,7 @@ std::map<std::string, LinkView> links_of(const FakeHost& host) {
 // The effective port GUID of every VF, by "PF/VF".
 std::map<std::string, std::string> effective_guids(const FakeHost& host) {
   std::map<std::string, std::string> out;
-  for (const auto& pf : kIbPfs) {
+  for (const auto& pf : kReferenceIbPfs) {
     for (int v = 0; v < 8; ++v) {
       auto g = read_file(host.pci(pf, "sriov/" + std::to_string(v) + "/port"));
       out[pf + "/" + std::to_string(v)] = g;
@@ -75,15 +72,15 @@ TEST(VfreadydOnTheDgxH200, BringsUp64NamedVfsWithGuidsAndSignalsReady) {
   EXPECT_THAT(notify.received(), Contains(testing::ContainsRegex("EXTEND_TIMEOUT_USEC=[0-9]+")));
 
   const auto links = links_of(host);
-  for (std::size_t p = 0; p < kIbPfs.size(); ++p) {
+  for (std::size_t p = 0; p < kReferenceIbPfs.size(); ++p) {
     const auto pf_name = "ibs" + std::to_string(p);
     ASSERT_TRUE(links.contains(pf_name)) << pf_name;
-    EXPECT_THAT(links.at(pf_name).altnames, Contains("ib-" + dashed(kIbPfs[p])));
+    EXPECT_THAT(links.at(pf_name).altnames, Contains("ib-" + dashed(kReferenceIbPfs[p])));
     for (int v = 0; v < 8; ++v) {
       const auto name = pf_name + "v" + std::to_string(v);
       ASSERT_TRUE(links.contains(name)) << name;
       EXPECT_EQ(links.at(name).mtu, 4092) << name;
-      auto vf_pci = host.pci(kIbPfs[p], "virtfn" + std::to_string(v));
+      auto vf_pci = host.pci(kReferenceIbPfs[p], "virtfn" + std::to_string(v));
       auto target = sh("basename $(readlink -f " + vf_pci + ")").out;
       target.pop_back();
       EXPECT_THAT(links.at(name).altnames, Contains("ib-" + dashed(target))) << name;

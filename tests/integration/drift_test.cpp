@@ -25,13 +25,6 @@ int ifindex_of(const FakeHost& host, const std::string& name) {
   return r.exit_code == 0 ? nlohmann::json::parse(r.out)[0]["ifindex"].get<int>() : 0;
 }
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) {
-    s.pop_back();
-  }
-  return s;
-}
-
 }  // namespace
 
 TEST(VfreadydDrift, AVfRecreatedWithAZeroGuidGetsItsNameAndGuidBack) {

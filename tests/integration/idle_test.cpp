@@ -3,8 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 
 #include "daemon_run.hpp"
 #include "private_bus.hpp"
@@ -12,26 +10,6 @@
 #include "service_daemon.hpp"
 
 using namespace vfready::testing;
-
-namespace {
-
-// Voluntary context switches of every thread of `pid`: each is a sleep it woke from.
-uint64_t voluntary_switches(pid_t pid) {
-  uint64_t total = 0;
-  for (const auto& task :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
-    std::ifstream in(task.path() / "status");
-    std::string line;
-    while (std::getline(in, line)) {
-      if (line.starts_with("voluntary_ctxt_switches:")) {
-        total += std::stoull(line.substr(line.find(':') + 1));
-      }
-    }
-  }
-  return total;
-}
-
-}  // namespace
 
 TEST(VfreadydIdle, WakesOnlyForTheWatchdogOver30Seconds) {
   VFREADY_REQUIRE_ROOT();
@@ -42,12 +20,7 @@ TEST(VfreadydIdle, WakesOnlyForTheWatchdogOver30Seconds) {
                        "WATCHDOG_USEC=2000000 ");
   ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
   // Settled: the bus is served and a ping has come since READY.
-  ASSERT_TRUE(wait_until(
-      [&] {
-        return sh("busctl --address=" + bus.address() + " status org.vfready.vfready1", 5s)
-                   .exit_code == 0;
-      },
-      20s));
+  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1"));
   ASSERT_TRUE(daemon.notify().wait_for("WATCHDOG=1", 3s, daemon.notify().count()));
 
   const pid_t pid = daemon.process().pid();

@@ -18,21 +18,10 @@ using testing::HasSubstr;
 
 namespace {
 
-const std::vector<std::string> kIbPfs = {"0000:18:00.0", "0000:40:00.0", "0000:4f:00.0",
-                                         "0000:5e:00.0", "0000:9a:00.0", "0000:c0:00.0",
-                                         "0000:ce:00.0", "0000:dc:00.0"};
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) {
-    s.pop_back();
-  }
-  return s;
-}
-
 // "PF/VF" -> "name GUID" for every VF: what a run leaves.
 std::map<std::string, std::string> vf_state(const FakeHost& host) {
   std::map<std::string, std::string> out;
-  for (const auto& pf : kIbPfs) {
+  for (const auto& pf : kReferenceIbPfs) {
     for (int v = 0; v < 8; ++v) {
       const auto dir = "virtfn" + std::to_string(v) + "/net";
       const auto names = sh("ls " + host.pci(pf, dir)).out;

@@ -16,10 +16,6 @@ using testing::HasSubstr;
 
 namespace {
 
-const std::vector<std::string> kIbPfs = {"0000:18:00.0", "0000:40:00.0", "0000:4f:00.0",
-                                         "0000:5e:00.0", "0000:9a:00.0", "0000:c0:00.0",
-                                         "0000:ce:00.0", "0000:dc:00.0"};
-
 std::string busctl(const PrivateBus& bus, const std::string& args) {
   return "busctl --address=" + bus.address() + " " + args;
 }
@@ -32,19 +28,6 @@ std::string vfreadyctl(const PrivateBus& bus, const std::string& args) {
   return VFREADYCTL_PATH " --bus-address " + bus.address() + " " + args;
 }
 
-// Waits until vfreadyd owns its name on `bus` (it connects beside the bring-up).
-bool wait_for_name(const PrivateBus& bus) {
-  return wait_until(
-      [&] { return sh(busctl(bus, "status org.vfready.vfready1"), 5s).exit_code == 0; }, 20s);
-}
-
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) {
-    s.pop_back();
-  }
-  return s;
-}
-
 }  // namespace
 
 TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
@@ -53,7 +36,7 @@ TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
   PrivateBus bus(PrivateBus::Policy::kShipped);
   ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
   ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(wait_for_name(bus)) << daemon.log();
+  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
 
   const auto introspect = sh(busctl(bus, "introspect org.vfready.vfready1 /org/vfready/vfready1"));
   ASSERT_EQ(introspect.exit_code, 0) << introspect.err;
@@ -70,18 +53,19 @@ TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
       nlohmann::json::parse(nlohmann::json::parse(call.out)["data"][0].get<std::string>());
   EXPECT_EQ(status["state"], "ready");
   EXPECT_EQ(status["vf_count"], 64);
-  ASSERT_EQ(status["pfs"].size(), kIbPfs.size());
-  for (std::size_t p = 0; p < kIbPfs.size(); ++p) {
+  ASSERT_EQ(status["pfs"].size(), kReferenceIbPfs.size());
+  for (std::size_t p = 0; p < kReferenceIbPfs.size(); ++p) {
     const auto& pf = status["pfs"][p];
-    EXPECT_EQ(pf["pci"], kIbPfs[p]);
+    EXPECT_EQ(pf["pci"], kReferenceIbPfs[p]);
     EXPECT_EQ(pf["name"], "ibs" + std::to_string(p));
     ASSERT_EQ(pf["vfs"].size(), 8U);
     for (int v = 0; v < 8; ++v) {
       const auto& vf = pf["vfs"][static_cast<std::size_t>(v)];
       EXPECT_EQ(vf["name"], "ibs" + std::to_string(p) + "v" + std::to_string(v));
       // The GUID reported is the one the (fake) hardware uses.
-      EXPECT_EQ(vf["guid"].get<std::string>(),
-                trimmed(read_file(host.pci(kIbPfs[p], "sriov/" + std::to_string(v) + "/port"))));
+      EXPECT_EQ(
+          vf["guid"].get<std::string>(),
+          trimmed(read_file(host.pci(kReferenceIbPfs[p], "sriov/" + std::to_string(v) + "/port"))));
     }
   }
 
@@ -123,7 +107,7 @@ TEST(VfreadydBus, ReadsAreForEveryoneChangesForRoot) {
   PrivateBus bus(PrivateBus::Policy::kShipped);
   ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
   ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(wait_for_name(bus)) << daemon.log();
+  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
 
   const auto state = sh(as_nobody(busctl(bus, manager("get-property", "State"))));
   EXPECT_EQ(state.exit_code, 0) << state.err;
@@ -150,7 +134,7 @@ TEST(VfreadydBus, ItsOwnUidCheckDeniesWhereThePolicyWouldAllow) {
   PrivateBus bus(PrivateBus::Policy::kOpen);
   ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
   ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(wait_for_name(bus)) << daemon.log();
+  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
   for (const char* method : {"reconcile", "reload"}) {
     const auto r = sh(as_nobody(vfreadyctl(bus, method)));
     EXPECT_EQ(r.exit_code, 4) << method;
@@ -201,7 +185,7 @@ TEST(VfreadydReload, KeepsTheRunningConfigOnABadOneAndAppliesAGoodOne) {
   const auto path = write_config(host, config);
   ServiceDaemon daemon(host, path, "--bus-address " + bus.address());
   ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(wait_for_name(bus)) << daemon.log();
+  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
 
   write_config(host, "{\"pfs\": [ {\"vfs\": \"eight\"} ]}");
   const auto bad = sh(vfreadyctl(bus, "reload"));
