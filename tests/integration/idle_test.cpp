@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-
 #include "daemon_run.hpp"
 #include "private_bus.hpp"
 #include "root_only.hpp"
