@@ -2,11 +2,12 @@
 // vfready's benchmarks on the fake host: time-to-ready against the seed's procedure and
 // the hardware's critical path, scale, steady state, repair latency. Every figure is
 // measured in this run; ratios hold where absolute times drift on shared machines.
-// Usage (root): vfready_bench [--json FILE] [--quick]
+// Usage (root): vfready_bench [--json FILE] [--quick] [--only GROUP]
 #include <signal.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -347,14 +348,20 @@ std::string machine() {
 int main(int argc, char** argv) {
   std::string json_path;
   bool quick = false;
+  std::string only;
+  const std::vector<std::string> groups = {"time-to-ready", "scale", "steady-state", "repair"};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json" && i + 1 < argc) {
       json_path = argv[++i];
     } else if (a == "--quick") {
       quick = true;
+    } else if (a == "--only" && i + 1 < argc &&
+               std::find(groups.begin(), groups.end(), argv[i + 1]) != groups.end()) {
+      only = argv[++i];
     } else {
-      std::cerr << "usage: vfready_bench [--json FILE] [--quick]\n";
+      std::cerr << "usage: vfready_bench [--json FILE] [--quick] [--only GROUP]\n"
+                   "  GROUP: time-to-ready, scale, steady-state or repair\n";
       return 2;
     }
   }
@@ -364,18 +371,26 @@ int main(int argc, char** argv) {
   }
   std::vector<Figure> figures;
   const auto start = Clock::now();
-  const auto phase = [&](const char* name) {
+  const auto phase = [&](const std::string& name) {
+    if (!only.empty() && name != only) {
+      return false;
+    }
     std::cerr << "vfready_bench: " << name << " ("
               << static_cast<int>(duration<double>(Clock::now() - start).count()) << " s)\n";
+    return true;
   };
-  phase("time-to-ready");
-  time_to_ready(figures);
-  phase("scale");
-  scale(figures, quick);
-  phase("steady state");
-  steady_state(figures, quick);
-  phase("repair");
-  repair(figures, quick);
+  if (phase("time-to-ready")) {
+    time_to_ready(figures);
+  }
+  if (phase("scale")) {
+    scale(figures, quick);
+  }
+  if (phase("steady-state")) {
+    steady_state(figures, quick);
+  }
+  if (phase("repair")) {
+    repair(figures, quick);
+  }
   std::printf("vfready benchmarks on %s, %.0f s\n\n", machine().c_str(),
               duration<double>(Clock::now() - start).count());
   print_table(figures);

@@ -2,7 +2,8 @@
 #define FUSE_USE_VERSION 312
 #include "fuse_mount.hpp"
 
-#include <fuse3/fuse.h>
+#include <fuse3/fuse_lowlevel.h>
+#include <linux/fuse.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -18,13 +19,21 @@ namespace vfready::fakehost {
 
 namespace {
 
-const Tree& tree_of() { return *static_cast<const Tree*>(fuse_get_context()->private_data); }
-
-// sysfs reports every attribute as 4096 bytes long, whatever it holds.
+// sysfs reports every attribute as 4096 bytes long, whatever it holds. A write within
+// that size is not "past EOF", which lets FUSE run writes to one file in parallel.
 constexpr off_t kAttributeSize = 4096;
 
-void fill_stat(const Tree::Entry& e, struct stat* st) {
+// Everything changes behind the kernel's back (renames, new VFs). Names that exist may
+// be cached, which makes path walks cheap: every stat, open and readdir still comes here
+// (attributes and misses are never cached), so a removed or renamed entry answers
+// ENOENT at once and a new one is found at once.
+constexpr double kEntryTimeout = 3600;
+
+FuseMount& mount_of(fuse_req_t req) { return *static_cast<FuseMount*>(fuse_req_userdata(req)); }
+
+void fill_stat(fuse_ino_t ino, const Tree::Entry& e, struct stat* st) {
   std::memset(st, 0, sizeof *st);
+  st->st_ino = ino;
   switch (e.kind) {
     case Tree::Kind::kDir:
       st->st_mode = S_IFDIR | e.mode;
@@ -43,135 +52,209 @@ void fill_stat(const Tree::Entry& e, struct stat* st) {
   }
 }
 
-void* op_init(struct fuse_conn_info* /*conn*/, struct fuse_config* cfg) {
-  // Everything changes behind the kernel's back (renames, new VFs). Names that exist
-  // may be cached, which makes path walks cheap: every stat, open and readdir still
-  // comes here by path (attributes and misses are never cached), so a removed or
-  // renamed entry answers ENOENT at once and a new one is found at once.
-  cfg->entry_timeout = 3600;
-  cfg->attr_timeout = 0;
-  cfg->negative_timeout = 0;
-  cfg->direct_io = 1;
-  cfg->kernel_cache = 0;
-  cfg->hard_remove = 1;
-  return fuse_get_context()->private_data;
+std::string child_path(const std::string& parent, const char* name) {
+  return parent.empty() ? std::string(name) : parent + "/" + name;
 }
 
-int op_getattr(const char* path, struct stat* st, struct fuse_file_info* /*fi*/) {
-  auto e = tree_of().stat(path);
-  if (!e) {
-    return -ENOENT;
+void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  auto& m = mount_of(req);
+  auto dir = m.path_of(parent);
+  if (!dir) {
+    fuse_reply_err(req, ENOENT);
+    return;
   }
-  fill_stat(*e, st);
-  return 0;
+  const std::string path = child_path(*dir, name);
+  auto e = m.tree().stat(path);
+  if (!e) {
+    fuse_reply_err(req, ENOENT);
+    return;
+  }
+  fuse_entry_param out{};
+  out.ino = m.ino_of(path);
+  out.generation = 1;
+  out.entry_timeout = kEntryTimeout;
+  out.attr_timeout = 0;
+  fill_stat(out.ino, *e, &out.attr);
+  fuse_reply_entry(req, &out);
 }
 
-int op_readlink(const char* path, char* buf, size_t size) {
-  auto e = tree_of().stat(path);
-  if (!e) {
-    return -ENOENT;
-  }
-  if (e->kind != Tree::Kind::kLink) {
-    return -EINVAL;
-  }
-  if (size == 0) {
-    return -EINVAL;
-  }
-  const auto n = std::min(size - 1, e->link_target.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    buf[i] = e->link_target[i];
-  }
-  buf[n] = '\0';
-  return 0;
+// Inode numbers are kept for the life of the mount: nothing to forget.
+void op_forget(fuse_req_t req, fuse_ino_t /*ino*/, uint64_t /*nlookup*/) { fuse_reply_none(req); }
+
+void op_forget_multi(fuse_req_t req, size_t /*count*/, fuse_forget_data* /*forgets*/) {
+  fuse_reply_none(req);
 }
 
-int op_readdir(const char* path, void* buf, fuse_fill_dir_t fill, off_t /*offset*/,
-               struct fuse_file_info* /*fi*/, enum fuse_readdir_flags /*flags*/) {
-  auto e = tree_of().stat(path);
+// The entry at `ino`'s path, or an error already sent.
+std::unique_ptr<Tree::Entry> entry_or_reply(fuse_req_t req, fuse_ino_t ino) {
+  auto& m = mount_of(req);
+  auto path = m.path_of(ino);
+  auto e = path ? m.tree().stat(*path) : nullptr;
   if (!e) {
-    return -ENOENT;
+    fuse_reply_err(req, ENOENT);
+  }
+  return e;
+}
+
+void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info* /*fi*/) {
+  if (auto e = entry_or_reply(req, ino)) {
+    struct stat st {};
+    fill_stat(ino, *e, &st);
+    fuse_reply_attr(req, &st, 0);
+  }
+}
+
+// `echo x > attr` opens with O_TRUNC, which FUSE sends as a size change; sysfs ignores
+// the truncation, and so does this.
+void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* /*attr*/, int /*to_set*/,
+                fuse_file_info* fi) {
+  op_getattr(req, ino, fi);
+}
+
+void op_readlink(fuse_req_t req, fuse_ino_t ino) {
+  if (auto e = entry_or_reply(req, ino)) {
+    if (e->kind != Tree::Kind::kLink) {
+      fuse_reply_err(req, EINVAL);
+      return;
+    }
+    fuse_reply_readlink(req, e->link_target.c_str());
+  }
+}
+
+void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* /*fi*/) {
+  auto& m = mount_of(req);
+  auto path = m.path_of(ino);
+  auto e = path ? m.tree().stat(*path) : nullptr;
+  if (!e) {
+    fuse_reply_err(req, ENOENT);
+    return;
   }
   if (e->kind != Tree::Kind::kDir) {
-    return -ENOTDIR;
+    fuse_reply_err(req, ENOTDIR);
+    return;
   }
-  fill(buf, ".", nullptr, 0, static_cast<fuse_fill_dir_flags>(0));
-  fill(buf, "..", nullptr, 0, static_cast<fuse_fill_dir_flags>(0));
-  for (const auto& name : tree_of().list(path)) {
-    fill(buf, name.c_str(), nullptr, 0, static_cast<fuse_fill_dir_flags>(0));
+  // The offset of an entry is its index in the sorted listing, plus one.
+  std::vector<std::string> names = {".", ".."};
+  for (auto& name : m.tree().list(*path)) {
+    names.push_back(std::move(name));
   }
-  return 0;
+  std::vector<char> buf(size);
+  std::size_t used = 0;
+  for (auto i = static_cast<std::size_t>(std::max<off_t>(offset, 0)); i < names.size(); ++i) {
+    struct stat st {};
+    st.st_ino = i < 2 ? ino : m.ino_of(child_path(*path, names[i].c_str()));
+    const auto need = fuse_add_direntry(req, buf.data() + used, size - used, names[i].c_str(), &st,
+                                        static_cast<off_t>(i + 1));
+    if (need > size - used) {
+      break;
+    }
+    used += need;
+  }
+  fuse_reply_buf(req, buf.data(), used);
 }
 
-int op_open(const char* path, struct fuse_file_info* fi) {
-  auto e = tree_of().stat(path);
+void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  auto e = entry_or_reply(req, ino);
   if (!e) {
-    return -ENOENT;
+    return;
   }
   if (e->kind == Tree::Kind::kDir) {
-    return -EISDIR;
+    fuse_reply_err(req, EISDIR);
+    return;
   }
   const int acc = fi->flags & O_ACCMODE;
   // As kernfs: opening for an access the attribute has no handler for is EACCES.
   if ((acc != O_WRONLY && !e->attr->read) || (acc != O_RDONLY && !e->attr->write)) {
-    return -EACCES;
+    fuse_reply_err(req, EACCES);
+    return;
   }
-  fi->direct_io = 1;
-  fi->nonseekable = 0;
-  return 0;
+  // kernfs serialises writes per open file, not per attribute: two processes binding
+  // two devices through one driver's `bind` run at once. FUSE holds the inode lock for
+  // a write unless the open asks for parallel direct writes, which libfuse 3.14's
+  // fuse_reply_open cannot say; the reply is the kernel's struct, sent as it is.
+  fuse_open_out out{};
+  out.open_flags = FOPEN_DIRECT_IO | FOPEN_PARALLEL_DIRECT_WRITES;
+  fuse_reply_buf(req, reinterpret_cast<const char*>(&out),  // NOLINT(*-reinterpret-cast)
+                 sizeof out);
 }
 
-int op_read(const char* path, char* buf, size_t size, off_t offset, struct fuse_file_info* /*fi*/) {
-  auto e = tree_of().stat(path);
-  if (!e || e->kind != Tree::Kind::kFile) {
-    return -ENOENT;
+void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* /*fi*/) {
+  auto e = entry_or_reply(req, ino);
+  if (!e) {
+    return;
+  }
+  if (e->kind != Tree::Kind::kFile) {
+    fuse_reply_err(req, EISDIR);
+    return;
   }
   const std::string value = e->attr->read();
   if (offset < 0 || static_cast<size_t>(offset) >= value.size()) {
-    return 0;
+    fuse_reply_buf(req, nullptr, 0);
+    return;
   }
   const auto n = std::min(size, value.size() - static_cast<size_t>(offset));
-  // read(2) data is not a C string: no terminator belongs here.
-  std::memcpy(buf, value.data() + offset, n);  // NOLINT(bugprone-not-null-terminated-result)
-  return static_cast<int>(n);
+  fuse_reply_buf(req, value.data() + offset, n);
 }
 
-int op_write(const char* path, const char* buf, size_t size, off_t /*offset*/,
-             struct fuse_file_info* /*fi*/) {
-  auto e = tree_of().stat(path);
-  if (!e || e->kind != Tree::Kind::kFile) {
-    return -ENOENT;
+void op_write(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t /*offset*/,
+              fuse_file_info* /*fi*/) {
+  auto e = entry_or_reply(req, ino);
+  if (!e) {
+    return;
   }
-  if (!e->attr->write) {
-    return -EACCES;
+  if (e->kind != Tree::Kind::kFile || !e->attr->write) {
+    fuse_reply_err(req, EACCES);
+    return;
   }
   const int err = e->attr->write(std::string_view(buf, size));
-  return err == 0 ? static_cast<int>(size) : -err;
+  if (err == 0) {
+    fuse_reply_write(req, size);
+  } else {
+    fuse_reply_err(req, err);
+  }
 }
 
-// `echo x > attr` opens with O_TRUNC; sysfs ignores the truncation.
-int op_truncate(const char* path, off_t /*size*/, struct fuse_file_info* /*fi*/) {
-  return tree_of().stat(path) ? 0 : -ENOENT;
-}
-
-const fuse_operations kOperations = [] {
-  fuse_operations ops{};
-  ops.init = op_init;
+const fuse_lowlevel_ops kOperations = [] {
+  fuse_lowlevel_ops ops{};
+  ops.lookup = op_lookup;
+  ops.forget = op_forget;
+  ops.forget_multi = op_forget_multi;
   ops.getattr = op_getattr;
+  ops.setattr = op_setattr;
   ops.readlink = op_readlink;
   ops.readdir = op_readdir;
   ops.open = op_open;
   ops.read = op_read;
   ops.write = op_write;
-  ops.truncate = op_truncate;
   return ops;
 }();
 
 }  // namespace
 
 FuseMount::FuseMount(const Tree& tree, std::string mountpoint)
-    : tree_(tree), mountpoint_(std::move(mountpoint)) {}
+    : tree_(tree), mountpoint_(std::move(mountpoint)) {
+  paths_.emplace_back();  // FUSE_ROOT_ID (1): the root, ""
+  inos_.emplace("", FUSE_ROOT_ID);
+}
 
 FuseMount::~FuseMount() { stop(); }
+
+uint64_t FuseMount::ino_of(const std::string& path) {
+  std::lock_guard lock(inodes_mu_);
+  auto [it, added] = inos_.try_emplace(path, paths_.size() + FUSE_ROOT_ID);
+  if (added) {
+    paths_.push_back(path);
+  }
+  return it->second;
+}
+
+std::optional<std::string> FuseMount::path_of(uint64_t ino) const {
+  std::lock_guard lock(inodes_mu_);
+  if (ino < FUSE_ROOT_ID || ino - FUSE_ROOT_ID >= paths_.size()) {
+    return std::nullopt;
+  }
+  return paths_[ino - FUSE_ROOT_ID];
+}
 
 void FuseMount::start() {
   std::vector<std::string> argv_storage = {"vfready-fakehost",
@@ -187,33 +270,32 @@ void FuseMount::start() {
     argv.push_back(a.data());
   }
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
-  fuse_ = fuse_new(&args, &kOperations, sizeof kOperations,
-                   const_cast<Tree*>(&tree_));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
-  if (fuse_ == nullptr) {
-    throw std::runtime_error("cannot create the FUSE filesystem");
+  session_ = fuse_session_new(&args, &kOperations, sizeof kOperations, this);
+  if (session_ == nullptr) {
+    throw std::runtime_error("cannot create the FUSE session");
   }
-  if (fuse_mount(fuse_, mountpoint_.c_str()) != 0) {
-    fuse_destroy(fuse_);
-    fuse_ = nullptr;
+  if (fuse_session_mount(session_, mountpoint_.c_str()) != 0) {
+    fuse_session_destroy(session_);
+    session_ = nullptr;
     throw std::runtime_error("cannot mount FUSE at " + mountpoint_ +
                              " (is /dev/fuse there and are we root?)");
   }
   connection_ = connection_of(mountpoint_);
-  loop_ = std::thread([f = fuse_] {
+  loop_ = std::thread([s = session_] {
     fuse_loop_config* cfg = fuse_loop_cfg_create();
     // One worker per blocked write: every PF's sriov_numvfs may block at once.
     fuse_loop_cfg_set_max_threads(cfg, 512);
     fuse_loop_cfg_set_idle_threads(cfg, 8);
-    fuse_loop_mt(f, cfg);
+    fuse_session_loop_mt(s, cfg);
     fuse_loop_cfg_destroy(cfg);
   });
 }
 
 void FuseMount::stop() {
-  if (fuse_ == nullptr) {
+  if (session_ == nullptr) {
     return;
   }
-  fuse_exit(fuse_);
+  fuse_session_exit(session_);
   // Abort the connection, as the kernel does when a FUSE server dies: requests still
   // waiting for an answer fail with ENOTCONN, so a writer left in one cannot keep the
   // mount (and the workers' reads) alive past the unmount.
@@ -221,14 +303,14 @@ void FuseMount::stop() {
     abort_connection(connection_);
   }
   // Unmounting ends the workers' reads from /dev/fuse, so the loop returns.
-  fuse_unmount(fuse_);
+  fuse_session_unmount(session_);
   // libfuse skips the unmount of an aborted connection: detach it here.
   static_cast<void>(umount2(mountpoint_.c_str(), MNT_DETACH));
   if (loop_.joinable()) {
     loop_.join();
   }
-  fuse_destroy(fuse_);
-  fuse_ = nullptr;
+  fuse_session_destroy(session_);
+  session_ = nullptr;
 }
 
 int FuseMount::connection_of(const std::string& mountpoint) {
