@@ -128,7 +128,17 @@ void Service::on_link_events() {
     }
   }
   for (const auto& e : events) {
-    if (auto drift = drift_of(status_, e)) {
+    auto drift = drift_of(status_, e);
+    if (drift && links_) {
+      // Events are read some time after they happen: judge by what the link is now,
+      // not by a name it had on its way (a pass's own rename read after the pass ended).
+      auto now = e;
+      const auto link = links_->get(e.ifindex);
+      now.removed = !link;
+      now.name = link ? link->name : e.name;
+      drift = drift_of(status_, now);
+    }
+    if (drift) {
       on_drift(*drift);
     }
   }

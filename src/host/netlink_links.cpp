@@ -5,6 +5,7 @@
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
+#include <sys/socket.h>
 
 #include <cstring>
 #include <stdexcept>
@@ -234,6 +235,16 @@ LinkMonitor::LinkMonitor() : socket_(new Socket) {
   nl_socket_disable_seq_check(socket_->sk);
   nl_socket_set_nonblocking(socket_->sk);
   nl_socket_modify_cb(socket_->sk, NL_CB_VALID, NL_CB_CUSTOM, on_link_event, nullptr);
+  // A bring-up makes a burst of events (each VF's netdev appears, is renamed, gets its
+  // MTU and altnames: some 5 per VF, 2 KiB or more each as the kernel counts) while a
+  // busy loop may not read for a while. The default buffer (rmem_default, ~200 KiB)
+  // overruns at a few dozen VFs, and an overrun costs a pass over every PF. With
+  // CAP_NET_ADMIN the buffer may exceed rmem_max, as udevd's and networkd's do; memory
+  // is only taken while events wait.
+  constexpr int kEventBuffer = 64 * 1024 * 1024;
+  if (setsockopt(fd(), SOL_SOCKET, SO_RCVBUFFORCE, &kEventBuffer, sizeof kEventBuffer) != 0) {
+    nl_socket_set_buffer_size(socket_->sk, kEventBuffer, 0);  // capped at rmem_max
+  }
 }
 
 LinkMonitor::~LinkMonitor() {

@@ -123,7 +123,7 @@ TEST(VfreadydBus, ReadsAreForEveryoneChangesForRoot) {
   // Root may: a reconcile runs the bring-up again and reaches ready again.
   const auto before = daemon.notify().count();
   const auto reconcile = sh(vfreadyctl(bus, "reconcile"));
-  EXPECT_EQ(reconcile.exit_code, 0) << reconcile.err;
+  EXPECT_EQ(reconcile.exit_code, 0) << reconcile.err << daemon.log();
   EXPECT_TRUE(daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", 60s, before));
   EXPECT_EQ(daemon.stop(), 0);
 }
@@ -140,7 +140,8 @@ TEST(VfreadydBus, ItsOwnUidCheckDeniesWhereThePolicyWouldAllow) {
     EXPECT_EQ(r.exit_code, 4) << method;
     EXPECT_THAT(r.err, HasSubstr("only allowed to root")) << method;
   }
-  EXPECT_EQ(sh(vfreadyctl(bus, "reload")).exit_code, 0);
+  const auto reload = sh(vfreadyctl(bus, "reload"));
+  EXPECT_EQ(reload.exit_code, 0) << reload.err << daemon.log();
 }
 
 TEST(Vfreadyctl, SaysInOneLineThatTheDaemonIsNotRunning) {
