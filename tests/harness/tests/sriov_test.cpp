@@ -3,6 +3,7 @@
 // (or the seed's script) would.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "fake_host.hpp"
 #include "process.hpp"
@@ -157,4 +158,51 @@ TEST(AFakeHostOfedGuid, RejectsAnythingButEightColonSeparatedBytes) {
     EXPECT_THAT(r.err, HasSubstr("Invalid argument")) << bad;
   }
   EXPECT_THAT(sh(echo_to("Sideways", sriov + "policy")).err, HasSubstr("Invalid argument"));
+}
+
+// kernfs serialises writes per open file, not per attribute: two binds through the one
+// drivers_probe file probe two devices at once, as the driver core does.
+TEST(AFakeHostDriversProbe, ProbesVfsOfTwoPfsAtOnce) {
+  VFREADY_REQUIRE_ROOT();
+  auto topology = TopologyBuilder::reference().probe_ms(1);
+  topology.function("0000:40:00.0")["sriov"]["vf_probe_ms"] = 3000;
+  FakeHost host(topology);
+  for (const char* pf : {kPf, "0000:40:00.0"}) {
+    ASSERT_EQ(sh(echo_to("0", host.pci(pf, "sriov_drivers_autoprobe"))).exit_code, 0);
+    ASSERT_EQ(sh(echo_to("1", host.pci(pf, "sriov_numvfs"))).exit_code, 0);
+  }
+  // As vfready writes: O_WRONLY, no O_TRUNC. (A shell's `>` truncates, and truncating
+  // takes the inode lock, which FUSE holds shared through a running write.)
+  const auto write = [&](const std::string& vf) {
+    return "exec dd of='" + host.sys("bus/pci/drivers_probe") + "' conv=notrunc status=none <<< " +
+           vf;
+  };
+  Background slow(write("0000:40:00.1"));
+  // dd is inside its write(2) (syscall 1 on x86-64): the slow probe has begun.
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return read_file("/proc/" + std::to_string(slow.pid()) + "/syscall").starts_with("1 ");
+      },
+      10s));
+  ASSERT_EQ(sh(write("0000:18:00.1")).exit_code, 0);
+  EXPECT_FALSE(slow.exited()) << "the fast probe waited for the slow one";
+  EXPECT_THAT(host.links(), Contains("ibp24s0v0"));
+  EXPECT_EQ(slow.wait(30s).exit_code, 0);
+  EXPECT_THAT(host.links(), Contains("ibp64s0v0"));
+}
+
+// sysfs files belong to root: others may read what is world-readable and write nothing.
+TEST(AFakeHostAttribute, IsWritableByRootOnly) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(chmod(host.root().c_str(), 0755), 0);  // made by mkdtemp: 0700
+  const auto nobody = [](const std::string& command) {
+    return sh("setpriv --reuid=65534 --regid=65534 --clear-groups sh -c \"" + command + "\"");
+  };
+  const auto read = nobody("cat '" + host.pci(kPf, "sriov_totalvfs") + "'");
+  EXPECT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_EQ(trimmed(read.out), "16");
+  const auto write = nobody(echo_to("1", host.pci(kPf, "sriov_numvfs")));
+  EXPECT_THAT(write.err, HasSubstr("Permission denied"));
+  EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "0\n");
 }
