@@ -21,41 +21,41 @@ bool exists(const std::string& path) {
 
 }  // namespace
 
+RunDirUdevWait::~RunDirUdevWait() {
+  if (fd_ >= 0) {
+    close(fd_);
+  }
+}
+
 bool RunDirUdevWait::wait_initialized(int ifindex, std::chrono::steady_clock::time_point deadline) {
   if (!exists(run_dir_)) {
     return true;
   }
   const auto data = run_dir_ + "/data";
-  const auto name = "n" + std::to_string(ifindex);
-  const int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-  if (fd < 0) {
-    return exists(data + "/" + name);
+  const auto file = data + "/n" + std::to_string(ifindex);
+  if (fd_ < 0) {
+    fd_ = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    if (fd_ >= 0 && inotify_add_watch(fd_, data.c_str(), IN_CREATE | IN_MOVED_TO) < 0) {
+      close(fd_);
+      fd_ = -1;
+    }
   }
-  // Watch first, then look: a file made in between is seen either way.
-  inotify_add_watch(fd, data.c_str(), IN_CREATE | IN_MOVED_TO);
-  bool found = exists(data + "/" + name);
+  // Watching first, then looking: a file made in between is seen either way. Events of
+  // other netdevs (or of earlier waits) only make this look again.
   alignas(inotify_event) char buf[4096];
-  while (!found) {
+  while (!exists(file)) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      break;
+    if (fd_ < 0 || left.count() <= 0) {
+      return false;
     }
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(left.count())) <= 0) {
-      continue;
+    pollfd p{fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) > 0) {
+      while (read(fd_, buf, sizeof buf) > 0) {
+      }
     }
-    const ssize_t n = read(fd, buf, sizeof buf);
-    for (ssize_t off = 0; off < n;) {
-      const auto* e = reinterpret_cast<const inotify_event*>(buf + off);  // NOLINT: kernel ABI
-      found = found || (e->len > 0 && name == e->name) || (e->mask & IN_Q_OVERFLOW) != 0;
-      off += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
-    }
-    // An overflow loses names: look at the file itself.
-    found = found && exists(data + "/" + name);
   }
-  close(fd);
-  return found;
+  return true;
 }
 
 UdevNetdevWatch::UdevNetdevWatch(const std::string& run_dir) {

@@ -22,10 +22,16 @@ class RunDirUdevWait final : public UdevWait {
   // `run_dir` is udev's runtime directory (/run/udev). Without it there is no udevd
   // (a container, an initramfs): nothing to wait for, as `udevadm settle` decides.
   explicit RunDirUdevWait(std::string run_dir) : run_dir_(std::move(run_dir)) {}
+  ~RunDirUdevWait() override;
+  RunDirUdevWait(const RunDirUdevWait&) = delete;
+  RunDirUdevWait& operator=(const RunDirUdevWait&) = delete;
   bool wait_initialized(int ifindex, std::chrono::steady_clock::time_point deadline) override;
 
  private:
   std::string run_dir_;
+  // One inotify instance for every wait: closing one waits for an SRCU grace period
+  // (some 20 ms), which per VF added up to most of a PF's udev step.
+  int fd_ = -1;
 };
 
 // Tells which netdevs udev has just initialized (their db entry appeared): the moment a
