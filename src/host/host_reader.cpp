@@ -5,13 +5,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <fstream>
+#include <thread>
 
 namespace vfready::host {
 
 namespace {
+
+constexpr std::size_t kReaders = 16;  // threads reading PCI functions at once
 
 template <class T>
 std::optional<T> number(Sysfs& sysfs, const std::string& rel, int base = 10) {
@@ -133,12 +137,28 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
     }
   }
   host.kernel_log = read_kernel_log(paths.kernel_log);
-  for (const auto& name : sysfs.list("bus/pci/devices")) {
-    auto pci = model::PciAddress::parse(name);
-    if (!pci || text(sysfs, "bus/pci/devices/" + name + "/vendor") != "0x15b3") {
-      continue;
+  // Functions are read side by side: each read waits on the kernel (on a driver's show()),
+  // and a PF with its VFs is some hundred of them.
+  const auto names = sysfs.list("bus/pci/devices");
+  std::vector<std::optional<model::PfInfo>> read(names.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < names.size(); i = next++) {
+      auto pci = model::PciAddress::parse(names[i]);
+      if (pci && text(sysfs, "bus/pci/devices/" + names[i] + "/vendor") == "0x15b3") {
+        read[i] = read_pf(sysfs, pci.value());
+      }
     }
-    if (auto pf = read_pf(sysfs, pci.value())) {
+  };
+  std::vector<std::thread> workers(std::min<std::size_t>(kReaders, names.size()));
+  for (auto& w : workers) {
+    w = std::thread(work);
+  }
+  for (auto& w : workers) {
+    w.join();
+  }
+  for (auto& pf : read) {
+    if (pf) {
       host.functions.push_back(std::move(*pf));
     }
   }

@@ -39,10 +39,12 @@ Result<std::string> RootedSysfs::read(const std::string& rel) {
       ::close(fd);
       return Error{path(rel) + ": " + errno_name(err)};
     }
-    if (n == 0) {
+    out.append(buf, static_cast<std::size_t>(n));
+    // A sysfs attribute comes whole in one read (its show() fills at most a page); a
+    // short read is the end, and asking again would be one more round trip.
+    if (static_cast<std::size_t>(n) < sizeof buf) {
       break;
     }
-    out.append(buf, static_cast<std::size_t>(n));
   }
   ::close(fd);
   while (!out.empty() && (out.back() == '\n' || out.back() == '\0')) {

@@ -11,7 +11,7 @@
 // sysfs, rooted at a configurable directory (/sys, or a fake host's). Paths are
 // relative to the root. Writes return the errno the kernel gave, so callers can tell
 // EBUSY from ERANGE; they may block (sriov_numvfs does): never call them on the
-// event loop thread.
+// event loop thread. Calls may come from several threads at once (read_host does).
 namespace vfready::host {
 
 class Sysfs {
