@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Step "guids": every VF gets its GUID while unbound, then one probe; a bound VF with
-// a wrong GUID is set and rebound, unless a pod uses it.
+// a wrong GUID is set, unbound and probed again, unless a pod uses it.
 #include "vfready/host/host_reader.hpp"
 #include "vfready/pipeline/pf_bringup.hpp"
 
@@ -44,10 +44,13 @@ void assign_guids_and_bind(const model::PfTarget& target, const model::PfInfo& i
   } else if (info.ifindex != 0) {
     backend = Backend::kNetlink;
   }
+  std::vector<std::pair<std::size_t, model::PciAddress>> to_bind;  // index in status.vfs
   for (const auto& vt : target.vf) {
     model::VfStatus vs;
     vs.index = vt.index;
-    auto vf = host::read_vf(os.sysfs, dir, vt.index);
+    // The step read the PF (and its VFs) just before: no second read.
+    const auto vf =
+        vt.index < info.vfs.size() ? info.vfs[vt.index] : host::read_vf(os.sysfs, dir, vt.index);
     vs.pci = vf.pci.str();
     const auto done = [&] { status.vfs.push_back(vs); };
     if (vf.driver && *vf.driver != "mlx5_core") {
@@ -100,10 +103,15 @@ void assign_guids_and_bind(const model::PfTarget& target, const model::PfInfo& i
         continue;
       }
     }
-    if (auto bind_error = bind(os.sysfs, vf.pci)) {
-      vs.problems.push_back(*bind_error);
-    }
+    to_bind.emplace_back(status.vfs.size(), vf.pci);
     done();
+  }
+  // Every GUID first, then the probes one after the other: a PF's probes are its
+  // critical path, and nothing else runs between them.
+  for (const auto& [at, pci] : to_bind) {
+    if (auto bind_error = bind(os.sysfs, pci)) {
+      status.vfs[at].problems.push_back(*bind_error);
+    }
   }
 }
 

@@ -165,21 +165,28 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
     return finish();
   }
 
+  // The host was read as this pass began: the PF and its VFs as they are now, unless
+  // the count changes.
   step(StepNames::kVfs);
-  auto info = host::read_pf(os.sysfs, target.pci);
+  if (seen == nullptr) {
+    status.problems.push_back("PF " + target.pci.str() + " vanished");
+    return finish();
+  }
+  std::optional<model::PfInfo> info = *seen;
   bool autoprobe_changed = false;
-  if (!info || !detail::ensure_vf_count(target, *info, os.sysfs, status, &autoprobe_changed)) {
-    if (!info) {
-      status.problems.push_back("PF " + target.pci.str() + " vanished");
-    }
+  if (!detail::ensure_vf_count(target, *info, os.sysfs, status, &autoprobe_changed)) {
     return finish();
   }
 
   step(StepNames::kGuids);
-  info = host::read_pf(os.sysfs, target.pci);
-  if (info) {
-    detail::assign_guids_and_bind(target, *info, os, status);
+  if (status.sriov_writes > 0) {
+    info = host::read_pf(os.sysfs, target.pci);
   }
+  if (!info) {
+    status.problems.push_back("PF " + target.pci.str() + " vanished");
+    return finish();
+  }
+  detail::assign_guids_and_bind(target, *info, os, status);
   if (autoprobe_changed) {
     // Later VFs (a driver reload) probe by themselves again, as before.
     const auto err =
