@@ -144,6 +144,18 @@ std::optional<Link> NetlinkLinks::get(int ifindex) {
   return out.front();
 }
 
+std::optional<Link> NetlinkLinks::by_name(const std::string& name) {
+  // RTM_GETLINK by name looks in the table of names and altnames alike; IFLA_IFNAME
+  // takes at most 15 bytes, longer altnames go as IFLA_ALT_IFNAME.
+  nl_msg* msg = link_query(NLM_F_REQUEST, 0);
+  nla_put_string(msg, name.size() < IFNAMSIZ ? IFLA_IFNAME : IFLA_ALT_IFNAME, name.c_str());
+  std::vector<Link> out;
+  if (exchange(socket_->sk, msg, &out) != 0 || out.empty()) {
+    return std::nullopt;  // ENODEV: nobody has it
+  }
+  return out.front();
+}
+
 int NetlinkLinks::rename(int ifindex, const std::string& name) {
   nl_msg* msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, ifindex);
   nla_put_string(msg, IFLA_IFNAME, name.c_str());

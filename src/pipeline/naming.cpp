@@ -14,15 +14,14 @@ namespace {
 class Namer {
  public:
   Namer(PfHost& os, NameRegistry& names, std::map<std::string, model::EventKind>& events)
-      : os_(os), names_(names), events_(events) {
-    refresh();
-  }
+      : os_(os), names_(names), events_(events) {}
 
   // Makes the netdev `ifindex` carry `name`, `altnames` and `mtu`; problems go to `out`.
   void apply(int ifindex, const std::optional<model::IfName>& name,
              const std::vector<model::AltName>& altnames, std::optional<uint32_t> mtu,
              std::vector<std::string>& out) {
     names_.manage(ifindex);
+    refresh(ifindex);
     if (name && !take_name(ifindex, name->str(), out)) {
       return;
     }
@@ -41,7 +40,7 @@ class Namer {
         out.push_back("adding altname " + alt.str() + " to " + link->name +
                       " failed: " + host::errno_name(err));
       }
-      refresh(ifindex, err);
+      refresh(ifindex);
     }
     if (const auto* link = find(ifindex); mtu && link != nullptr && link->mtu != *mtu) {
       const int err = os_.links.set_mtu(ifindex, *mtu);
@@ -49,7 +48,7 @@ class Namer {
         out.push_back("setting MTU " + std::to_string(*mtu) + " on " + link->name +
                       " failed: " + host::errno_name(err));
       }
-      refresh(ifindex, err);
+      refresh(ifindex);
     }
   }
 
@@ -59,14 +58,10 @@ class Namer {
   }
 
  private:
-  // After a change of one link: that link again (a whole dump per change made naming
-  // quadratic in the number of links); everything when the change failed, as the
-  // picture may be stale.
-  void refresh(int ifindex, int err) {
-    if (err != 0) {
-      refresh();
-      return;
-    }
+  // The links this naming has looked at, as the kernel has them now: each is asked for
+  // again after a change to it. (A dump of every link per PF, or per change, made
+  // naming cost grow with the square of the VFs.)
+  void refresh(int ifindex) {
     if (auto link = os_.links.get(ifindex)) {
       links_[ifindex] = std::move(*link);
     } else {
@@ -74,22 +69,15 @@ class Namer {
     }
   }
 
-  void refresh() {
-    links_.clear();
-    for (auto& l : os_.links.dump()) {
-      links_[l.ifindex] = std::move(l);
-    }
-  }
-
   // The ifindex whose name or altname `name` is; 0 for none.
-  [[nodiscard]] int holder_of(const std::string& name) const {
-    for (const auto& [ifindex, link] : links_) {
-      if (link.name == name ||
-          std::find(link.altnames.begin(), link.altnames.end(), name) != link.altnames.end()) {
-        return ifindex;
-      }
+  [[nodiscard]] int holder_of(const std::string& name) {
+    auto link = os_.links.by_name(name);
+    if (!link) {
+      return 0;
     }
-    return 0;
+    const int ifindex = link->ifindex;
+    links_[ifindex] = std::move(*link);
+    return ifindex;
   }
 
   // Whether vfready manages a netdev: one it named in this run, or one whose device
@@ -119,7 +107,7 @@ class Namer {
     } else {
       err = os_.links.del_altname(holder, name);
     }
-    refresh(holder, err);
+    refresh(holder);
     if (err != 0) {
       out.push_back("freeing name " + name + " from " + link.name +
                     " failed: " + host::errno_name(err));
@@ -142,7 +130,7 @@ class Namer {
       return false;
     }
     const int err = os_.links.rename(ifindex, name);
-    refresh(ifindex, err);
+    refresh(ifindex);
     if (err != 0) {
       out.push_back("renaming " + old + " to " + name + " failed: " + host::errno_name(err));
     }

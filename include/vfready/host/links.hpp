@@ -26,6 +26,8 @@ class Links {
   virtual ~Links() = default;
   virtual std::vector<Link> dump() = 0;
   virtual std::optional<Link> get(int ifindex) = 0;
+  // The link whose name or altname `name` is (the kernel keeps both in one table).
+  virtual std::optional<Link> by_name(const std::string& name) = 0;
   virtual int rename(int ifindex, const std::string& name) = 0;
   virtual int set_mtu(int ifindex, uint32_t mtu) = 0;
   virtual int add_altname(int ifindex, const std::string& name) = 0;
@@ -44,6 +46,7 @@ class NetlinkLinks final : public Links {
 
   std::vector<Link> dump() override;
   std::optional<Link> get(int ifindex) override;
+  std::optional<Link> by_name(const std::string& name) override;
   int rename(int ifindex, const std::string& name) override;
   int set_mtu(int ifindex, uint32_t mtu) override;
   int add_altname(int ifindex, const std::string& name) override;
