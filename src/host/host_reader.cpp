@@ -62,25 +62,33 @@ void read_netdev(Sysfs& sysfs, const std::string& dir, std::optional<std::string
 
 }  // namespace
 
-model::VfInfo read_vf(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
+model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
   model::VfInfo vf;
   vf.index = index;
-  const auto link = pf_dir + "virtfn" + std::to_string(index);
-  if (auto name = sysfs.link_target_name(link)) {
+  const auto dir = pf_dir + "virtfn" + std::to_string(index) + "/";
+  vf.driver = sysfs.link_target_name(dir + "driver");
+  read_netdev(sysfs, dir, &vf.netdev, &vf.ifindex);
+  return vf;
+}
+
+std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const std::string& pf_dir,
+                                             uint16_t index) {
+  return guid(sysfs, pf_dir + "sriov/" + std::to_string(index) + "/port");
+}
+
+model::VfInfo read_vf(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
+  auto vf = read_vf_binding(sysfs, pf_dir, index);
+  if (auto name = sysfs.link_target_name(pf_dir + "virtfn" + std::to_string(index))) {
     if (auto pci = model::PciAddress::parse(*name)) {
       vf.pci = pci.value();
     }
   }
-  const auto dir = link + "/";
-  vf.driver = sysfs.link_target_name(dir + "driver");
-  read_netdev(sysfs, dir, &vf.netdev, &vf.ifindex);
-  const auto ofed = pf_dir + "sriov/" + std::to_string(index) + "/";
-  vf.node_guid = guid(sysfs, ofed + "node");
-  vf.effective_guid = guid(sysfs, ofed + "port");
+  vf.node_guid = guid(sysfs, pf_dir + "sriov/" + std::to_string(index) + "/node");
+  vf.effective_guid = read_vf_port_guid(sysfs, pf_dir, index);
   return vf;
 }
 
-std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci) {
+std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci, bool with_vfs) {
   const auto dir = "bus/pci/devices/" + pci.str() + "/";
   if (!sysfs.exists(dir + "vendor") || sysfs.exists(dir + "physfn")) {
     return std::nullopt;
@@ -121,7 +129,7 @@ std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci)
                           text(sysfs, port_dir + "phys_state").value_or("")});
     }
   }
-  for (uint16_t i = 0; i < pf.numvfs; ++i) {
+  for (uint16_t i = 0; with_vfs && i < pf.numvfs; ++i) {
     pf.vfs.push_back(read_vf(sysfs, dir, i));
   }
   pf.ofed_sriov = sysfs.exists(dir + "sriov/0/port");

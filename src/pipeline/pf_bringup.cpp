@@ -18,10 +18,10 @@ void wait_for_netdevs(const model::PfTarget& target, const model::Config& config
   const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
   const auto deadline = Clock::now() + std::chrono::milliseconds(config.timeouts.udev_ms);
   for (auto& vs : status.vfs) {
-    const auto vf = host::read_vf(os.sysfs, dir, vs.index);
     if (!vs.in_use.empty()) {
       continue;
     }
+    const auto vf = host::read_vf_binding(os.sysfs, dir, vs.index);
     if (!vf.netdev && vf.driver) {
       // Bound (the probe made its netdev), but the netdev is not here: a pod has it.
       vs.in_use = "its netdev is in another network namespace";
@@ -72,11 +72,13 @@ std::string wait_port_active(PfHost& os, const model::PfInfo& info,
 
 void validate(const model::PfTarget& target, const model::Config& config, PfHost& os,
               model::PfStatus& status) {
-  const auto info = host::read_pf(os.sysfs, target.pci);
+  // The VFs' names come from netlink below; of their sysfs only the GUID in use.
+  const auto info = host::read_pf(os.sysfs, target.pci, /*with_vfs=*/false);
   if (!info) {
     status.problems.push_back("PF " + target.pci.str() + " vanished");
     return;
   }
+  const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
   status.name = info->netdev.value_or("");
   status.link_layer = info->link_layer();
   status.port_state = info->ports.empty() ? "" : info->ports.front().state;
@@ -92,13 +94,9 @@ void validate(const model::PfTarget& target, const model::Config& config, PfHost
   const bool ofed = info->ofed_sriov;
   for (auto& vs : status.vfs) {
     const auto& vt = target.vf.at(vs.index);
-    // read_pf has just read every VF: no second read.
-    const auto vf =
-        vs.index < info->vfs.size()
-            ? info->vfs[vs.index]
-            : host::read_vf(os.sysfs, "bus/pci/devices/" + target.pci.str() + "/", vs.index);
-    vs.guid = vf.effective_guid ? vf.effective_guid->str() : "";
-    if (ofed && vs.problems.empty() && vf.effective_guid != vt.guid) {
+    const auto effective = host::read_vf_port_guid(os.sysfs, dir, vs.index);
+    vs.guid = effective ? effective->str() : "";
+    if (ofed && vs.problems.empty() && effective != vt.guid) {
       vs.problems.push_back("VF " + vs.pci + " uses GUID " + vs.guid + ", not " + vt.guid.str());
     }
     if (vs.ifindex == 0) {

@@ -18,10 +18,17 @@ struct HostPaths {
 };
 
 model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths);
-// One PF (nullopt when there is no such function, or it is a VF).
-std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci);
-// One VF of a PF.
+// One PF (nullopt when there is no such function, or it is a VF), with its VFs unless
+// `with_vfs` is false.
+std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
+                                     bool with_vfs = true);
+// One VF of a PF (`pf_dir` is "bus/pci/devices/<PF>/").
 model::VfInfo read_vf(Sysfs& sysfs, const std::string& pf_dir, uint16_t index);
+// Only a VF's driver, netdev and ifindex: what binding changes.
+model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t index);
+// Only the GUID a VF's port uses (OFED's sriov/<n>/port), when there is one.
+std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const std::string& pf_dir,
+                                             uint16_t index);
 
 // The kernel log's message texts, from /dev/kmsg (one record per read) or a file of
 // records a line; non-blocking, so it returns at the end of the buffer.
