@@ -66,9 +66,19 @@ model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t 
   model::VfInfo vf;
   vf.index = index;
   const auto dir = pf_dir + "virtfn" + std::to_string(index) + "/";
-  vf.driver = sysfs.link_target_name(dir + "driver");
-  read_netdev(sysfs, dir, &vf.netdev, &vf.ifindex);
+  if (auto names = sysfs.list(dir + "net"); !names.empty()) {
+    vf.netdev = names.front();  // a netdev comes from a bound driver
+  } else {
+    vf.driver = sysfs.link_target_name(dir + "driver");
+  }
   return vf;
+}
+
+std::optional<model::PciAddress> read_vf_address(Sysfs& sysfs, const std::string& pf_dir,
+                                                 uint16_t index) {
+  auto name = sysfs.link_target_name(pf_dir + "virtfn" + std::to_string(index));
+  auto pci = name ? model::PciAddress::parse(*name) : Error{"no virtfn link"};
+  return pci ? std::optional<model::PciAddress>(pci.value()) : std::nullopt;
 }
 
 std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const std::string& pf_dir,
@@ -77,12 +87,12 @@ std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const std::string& pf
 }
 
 model::VfInfo read_vf(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
-  auto vf = read_vf_binding(sysfs, pf_dir, index);
-  if (auto name = sysfs.link_target_name(pf_dir + "virtfn" + std::to_string(index))) {
-    if (auto pci = model::PciAddress::parse(*name)) {
-      vf.pci = pci.value();
-    }
-  }
+  model::VfInfo vf;
+  vf.index = index;
+  const auto link = pf_dir + "virtfn" + std::to_string(index);
+  vf.pci = read_vf_address(sysfs, pf_dir, index).value_or(vf.pci);
+  vf.driver = sysfs.link_target_name(link + "/driver");
+  read_netdev(sysfs, link + "/", &vf.netdev, &vf.ifindex);
   vf.node_guid = guid(sysfs, pf_dir + "sriov/" + std::to_string(index) + "/node");
   vf.effective_guid = read_vf_port_guid(sysfs, pf_dir, index);
   return vf;

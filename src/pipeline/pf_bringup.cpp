@@ -21,26 +21,32 @@ void wait_for_netdevs(const model::PfTarget& target, const model::Config& config
     if (!vs.in_use.empty()) {
       continue;
     }
-    const auto vf = host::read_vf_binding(os.sysfs, dir, vs.index);
+    // The netdev's name from sysfs, its ifindex from netlink. Should it be renamed in
+    // between (udev, someone), sysfs is asked again.
+    auto vf = host::read_vf_binding(os.sysfs, dir, vs.index);
+    std::optional<host::Link> link;
+    for (int tries = 0; tries < 3 && vf.netdev && !(link = os.links.by_name(*vf.netdev)); ++tries) {
+      vf = host::read_vf_binding(os.sysfs, dir, vs.index);
+    }
     if (!vf.netdev && vf.driver) {
       // Bound (the probe made its netdev), but the netdev is not here: a pod has it.
       vs.in_use = "its netdev is in another network namespace";
       continue;
     }
-    if (!vf.netdev) {
+    if (!vf.netdev || !link) {
       if (vs.problems.empty()) {
         vs.problems.push_back(
             "VF " + vs.pci + " has no netdev" +
-            (vf.driver ? std::string() : ": it is not bound (its probe failed?)") +
+            (vf.driver || vf.netdev ? std::string() : ": it is not bound (its probe failed?)") +
             "; see the kernel log");
       }
       continue;
     }
-    vs.ifindex = vf.ifindex;
-    vs.name = *vf.netdev;
-    if (!os.udev.wait_initialized(vf.ifindex, deadline)) {
-      vs.problems.push_back("udev did not finish with " + *vf.netdev + " (ifindex " +
-                            std::to_string(vf.ifindex) + ") within " +
+    vs.ifindex = link->ifindex;
+    vs.name = link->name;
+    if (!os.udev.wait_initialized(vs.ifindex, deadline)) {
+      vs.problems.push_back("udev did not finish with " + vs.name + " (ifindex " +
+                            std::to_string(vs.ifindex) + ") within " +
                             std::to_string(config.timeouts.udev_ms) + " ms");
     }
   }
@@ -178,11 +184,24 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
 
   step(StepNames::kGuids);
   if (status.sriov_writes > 0) {
-    info = host::read_pf(os.sysfs, target.pci);
-  }
-  if (!info) {
-    status.problems.push_back("PF " + target.pci.str() + " vanished");
-    return finish();
+    // VFs this pass has just made: unbound (autoprobe is off), without netdevs or GUIDs.
+    // Only where each one is needs reading, and whether OFED's sriov/ came with them.
+    const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
+    info->numvfs = target.vfs;
+    info->ofed_sriov = os.sysfs.exists(dir + "sriov/0/port");
+    info->vfs.clear();
+    for (uint16_t i = 0; i < target.vfs; ++i) {
+      model::VfInfo vf;
+      vf.index = i;
+      if (const auto pci = host::read_vf_address(os.sysfs, dir, i)) {
+        vf.pci = *pci;
+      } else {
+        status.problems.push_back("VF " + std::to_string(i) + " of PF " + target.pci.str() +
+                                  " is missing after writing sriov_numvfs");
+        return finish();
+      }
+      info->vfs.push_back(vf);
+    }
   }
   detail::assign_guids_and_bind(target, *info, os, status);
   if (autoprobe_changed) {

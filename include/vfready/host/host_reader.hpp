@@ -24,8 +24,12 @@ std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
                                      bool with_vfs = true);
 // One VF of a PF (`pf_dir` is "bus/pci/devices/<PF>/").
 model::VfInfo read_vf(Sysfs& sysfs, const std::string& pf_dir, uint16_t index);
-// Only a VF's driver, netdev and ifindex: what binding changes.
+// What binding changed: the VF's netdev name, or (without one) its driver. No ifindex:
+// callers ask netlink for it, where it costs no sysfs access.
 model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t index);
+// Where a VF is (its virtfn<n> link), nullopt when it is not there.
+std::optional<model::PciAddress> read_vf_address(Sysfs& sysfs, const std::string& pf_dir,
+                                                 uint16_t index);
 // Only the GUID a VF's port uses (OFED's sriov/<n>/port), when there is one.
 std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const std::string& pf_dir,
                                              uint16_t index);
