@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Step "guids": every VF gets its GUID while unbound, then one probe; a bound VF with
-// a wrong GUID is set, unbound and probed again, unless a pod uses it.
+// a wrong GUID is set, unbound and probed again, unless a pod uses it. The probes
+// themselves are run by bring_up_pf.
 #include "vfready/host/host_reader.hpp"
 #include "vfready/pipeline/pf_bringup.hpp"
 
@@ -25,7 +26,9 @@ std::optional<std::string> set_ofed(host::Sysfs& sysfs, const std::string& dir, 
   return std::nullopt;
 }
 
-std::optional<std::string> bind(host::Sysfs& sysfs, const model::PciAddress& vf) {
+}  // namespace
+
+std::optional<std::string> probe_vf(host::Sysfs& sysfs, const model::PciAddress& vf) {
   if (const int err = sysfs.write("bus/pci/drivers_probe", vf.str()); err != 0) {
     return "binding VF " + vf.str() + " failed: " + host::errno_name(err) +
            " (see the kernel log for its probe)";
@@ -33,10 +36,10 @@ std::optional<std::string> bind(host::Sysfs& sysfs, const model::PciAddress& vf)
   return std::nullopt;
 }
 
-}  // namespace
-
-void assign_guids_and_bind(const model::PfTarget& target, const model::PfInfo& info, PfHost& os,
-                           model::PfStatus& status) {
+std::vector<std::pair<std::size_t, model::PciAddress>> assign_guids(const model::PfTarget& target,
+                                                                    const model::PfInfo& info,
+                                                                    PfHost& os,
+                                                                    model::PfStatus& status) {
   const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
   Backend backend = Backend::kNone;
   if (info.ofed_sriov) {
@@ -106,13 +109,7 @@ void assign_guids_and_bind(const model::PfTarget& target, const model::PfInfo& i
     to_bind.emplace_back(status.vfs.size(), vf.pci);
     done();
   }
-  // Every GUID first, then the probes one after the other: a PF's probes are its
-  // critical path, and nothing else runs between them.
-  for (const auto& [at, pci] : to_bind) {
-    if (auto bind_error = bind(os.sysfs, pci)) {
-      status.vfs[at].problems.push_back(*bind_error);
-    }
-  }
+  return to_bind;
 }
 
 }  // namespace vfready::pipeline::detail

@@ -145,26 +145,31 @@ class Namer {
 
 }  // namespace
 
-void apply_names(const model::PfTarget& target, PfHost& os, NameRegistry& names,
-                 model::PfStatus& status) {
-  std::lock_guard lock(names.mutex());
-  Namer namer(os, names, status.events);
+void name_pf(const model::PfTarget& target, PfHost& os, NameRegistry& names,
+             model::PfStatus& status) {
   // The PF's netdev, found through sysfs as the VFs' are.
   const auto net = "bus/pci/devices/" + target.pci.str() + "/net/";
   const auto netdevs = os.sysfs.list(net);
-  if (!netdevs.empty()) {
-    if (const auto index = os.sysfs.read(net + netdevs.front() + "/ifindex")) {
-      namer.apply(std::stoi(index.value()), target.name, target.altnames, target.mtu,
-                  status.problems);
-    }
+  if (netdevs.empty()) {
+    return;
   }
-  for (auto& vs : status.vfs) {
-    if (vs.ifindex == 0) {
-      continue;
-    }
-    const auto& vt = target.vf.at(vs.index);
-    namer.apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
+  const auto link = os.links.by_name(netdevs.front());
+  if (!link) {
+    return;
   }
+  std::lock_guard lock(names.mutex());
+  Namer(os, names, status.events)
+      .apply(link->ifindex, target.name, target.altnames, target.mtu, status.problems);
+}
+
+void name_vf(const model::PfTarget& target, PfHost& os, NameRegistry& names, model::VfStatus& vs,
+             std::map<std::string, model::EventKind>& events) {
+  if (vs.ifindex == 0) {
+    return;
+  }
+  const auto& vt = target.vf.at(vs.index);
+  std::lock_guard lock(names.mutex());
+  Namer(os, names, events).apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
 }
 
 }  // namespace vfready::pipeline::detail

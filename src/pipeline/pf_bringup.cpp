@@ -2,6 +2,10 @@
 #include "vfready/pipeline/pf_bringup.hpp"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "vfready/host/host_reader.hpp"
@@ -12,45 +16,82 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Step "udev": each VF's netdev exists and udev is done with it.
-void wait_for_netdevs(const model::PfTarget& target, const model::Config& config, PfHost& os,
-                      model::PfStatus& status) {
-  const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
-  const auto deadline = Clock::now() + std::chrono::milliseconds(config.timeouts.udev_ms);
-  for (auto& vs : status.vfs) {
-    if (!vs.in_use.empty()) {
-      continue;
+// Step "udev" for one VF: its netdev exists and udev is done with it.
+void settle_vf(const std::string& dir, Clock::time_point deadline, std::chrono::milliseconds bound,
+               PfHost& os, model::VfStatus& vs) {
+  if (!vs.in_use.empty()) {
+    return;
+  }
+  // The netdev's name from sysfs, its ifindex from netlink. Should it be renamed in
+  // between (udev, someone), sysfs is asked again.
+  auto vf = host::read_vf_binding(os.sysfs, dir, vs.index);
+  std::optional<host::Link> link;
+  for (int tries = 0; tries < 3 && vf.netdev && !(link = os.links.by_name(*vf.netdev)); ++tries) {
+    vf = host::read_vf_binding(os.sysfs, dir, vs.index);
+  }
+  if (!vf.netdev && vf.driver) {
+    // Bound (the probe made its netdev), but the netdev is not here: a pod has it.
+    vs.in_use = "its netdev is in another network namespace";
+    return;
+  }
+  if (!vf.netdev || !link) {
+    if (vs.problems.empty()) {
+      vs.problems.push_back(
+          "VF " + vs.pci + " has no netdev" +
+          (vf.driver || vf.netdev ? std::string() : ": it is not bound (its probe failed?)") +
+          "; see the kernel log");
     }
-    // The netdev's name from sysfs, its ifindex from netlink. Should it be renamed in
-    // between (udev, someone), sysfs is asked again.
-    auto vf = host::read_vf_binding(os.sysfs, dir, vs.index);
-    std::optional<host::Link> link;
-    for (int tries = 0; tries < 3 && vf.netdev && !(link = os.links.by_name(*vf.netdev)); ++tries) {
-      vf = host::read_vf_binding(os.sysfs, dir, vs.index);
-    }
-    if (!vf.netdev && vf.driver) {
-      // Bound (the probe made its netdev), but the netdev is not here: a pod has it.
-      vs.in_use = "its netdev is in another network namespace";
-      continue;
-    }
-    if (!vf.netdev || !link) {
-      if (vs.problems.empty()) {
-        vs.problems.push_back(
-            "VF " + vs.pci + " has no netdev" +
-            (vf.driver || vf.netdev ? std::string() : ": it is not bound (its probe failed?)") +
-            "; see the kernel log");
-      }
-      continue;
-    }
-    vs.ifindex = link->ifindex;
-    vs.name = link->name;
-    if (!os.udev.wait_initialized(vs.ifindex, deadline)) {
-      vs.problems.push_back("udev did not finish with " + vs.name + " (ifindex " +
-                            std::to_string(vs.ifindex) + ") within " +
-                            std::to_string(config.timeouts.udev_ms) + " ms");
-    }
+    return;
+  }
+  vs.ifindex = link->ifindex;
+  vs.name = link->name;
+  if (!os.udev.wait_initialized(vs.ifindex, deadline)) {
+    vs.problems.push_back("udev did not finish with " + vs.name + " (ifindex " +
+                          std::to_string(vs.ifindex) + ") within " + std::to_string(bound.count()) +
+                          " ms");
   }
 }
+
+// Probed VFs, handed from the thread that probes them to the one that settles and names
+// them.
+class ProbedQueue {
+ public:
+  struct Probed {
+    std::size_t at;  // index in status.vfs
+    std::optional<std::string> error;
+  };
+  void push(Probed p) {
+    {
+      std::lock_guard lock(mu_);
+      queue_.push_back(std::move(p));
+    }
+    cv_.notify_one();
+  }
+  void close() {
+    {
+      std::lock_guard lock(mu_);
+      closed_ = true;
+    }
+    cv_.notify_one();
+  }
+  // The next probed VF; nullopt once every one has come.
+  std::optional<Probed> pop() {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [this] { return !queue_.empty() || closed_; });
+    if (queue_.empty()) {
+      return std::nullopt;
+    }
+    auto p = std::move(queue_.front());
+    queue_.pop_front();
+    return p;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Probed> queue_;
+  bool closed_ = false;
+};
 
 // Step "validate": read everything back; what is not as configured is a problem.
 // The port's state, re-read until ACTIVE or `bound` passes. sysfs offers no event for
@@ -183,10 +224,10 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   }
 
   step(StepNames::kGuids);
+  const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
   if (status.sriov_writes > 0) {
     // VFs this pass has just made: unbound (autoprobe is off), without netdevs or GUIDs.
     // Only where each one is needs reading, and whether OFED's sriov/ came with them.
-    const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
     info->numvfs = target.vfs;
     info->ofed_sriov = os.sysfs.exists(dir + "sriov/0/port");
     info->vfs.clear();
@@ -203,7 +244,31 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
       info->vfs.push_back(vf);
     }
   }
-  detail::assign_guids_and_bind(target, *info, os, status);
+  const auto udev_bound = std::chrono::milliseconds(config.timeouts.udev_ms);
+  std::set<std::size_t> done;  // VFs through udev and naming already
+  {
+    // Every GUID first; then the probes, one after another on a thread of their own (a
+    // PF's probes are its critical path), while each VF whose probe has ended goes
+    // through udev and naming here. Little is left to do when the last probe ends.
+    const auto to_probe = detail::assign_guids(target, *info, os, status);
+    ProbedQueue probed;
+    std::jthread prober([&] {
+      for (const auto& [at, pci] : to_probe) {
+        probed.push({at, detail::probe_vf(os.sysfs, pci)});
+      }
+      probed.close();
+    });
+    while (auto p = probed.pop()) {
+      auto& vs = status.vfs[p->at];
+      if (p->error) {
+        vs.problems.push_back(*p->error);
+        continue;
+      }
+      settle_vf(dir, Clock::now() + udev_bound, udev_bound, os, vs);
+      detail::name_vf(target, os, names, vs, status.events);
+      done.insert(p->at);
+    }
+  }
   if (autoprobe_changed) {
     // Later VFs (a driver reload) probe by themselves again, as before.
     const auto err =
@@ -214,11 +279,22 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
     }
   }
 
+  // The VFs that were not probed in this pass (bound already, with the right GUID).
   step(StepNames::kUdev);
-  wait_for_netdevs(target, config, os, status);
+  const auto deadline = Clock::now() + udev_bound;
+  for (std::size_t i = 0; i < status.vfs.size(); ++i) {
+    if (!done.contains(i)) {
+      settle_vf(dir, deadline, udev_bound, os, status.vfs[i]);
+    }
+  }
 
   step(StepNames::kNames);
-  detail::apply_names(target, os, names, status);
+  detail::name_pf(target, os, names, status);
+  for (std::size_t i = 0; i < status.vfs.size(); ++i) {
+    if (!done.contains(i)) {
+      detail::name_vf(target, os, names, status.vfs[i], status.events);
+    }
+  }
 
   step(StepNames::kValidate);
   validate(target, config, os, status);

@@ -3,9 +3,13 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "vfready/host/links.hpp"
 #include "vfready/host/sysfs.hpp"
@@ -71,13 +75,21 @@ namespace detail {
 // Makes sriov_numvfs equal the target; false (with problems in `status`) when it cannot.
 bool ensure_vf_count(const model::PfTarget& target, const model::PfInfo& info, host::Sysfs& sysfs,
                      model::PfStatus& status, bool* autoprobe_changed);
-// Sets each VF's GUID and binds it once; rebinds a bound VF whose GUID is wrong unless it
-// is in use.
-void assign_guids_and_bind(const model::PfTarget& target, const model::PfInfo& info, PfHost& os,
-                           model::PfStatus& status);
-// Gives the PF and its VFs their names, altnames and MTU.
-void apply_names(const model::PfTarget& target, PfHost& os, NameRegistry& names,
-                 model::PfStatus& status);
+// Adds every VF to `status.vfs`, sets the GUID of each that needs it (unbinding a bound
+// VF whose GUID is wrong, unless it is in use) and returns those to probe: their index
+// in `status.vfs` and address.
+std::vector<std::pair<std::size_t, model::PciAddress>> assign_guids(const model::PfTarget& target,
+                                                                    const model::PfInfo& info,
+                                                                    PfHost& os,
+                                                                    model::PfStatus& status);
+// Probes (binds) one VF through drivers_probe; what went wrong, in words.
+std::optional<std::string> probe_vf(host::Sysfs& sysfs, const model::PciAddress& vf);
+// Gives the PF's netdev its name, altnames and MTU.
+void name_pf(const model::PfTarget& target, PfHost& os, NameRegistry& names,
+             model::PfStatus& status);
+// Gives one VF's netdev (vs.ifindex) its name, altnames and MTU.
+void name_vf(const model::PfTarget& target, PfHost& os, NameRegistry& names, model::VfStatus& vs,
+             std::map<std::string, model::EventKind>& events);
 }  // namespace detail
 
 }  // namespace vfready::pipeline
