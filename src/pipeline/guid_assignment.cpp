@@ -36,10 +36,8 @@ std::optional<std::string> probe_vf(host::Sysfs& sysfs, const model::PciAddress&
   return std::nullopt;
 }
 
-std::vector<std::pair<std::size_t, model::PciAddress>> assign_guids(const model::PfTarget& target,
-                                                                    const model::PfInfo& info,
-                                                                    PfHost& os,
-                                                                    model::PfStatus& status) {
+void assign_guids(const model::PfTarget& target, const model::PfInfo& info, PfHost& os,
+                  model::PfStatus& status, const ToProbeFn& to_probe) {
   const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
   Backend backend = Backend::kNone;
   if (info.ofed_sriov) {
@@ -47,7 +45,6 @@ std::vector<std::pair<std::size_t, model::PciAddress>> assign_guids(const model:
   } else if (info.ifindex != 0) {
     backend = Backend::kNetlink;
   }
-  std::vector<std::pair<std::size_t, model::PciAddress>> to_bind;  // index in status.vfs
   for (const auto& vt : target.vf) {
     model::VfStatus vs;
     vs.index = vt.index;
@@ -106,10 +103,10 @@ std::vector<std::pair<std::size_t, model::PciAddress>> assign_guids(const model:
         continue;
       }
     }
-    to_bind.emplace_back(status.vfs.size(), vf.pci);
+    const std::size_t at = status.vfs.size();
     done();
+    to_probe(at, vf.pci);
   }
-  return to_bind;
 }
 
 }  // namespace vfready::pipeline::detail

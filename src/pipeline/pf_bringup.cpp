@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -52,21 +53,18 @@ void settle_vf(const std::string& dir, Clock::time_point deadline, std::chrono::
   }
 }
 
-// Probed VFs, handed from the thread that probes them to the one that settles and names
-// them.
-class ProbedQueue {
+// Items handed from one thread to another, in order; pop() waits for the next one.
+template <class T>
+class HandOff {
  public:
-  struct Probed {
-    std::size_t at;  // index in status.vfs
-    std::optional<std::string> error;
-  };
-  void push(Probed p) {
+  void push(T item) {
     {
       std::lock_guard lock(mu_);
-      queue_.push_back(std::move(p));
+      queue_.push_back(std::move(item));
     }
     cv_.notify_one();
   }
+  // No more items: pop() answers nullopt once the queue is empty.
   void close() {
     {
       std::lock_guard lock(mu_);
@@ -74,23 +72,32 @@ class ProbedQueue {
     }
     cv_.notify_one();
   }
-  // The next probed VF; nullopt once every one has come.
-  std::optional<Probed> pop() {
+  std::optional<T> pop() {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [this] { return !queue_.empty() || closed_; });
     if (queue_.empty()) {
       return std::nullopt;
     }
-    auto p = std::move(queue_.front());
+    auto item = std::move(queue_.front());
     queue_.pop_front();
-    return p;
+    return item;
   }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Probed> queue_;
+  std::deque<T> queue_;
   bool closed_ = false;
+};
+
+struct ToProbe {
+  std::size_t at;  // index in status.vfs
+  model::PciAddress pci;
+};
+
+struct Probed {
+  std::size_t at;
+  std::optional<std::string> error;
 };
 
 // Step "validate": read everything back; what is not as configured is a problem.
@@ -247,17 +254,28 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   const auto udev_bound = std::chrono::milliseconds(config.timeouts.udev_ms);
   std::set<std::size_t> done;  // VFs through udev and naming already
   {
-    // Every GUID first; then the probes, one after another on a thread of their own (a
-    // PF's probes are its critical path), while each VF whose probe has ended goes
-    // through udev and naming here. Little is left to do when the last probe ends.
-    const auto to_probe = detail::assign_guids(target, *info, os, status);
-    ProbedQueue probed;
+    // A PF's probes are its critical path: they run one after another on a thread of
+    // their own, each as soon as its VF's GUID is set. Each VF whose probe has ended
+    // goes through udev and naming on this thread meanwhile, so little is left to do
+    // when the last probe ends.
+    HandOff<ToProbe> to_probe;
+    HandOff<Probed> probed;
     std::jthread prober([&] {
-      for (const auto& [at, pci] : to_probe) {
-        probed.push({at, detail::probe_vf(os.sysfs, pci)});
+      while (auto next = to_probe.pop()) {
+        probed.push({next->at, detail::probe_vf(os.sysfs, next->pci)});
       }
       probed.close();
     });
+    {
+      // Closed however assign_guids ends, so that the prober (joined when it goes out of
+      // scope) always ends too.
+      const auto closer = std::unique_ptr<HandOff<ToProbe>, void (*)(HandOff<ToProbe>*)>(
+          &to_probe, [](HandOff<ToProbe>* q) { q->close(); });
+      detail::assign_guids(target, *info, os, status,
+                           [&](std::size_t at, const model::PciAddress& pci) {
+                             to_probe.push({at, pci});
+                           });
+    }
     while (auto p = probed.pop()) {
       auto& vs = status.vfs[p->at];
       if (p->error) {

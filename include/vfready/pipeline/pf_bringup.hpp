@@ -75,13 +75,12 @@ namespace detail {
 // Makes sriov_numvfs equal the target; false (with problems in `status`) when it cannot.
 bool ensure_vf_count(const model::PfTarget& target, const model::PfInfo& info, host::Sysfs& sysfs,
                      model::PfStatus& status, bool* autoprobe_changed);
-// Adds every VF to `status.vfs`, sets the GUID of each that needs it (unbinding a bound
-// VF whose GUID is wrong, unless it is in use) and returns those to probe: their index
-// in `status.vfs` and address.
-std::vector<std::pair<std::size_t, model::PciAddress>> assign_guids(const model::PfTarget& target,
-                                                                    const model::PfInfo& info,
-                                                                    PfHost& os,
-                                                                    model::PfStatus& status);
+// Adds every VF to `status.vfs` and sets the GUID of each that needs it (unbinding a
+// bound VF whose GUID is wrong, unless it is in use); each VF that needs a probe is
+// handed to `to_probe` (its index in `status.vfs`, its address) as soon as its GUID is set.
+using ToProbeFn = std::function<void(std::size_t at, const model::PciAddress& vf)>;
+void assign_guids(const model::PfTarget& target, const model::PfInfo& info, PfHost& os,
+                  model::PfStatus& status, const ToProbeFn& to_probe);
 // Probes (binds) one VF through drivers_probe; what went wrong, in words.
 std::optional<std::string> probe_vf(host::Sysfs& sysfs, const model::PciAddress& vf);
 // Gives the PF's netdev its name, altnames and MTU.
