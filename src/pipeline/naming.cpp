@@ -3,6 +3,7 @@
 // netdev vfready manages is moved aside through a temporary name; one held by
 // anything else is a conflict, reported and never taken.
 #include <algorithm>
+#include <cerrno>
 #include <map>
 
 #include "vfready/pipeline/pf_bringup.hpp"
@@ -39,16 +40,20 @@ class Namer {
       if (err != 0) {
         out.push_back("adding altname " + alt.str() + " to " + link->name +
                       " failed: " + host::errno_name(err));
+        refresh(ifindex);
+      } else {
+        links_[ifindex].altnames.push_back(alt.str());
       }
-      refresh(ifindex);
     }
     if (const auto* link = find(ifindex); mtu && link != nullptr && link->mtu != *mtu) {
       const int err = os_.links.set_mtu(ifindex, *mtu);
       if (err != 0) {
         out.push_back("setting MTU " + std::to_string(*mtu) + " on " + link->name +
                       " failed: " + host::errno_name(err));
+        refresh(ifindex);
+      } else {
+        links_[ifindex].mtu = *mtu;
       }
-      refresh(ifindex);
     }
   }
 
@@ -125,16 +130,24 @@ class Namer {
       return true;
     }
     const std::string old = link->name;
-    if (const int holder = holder_of(name);
-        holder != 0 && holder != ifindex && !free_name(holder, name, out)) {
+    // Most names are free: the rename is tried first, and only a name in use (EEXIST)
+    // makes the holder a question.
+    int err = os_.links.rename(ifindex, name);
+    if (err == EEXIST) {
+      if (const int holder = holder_of(name);
+          holder != 0 && holder != ifindex && !free_name(holder, name, out)) {
+        refresh(ifindex);
+        return false;
+      }
+      err = os_.links.rename(ifindex, name);
+    }
+    if (err != 0) {
+      refresh(ifindex);
+      out.push_back("renaming " + old + " to " + name + " failed: " + host::errno_name(err));
       return false;
     }
-    const int err = os_.links.rename(ifindex, name);
-    refresh(ifindex);
-    if (err != 0) {
-      out.push_back("renaming " + old + " to " + name + " failed: " + host::errno_name(err));
-    }
-    return err == 0;
+    links_[ifindex].name = name;  // what the kernel now has: no need to ask
+    return true;
   }
 
   PfHost& os_;

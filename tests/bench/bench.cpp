@@ -3,11 +3,13 @@
 // the hardware's critical path, scale, steady state, repair latency. Every figure is
 // measured in this run; ratios hold where absolute times drift on shared machines.
 // Usage (root): vfready_bench [--json FILE] [--quick] [--only GROUP]
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +63,7 @@ std::string vf_pci(const std::string& pf, int v) {
 struct Run {
   double ready_ms = -1;
   double cpu_ms = 0;
+  double user_cpu_ms = 0;
   double rss_mib = 0;
   int exit_code = -1;
 };
@@ -84,6 +87,7 @@ Run run_vfready(const FakeHost& host, const std::string& config) {
   }
   daemon.wait(std::chrono::minutes(1));
   r.cpu_ms = daemon.cpu_ms();
+  r.user_cpu_ms = daemon.user_cpu_ms();
   r.rss_mib = daemon.max_rss_mib();
   r.exit_code = daemon.exit_code();
   return r;
@@ -123,6 +127,47 @@ double run_seed(const FakeHost& host, const std::vector<std::string>& pfs, int v
   return ms_between(start, Clock::now());
 }
 
+// What the fake host itself needs for a bring-up: every PF at once, its VFs created with
+// autoprobe off, then each VF probed in turn through drivers_probe (as vfready writes:
+// O_WRONLY), with no GUIDs, udev or names. Wall time from the first write to the last
+// probe's end; -1 when a write failed.
+double probe_floor(const FakeHost& host, const std::vector<std::string>& pfs, int vfs) {
+  const auto sys = host.root() + "/sys/bus/pci/";
+  const auto write = [](const std::string& path, const std::string& value) {
+    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return false;
+    }
+    const bool ok = ::write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
+    close(fd);
+    return ok;
+  };
+  std::atomic<bool> ok{true};
+  const auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (const auto& pf : pfs) {
+    threads.emplace_back([&, pf] {
+      const auto dir = sys + "devices/" + pf + "/";
+      bool good = write(dir + "sriov_drivers_autoprobe", "0") &&
+                  write(dir + "sriov_numvfs", std::to_string(vfs));
+      for (int v = 0; good && v < vfs; ++v) {
+        std::error_code ec;
+        const auto vf = std::filesystem::read_symlink(dir + "virtfn" + std::to_string(v), ec);
+        good = !ec && write(sys + "drivers_probe", vf.filename().string());
+      }
+      ok = ok && good;
+    });
+  }
+  for (auto& t : threads) {
+    t.join();
+  }
+  const double took = ms_between(start, Clock::now());
+  if (!ok) {
+    std::cerr << "vfready_bench: the fake host's floor run failed a write\n";
+  }
+  return ok ? took : -1;
+}
+
 void time_to_ready(std::vector<Figure>& out) {
   const auto topology = TopologyBuilder::reference().probe_ms(kReferenceProbeMs);
   const auto pfs = ib_pfs(topology);
@@ -138,6 +183,11 @@ void time_to_ready(std::vector<Figure>& out) {
     seed = run_seed(host, pfs, 8);
   }
   std::cerr << "vfready_bench:   seed " << seed << " ms\n";
+  double floor = 0;
+  {
+    FakeHost host(topology);
+    floor = probe_floor(host, pfs, 8);
+  }
   const double critical = 8.0 * kReferenceProbeMs;
   const char* s = "time-to-ready, DGX H200 (8 PFs x 8 VFs, vf_probe_ms 50)";
   out.push_back({s, "critical path (slowest PF: 8 VFs x 50 ms)", critical, "ms", {}, ""});
@@ -145,11 +195,8 @@ void time_to_ready(std::vector<Figure>& out) {
                  "1.15 x critical path + 50 ms"});
   out.push_back({s, "seed procedure (shell, sleep 0.5 per PF)", seed, "ms", {}, ""});
   out.push_back({s, "vfready / critical path", vfready.ready_ms / critical, "x", {}, ""});
-  // FUSE takes the inode lock for every write, so the fake host runs the 64 binds (one
-  // file, drivers/mlx5_core/bind) one after another, where kernfs runs them per device.
-  const double serial = 64.0 * kReferenceProbeMs;
-  out.push_back({s, "fake host's serial bound (64 binds x 50 ms)", serial, "ms", {}, ""});
-  out.push_back({s, "vfready / fake host's serial bound", vfready.ready_ms / serial, "x", {}, ""});
+  out.push_back({s, "fake host's floor (numvfs + probes only)", floor, "ms", {}, ""});
+  out.push_back({s, "vfready / fake host's floor", vfready.ready_ms / floor, "x", {}, ""});
   out.push_back({s, "vfready / seed (at most 0.1: 10x faster)", vfready.ready_ms / seed, "x", 0.1,
                  "10x faster than the seed"});
 }
@@ -193,10 +240,15 @@ void scale(std::vector<Figure>& out, bool quick) {
     counts = {8, 32};
   }
   std::vector<Run> runs;
+  std::vector<double> floors;
   for (int vfs : counts) {
     auto [topology, config] = scaled(vfs, probe);
+    {
+      FakeHost host(topology, std::chrono::minutes(1));
+      runs.push_back(run_vfready(host, write_config(host, config)));
+    }
     FakeHost host(topology, std::chrono::minutes(1));
-    runs.push_back(run_vfready(host, write_config(host, config)));
+    floors.push_back(probe_floor(host, ib_pfs(topology), vfs));
   }
   const char* s = "scale: 16 PFs (vf_probe_ms 20)";
   for (std::size_t i = 0; i < counts.size(); ++i) {
@@ -210,14 +262,17 @@ void scale(std::vector<Figure>& out, bool quick) {
                                  std::to_string(probe) + " ms)"
                            : ""});
     out.push_back({s, label + ": / critical path", runs[i].ready_ms / critical, "x", {}, ""});
-    out.push_back({s,
-                   label + ": / fake host's serial bound (all VFs x probe)",
-                   runs[i].ready_ms / (total * probe),
-                   "x",
-                   {},
-                   ""});
+    out.push_back(
+        {s, label + ": fake host's floor (numvfs + probes only)", floors[i], "ms", {}, ""});
+    out.push_back({s, label + ": / fake host's floor", runs[i].ready_ms / floors[i], "x", {}, ""});
     out.push_back({s, label + ": daemon CPU per VF", runs[i].cpu_ms * 1000.0 / total, "us",
                    largest ? std::optional(200.0) : std::nullopt, largest ? "200 us" : ""});
+    out.push_back({s,
+                   label + ": of it user (vfready's own code)",
+                   runs[i].user_cpu_ms * 1000.0 / total,
+                   "us",
+                   {},
+                   ""});
     out.push_back({s, label + ": peak RSS", runs[i].rss_mib, "MiB",
                    largest ? std::optional(16.0) : std::nullopt, largest ? "16 MiB" : ""});
   }

@@ -52,10 +52,15 @@ bool Launched::wait(std::chrono::milliseconds bound) {
   return true;
 }
 
-double Launched::cpu_ms() const {
-  const auto ms = [](const timeval& t) { return t.tv_sec * 1e3 + t.tv_usec / 1e3; };
-  return ms(usage_.ru_utime) + ms(usage_.ru_stime);
-}
+namespace {
+
+double ms_of(const timeval& t) { return static_cast<double>(t.tv_sec) * 1e3 + t.tv_usec / 1e3; }
+
+}  // namespace
+
+double Launched::cpu_ms() const { return ms_of(usage_.ru_utime) + ms_of(usage_.ru_stime); }
+
+double Launched::user_cpu_ms() const { return ms_of(usage_.ru_utime); }
 
 double Launched::max_rss_mib() const { return static_cast<double>(usage_.ru_maxrss) / 1024.0; }
 

@@ -39,6 +39,8 @@ class Launched {
   [[nodiscard]] int exit_code() const { return exit_code_; }
   // CPU time (user + system) of the process and the children it waited for.
   [[nodiscard]] double cpu_ms() const;
+  // The user part of it: the process's own code, without the kernel's work for it.
+  [[nodiscard]] double user_cpu_ms() const;
   // Peak resident set size.
   [[nodiscard]] double max_rss_mib() const;
 
