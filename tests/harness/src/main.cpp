@@ -9,12 +9,12 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
 
+#include "errno_text.hpp"
 #include "fuse_mount.hpp"
 #include "host_logs.hpp"
 #include "kernel.hpp"
@@ -60,7 +60,7 @@ void prepare_root(const fs::path& root, const Topology& topology) {
   }
   if (mount("tmpfs", (root / "run").c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0) {
     throw std::runtime_error("cannot mount a tmpfs at " + (root / "run").string() + ": " +
-                             std::strerror(errno));
+                             errno_text(errno));
   }
   fs::create_directories(root / "run/udev/data");
   std::ofstream(root / "proc/sys/kernel/osrelease") << topology.kernel_release << '\n';
