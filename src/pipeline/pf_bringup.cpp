@@ -124,9 +124,41 @@ std::string wait_port_active(PfHost& os, const model::PfInfo& info,
   return state;
 }
 
+// One VF read back: the GUID its port uses (with OFED's sriov/, the only way to tell),
+// and its netdev's name and altnames.
+void validate_vf(const model::PfTarget& target, bool ofed, const std::string& dir, PfHost& os,
+                 model::VfStatus& vs) {
+  const auto& vt = target.vf.at(vs.index);
+  const auto effective = host::read_vf_port_guid(os.sysfs, dir, vs.index);
+  vs.guid = effective ? effective->str() : "";
+  if (ofed && vs.problems.empty() && effective != vt.guid) {
+    vs.problems.push_back("VF " + vs.pci + " uses GUID " + vs.guid + ", not " + vt.guid.str());
+  }
+  if (vs.ifindex == 0) {
+    return;
+  }
+  const auto link = os.links.get(vs.ifindex);
+  if (!link) {
+    vs.problems.push_back("netdev " + vs.name + " is gone");
+    return;
+  }
+  vs.name = link->name;
+  vs.altnames = link->altnames;
+  if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
+    vs.problems.push_back("VF " + vs.pci + " is named " + link->name + ", not " + vt.name->str());
+  }
+  for (const auto& alt : vt.altnames) {
+    if (std::find(link->altnames.begin(), link->altnames.end(), alt.str()) ==
+            link->altnames.end() &&
+        vs.problems.empty()) {
+      vs.problems.push_back("VF " + vs.pci + " lacks altname " + alt.str());
+    }
+  }
+}
+
+// The PF read back, and its VFs but those in `done` (read back as they were finished).
 void validate(const model::PfTarget& target, const model::Config& config, PfHost& os,
-              model::PfStatus& status) {
-  // The VFs' names come from netlink below; of their sysfs only the GUID in use.
+              model::PfStatus& status, const std::set<std::size_t>& done) {
   const auto info = host::read_pf(os.sysfs, target.pci, /*with_vfs=*/false);
   if (!info) {
     status.problems.push_back("PF " + target.pci.str() + " vanished");
@@ -145,33 +177,9 @@ void validate(const model::PfTarget& target, const model::Config& config, PfHost
                                 " ms: check the cable and the subnet manager");
     }
   }
-  const bool ofed = info->ofed_sriov;
-  for (auto& vs : status.vfs) {
-    const auto& vt = target.vf.at(vs.index);
-    const auto effective = host::read_vf_port_guid(os.sysfs, dir, vs.index);
-    vs.guid = effective ? effective->str() : "";
-    if (ofed && vs.problems.empty() && effective != vt.guid) {
-      vs.problems.push_back("VF " + vs.pci + " uses GUID " + vs.guid + ", not " + vt.guid.str());
-    }
-    if (vs.ifindex == 0) {
-      continue;
-    }
-    const auto link = os.links.get(vs.ifindex);
-    if (!link) {
-      vs.problems.push_back("netdev " + vs.name + " is gone");
-      continue;
-    }
-    vs.name = link->name;
-    vs.altnames = link->altnames;
-    if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
-      vs.problems.push_back("VF " + vs.pci + " is named " + link->name + ", not " + vt.name->str());
-    }
-    for (const auto& alt : vt.altnames) {
-      if (std::find(link->altnames.begin(), link->altnames.end(), alt.str()) ==
-              link->altnames.end() &&
-          vs.problems.empty()) {
-        vs.problems.push_back("VF " + vs.pci + " lacks altname " + alt.str());
-      }
+  for (std::size_t i = 0; i < status.vfs.size(); ++i) {
+    if (!done.contains(i)) {
+      validate_vf(target, info->ofed_sriov, dir, os, status.vfs[i]);
     }
   }
 }
@@ -252,7 +260,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
     }
   }
   const auto udev_bound = std::chrono::milliseconds(config.timeouts.udev_ms);
-  std::set<std::size_t> done;  // VFs through udev and naming already
+  std::set<std::size_t> done;  // VFs through udev, naming and validation already
   {
     // A PF's probes are its critical path: they run one after another on a thread of
     // their own, each as soon as its VF's GUID is set. Each VF whose probe has ended
@@ -284,6 +292,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
       }
       settle_vf(dir, Clock::now() + udev_bound, udev_bound, os, vs);
       detail::name_vf(target, os, names, vs, status.events);
+      validate_vf(target, info->ofed_sriov, dir, os, vs);
       done.insert(p->at);
     }
   }
@@ -315,7 +324,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   }
 
   step(StepNames::kValidate);
-  validate(target, config, os, status);
+  validate(target, config, os, status, done);
   return finish();
 }
 

@@ -24,7 +24,9 @@
 // Bringing one PF to its target: hardware check, VF count, GUIDs set before the VFs
 // are probed, udev, names, validation. Every step first looks at what is there and
 // does only what is missing, so a second run (or a run after a crash) writes nothing
-// that is already right. Runs on a worker thread: sysfs writes block.
+// that is already right. A VF that is probed goes through udev, naming and its
+// read-back as soon as its probe ends, while the next VF probes: a PF's probes are its
+// critical path. Runs on a worker thread: sysfs writes block.
 namespace vfready::pipeline {
 
 // The OS as one PF's bring-up sees it.
