@@ -4,7 +4,9 @@
 // measured in this run; ratios hold where absolute times drift on shared machines.
 // Usage (root): vfready_bench [--json FILE] [--quick] [--only GROUP]
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 #include "private_bus.hpp"
 #include "service_daemon.hpp"
 #include "vfready/bus/bus.hpp"
+#include "vfready/host/links.hpp"
 
 using namespace vfready::testing;
 using namespace vfready::bench;
@@ -233,6 +236,45 @@ std::pair<TopologyBuilder, std::string> scaled(int vfs, uint32_t probe_ms) {
   return {t, config};
 }
 
+// The kernel's CPU time for one netdev rename on this machine, which no daemon that
+// names netdevs can spend less than: renames of an ifb device in a namespace of its
+// own, timed on the renaming thread (RUSAGE_THREAD). -1 when it could not be measured.
+double rename_cpu_us() {
+  const std::string ns = "vfbench-rename-" + std::to_string(getpid());
+  if (sh("ip netns add " + ns + " && ip -n " + ns + " link add vfb0 type ifb").exit_code != 0) {
+    return -1;
+  }
+  constexpr int kRenames = 1000;
+  double us = -1;
+  std::thread([&] {
+    const int fd = open(("/run/netns/" + ns).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) {
+      return;
+    }
+    close(fd);
+    vfready::host::NetlinkLinks links;
+    const auto link = links.by_name("vfb0");
+    if (!link) {
+      return;
+    }
+    const auto cpu_us = [] {
+      rusage u{};
+      getrusage(RUSAGE_THREAD, &u);
+      return static_cast<double>(u.ru_stime.tv_sec + u.ru_utime.tv_sec) * 1e6 +
+             static_cast<double>(u.ru_stime.tv_usec + u.ru_utime.tv_usec);
+    };
+    const double before = cpu_us();
+    for (int i = 0; i < kRenames; ++i) {
+      if (links.rename(link->ifindex, i % 2 == 0 ? "vfb1" : "vfb0") != 0) {
+        return;
+      }
+    }
+    us = (cpu_us() - before) / kRenames;
+  }).join();
+  sh("ip netns del " + ns);
+  return us;
+}
+
 void scale(std::vector<Figure>& out, bool quick) {
   const uint32_t probe = kScaleProbeMs;
   std::vector<int> counts = {8, 32, 127};
@@ -276,6 +318,12 @@ void scale(std::vector<Figure>& out, bool quick) {
     out.push_back({s, label + ": peak RSS", runs[i].rss_mib, "MiB",
                    largest ? std::optional(16.0) : std::nullopt, largest ? "16 MiB" : ""});
   }
+  out.push_back({s,
+                 "kernel CPU of one netdev rename here (1000 renames of an ifb)",
+                 rename_cpu_us(),
+                 "us",
+                 {},
+                 "each VF is renamed once"});
   out.push_back({s,
                  "CPU growth, largest / smallest",
                  runs.back().cpu_ms / runs.front().cpu_ms,
