@@ -128,21 +128,25 @@ void Service::on_link_events() {
     }
   }
   for (const auto& e : events) {
-    auto drift = drift_of(status_, e);
-    if (drift && links_) {
-      // Events are read some time after they happen: judge by what the link is now,
-      // not by a name it had on its way (a pass's own rename read after the pass ended).
-      auto now = e;
-      const auto link = links_->get(e.ifindex);
-      now.removed = !link;
-      now.name = link ? link->name : e.name;
-      drift = drift_of(status_, now);
-    }
-    if (drift) {
-      on_drift(*drift);
+    if (auto drift = judge_link_event(e)) {
+      on_drift(*drift, [this, e] { return judge_link_event(e); });
     }
   }
   schedule_pass();
+}
+
+std::optional<Drift> Service::judge_link_event(const host::LinkEvent& event) {
+  auto drift = drift_of(status_, event);
+  if (drift && links_) {
+    // Events are read some time after they happen: judge by what the link is now,
+    // not by a name it had on its way (a pass's own rename read after the pass ended).
+    auto now = event;
+    const auto link = links_->get(event.ifindex);
+    now.removed = !link;
+    now.name = link ? link->name : event.name;
+    drift = drift_of(status_, now);
+  }
+  return drift;
 }
 
 void Service::on_udev_events() {
@@ -153,28 +157,36 @@ void Service::on_udev_events() {
       dirty_.insert(pf.pci);
     }
   }
-  host::RootedSysfs sysfs(options_.roots.sysfs);
   for (const int ifindex : ifindexes) {
-    const auto link = links_ ? links_->get(ifindex) : std::nullopt;
-    if (!link) {
-      continue;  // gone again, or not in this namespace
-    }
-    const auto device = "class/net/" + link->name + "/device";
-    const auto pci = sysfs.link_target_name(device);
-    if (!pci) {
-      continue;  // a virtual device (veth, bridge): not ours
-    }
-    const auto physfn = sysfs.link_target_name(device + "/physfn");
-    if (auto drift = drift_of_new_netdev(status_, ifindex, link->name, *pci, physfn.value_or(""))) {
-      on_drift(*drift);
+    if (auto drift = judge_new_netdev(ifindex)) {
+      on_drift(*drift, [this, ifindex] { return judge_new_netdev(ifindex); });
     }
   }
   schedule_pass();
 }
 
-void Service::on_drift(const Drift& drift) {
+std::optional<Drift> Service::judge_new_netdev(int ifindex) {
+  const auto link = links_ ? links_->get(ifindex) : std::nullopt;
+  if (!link) {
+    return std::nullopt;  // gone again, or not in this namespace
+  }
+  host::RootedSysfs sysfs(options_.roots.sysfs);
+  const auto device = "class/net/" + link->name + "/device";
+  const auto pci = sysfs.link_target_name(device);
+  if (!pci) {
+    return std::nullopt;  // a virtual device (veth, bridge): not ours
+  }
+  const auto physfn = sysfs.link_target_name(device + "/physfn");
+  return drift_of_new_netdev(status_, ifindex, link->name, *pci, physfn.value_or(""));
+}
+
+void Service::on_drift(const Drift& drift,
+                       const std::function<std::optional<Drift>()>& judge_again) {
   if (bringup_ && bringup_->covers(drift.pf)) {
-    return;  // the pass working on this PF made the change, or will see it
+    // Most such events are the pass's own doing; those it did not cause or see show
+    // when they are judged against its outcome.
+    deferred_.push_back(judge_again);
+    return;
   }
   log::warn({.pf = drift.pf, .vf = drift.vf, .interface = drift.interface}, drift.message);
   const double at = std::chrono::duration<double, std::milli>(Clock::now() - epoch_).count();
@@ -253,6 +265,14 @@ void Service::on_bringup_finished() {
     log::error({}, "not ready: exiting so that systemd marks vfready failed");
     loop_.quit(1);
     return;
+  }
+  // Events of this pass's PFs that came while it ran, judged against its outcome.
+  auto deferred = std::move(deferred_);
+  deferred_.clear();
+  for (const auto& judge : deferred) {
+    if (auto drift = judge()) {
+      on_drift(*drift, judge);
+    }
   }
   schedule_pass();  // drift seen while this bring-up ran
 }

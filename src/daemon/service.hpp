@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,7 +47,12 @@ class Service {
   void watch();
   void on_link_events();
   void on_udev_events();
-  void on_drift(const Drift& drift);
+  // What an event means now, judged against the link as it is and the last status.
+  std::optional<Drift> judge_link_event(const host::LinkEvent& event);
+  std::optional<Drift> judge_new_netdev(int ifindex);
+  // Drift on a PF whose pass is running is judged again when the pass ends: the pass may
+  // have read the PF before the change (a VF rebound while the pass looked at it).
+  void on_drift(const Drift& drift, const std::function<std::optional<Drift>()>& judge_again);
   void schedule_pass();
   void on_bringup_finished();
   void on_signal();
@@ -74,6 +80,8 @@ class Service {
   std::unique_ptr<host::UdevNetdevWatch> udev_watch_;
   std::unique_ptr<host::NetlinkLinks> links_;
   std::set<std::string> dirty_;  // PFs a reconcile pass should look at
+  // Events that came during a pass of their PF, to judge again when it ends.
+  std::vector<std::function<std::optional<Drift>()>> deferred_;
   bool pass_scheduled_ = false;
   bool ready_sent_ = false;
   bool first_done_ = false;

@@ -28,6 +28,19 @@ std::optional<std::string> set_ofed(host::Sysfs& sysfs, const std::string& dir, 
 
 }  // namespace
 
+std::optional<std::string> reprobe_with_guid(const model::PfTarget& target, PfHost& os,
+                                             uint16_t index, const model::PciAddress& vf) {
+  const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
+  const auto& vt = target.vf.at(index);
+  if (auto error = set_ofed(os.sysfs, dir, index, vt.guid, target.guid_policy)) {
+    return error;
+  }
+  if (const int err = os.sysfs.write("bus/pci/drivers/mlx5_core/unbind", vf.str()); err != 0) {
+    return "unbinding VF " + vf.str() + " failed: " + host::errno_name(err);
+  }
+  return probe_vf(os.sysfs, vf);
+}
+
 std::optional<std::string> probe_vf(host::Sysfs& sysfs, const model::PciAddress& vf) {
   if (const int err = sysfs.write("bus/pci/drivers_probe", vf.str()); err != 0) {
     return "binding VF " + vf.str() + " failed: " + host::errno_name(err) +

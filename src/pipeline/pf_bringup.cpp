@@ -97,6 +97,7 @@ struct ToProbe {
 
 struct Probed {
   std::size_t at;
+  model::PciAddress pci;
   std::optional<std::string> error;
 };
 
@@ -125,22 +126,23 @@ std::string wait_port_active(PfHost& os, const model::PfInfo& info,
 }
 
 // One VF read back: the GUID its port uses (with OFED's sriov/, the only way to tell),
-// and its netdev's name and altnames.
-void validate_vf(const model::PfTarget& target, bool ofed, const std::string& dir, PfHost& os,
+// and its netdev's name and altnames. False when the GUID in use is not the VF's.
+bool validate_vf(const model::PfTarget& target, bool ofed, const std::string& dir, PfHost& os,
                  model::VfStatus& vs) {
   const auto& vt = target.vf.at(vs.index);
   const auto effective = host::read_vf_port_guid(os.sysfs, dir, vs.index);
   vs.guid = effective ? effective->str() : "";
-  if (ofed && vs.problems.empty() && effective != vt.guid) {
+  const bool guid_right = !ofed || effective == vt.guid;
+  if (!guid_right && vs.problems.empty()) {
     vs.problems.push_back("VF " + vs.pci + " uses GUID " + vs.guid + ", not " + vt.guid.str());
   }
   if (vs.ifindex == 0) {
-    return;
+    return guid_right;
   }
   const auto link = os.links.get(vs.ifindex);
   if (!link) {
     vs.problems.push_back("netdev " + vs.name + " is gone");
-    return;
+    return guid_right;
   }
   vs.name = link->name;
   vs.altnames = link->altnames;
@@ -154,15 +156,19 @@ void validate_vf(const model::PfTarget& target, bool ofed, const std::string& di
       vs.problems.push_back("VF " + vs.pci + " lacks altname " + alt.str());
     }
   }
+  return guid_right;
 }
 
 // The PF read back, and its VFs but those in `done` (read back as they were finished).
-void validate(const model::PfTarget& target, const model::Config& config, PfHost& os,
-              model::PfStatus& status, const std::set<std::size_t>& done) {
+// The VFs (indexes in status.vfs) that do not use their GUID.
+std::vector<std::size_t> validate(const model::PfTarget& target, const model::Config& config,
+                                  PfHost& os, model::PfStatus& status,
+                                  const std::set<std::size_t>& done) {
+  std::vector<std::size_t> wrong_guid;
   const auto info = host::read_pf(os.sysfs, target.pci, /*with_vfs=*/false);
   if (!info) {
     status.problems.push_back("PF " + target.pci.str() + " vanished");
-    return;
+    return wrong_guid;
   }
   const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
   status.name = info->netdev.value_or("");
@@ -178,10 +184,11 @@ void validate(const model::PfTarget& target, const model::Config& config, PfHost
     }
   }
   for (std::size_t i = 0; i < status.vfs.size(); ++i) {
-    if (!done.contains(i)) {
-      validate_vf(target, info->ofed_sriov, dir, os, status.vfs[i]);
+    if (!done.contains(i) && !validate_vf(target, info->ofed_sriov, dir, os, status.vfs[i])) {
+      wrong_guid.push_back(i);
     }
   }
+  return wrong_guid;
 }
 
 }  // namespace
@@ -261,6 +268,27 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   }
   const auto udev_bound = std::chrono::milliseconds(config.timeouts.udev_ms);
   std::set<std::size_t> done;  // VFs through udev, naming and validation already
+  // A VF after its probe: its netdev and udev, its name, its read-back.
+  const auto finish_vf = [&](model::VfStatus& vs) {
+    settle_vf(dir, Clock::now() + udev_bound, udev_bound, os, vs);
+    detail::name_vf(target, os, names, vs, status.events);
+    return validate_vf(target, info->ofed_sriov, dir, os, vs);
+  };
+  // A VF that is ours (its netdev is here) but does not use its GUID came up before its
+  // GUID was set: someone else bound it between this pass's look and its own probe (a
+  // VF re-created while drift is repaired), or it was mid-probe when the pass looked and
+  // seemed a pod's. Once more: GUID, unbind, probe, and through the rest again.
+  const auto reprobe = [&](model::VfStatus& vs, const model::PciAddress& pci) {
+    for (const auto& problem : vs.problems) {
+      status.events.erase(problem);
+    }
+    vs.problems.clear();
+    if (auto error = detail::reprobe_with_guid(target, os, vs.index, pci)) {
+      vs.problems.push_back(*error);
+      return;
+    }
+    finish_vf(vs);
+  };
   {
     // A PF's probes are its critical path: they run one after another on a thread of
     // their own, each as soon as its VF's GUID is set. Each VF whose probe has ended
@@ -270,7 +298,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
     HandOff<Probed> probed;
     std::jthread prober([&] {
       while (auto next = to_probe.pop()) {
-        probed.push({next->at, detail::probe_vf(os.sysfs, next->pci)});
+        probed.push({next->at, next->pci, detail::probe_vf(os.sysfs, next->pci)});
       }
       probed.close();
     });
@@ -290,9 +318,9 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
         vs.problems.push_back(*p->error);
         continue;
       }
-      settle_vf(dir, Clock::now() + udev_bound, udev_bound, os, vs);
-      detail::name_vf(target, os, names, vs, status.events);
-      validate_vf(target, info->ofed_sriov, dir, os, vs);
+      if (!finish_vf(vs) && vs.in_use.empty() && vs.ifindex != 0) {
+        reprobe(vs, p->pci);
+      }
       done.insert(p->at);
     }
   }
@@ -324,7 +352,13 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   }
 
   step(StepNames::kValidate);
-  validate(target, config, os, status, done);
+  for (const std::size_t i : validate(target, config, os, status, done)) {
+    auto& vs = status.vfs[i];
+    const auto pci = model::PciAddress::parse(vs.pci);
+    if (vs.in_use.empty() && vs.ifindex != 0 && pci) {
+      reprobe(vs, pci.value());
+    }
+  }
   return finish();
 }
 

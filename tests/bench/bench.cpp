@@ -413,7 +413,8 @@ void repair(std::vector<Figure>& out, bool quick) {
        "/port && echo " + vf + " > " + sys + "drivers/mlx5_core/unbind && echo " + vf + " > " +
        sys + "drivers/mlx5_core/bind");
     if (!daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", std::chrono::seconds(10), from)) {
-      std::cerr << "repair: VF " << vf << " was not repaired within 10 s\n";
+      std::cerr << "repair: VF " << vf << " was not repaired within 10 s; vfreadyd said:\n"
+                << daemon.log().substr(daemon.log().size() > 2000 ? daemon.log().size() - 2000 : 0);
       continue;
     }
     latencies.push_back(ms_between(t0, *daemon.notify().arrival_of("STATUS=ready", from)));

@@ -68,6 +68,31 @@ TEST(VfreadydDrift, AVfRecreatedWithAZeroGuidGetsItsNameAndGuidBack) {
   EXPECT_EQ(daemon.stop(), 0);
 }
 
+// The rebind races the repair: the pass that the netdev's removal starts looks at the VF
+// while its new probe runs (bound, no netdev yet: it looks like a pod's) or just before
+// (unbound: the pass's own probe finds it bound by then and its GUID comes too late).
+// Each time the VF ends with its GUID and name, whichever way the race went.
+TEST(VfreadydDrift, EveryRebindThatRacesTheRepairEndsRight) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());  // the topology's 20 ms probe
+  ServiceDaemon daemon(host, repo_config(), "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  const auto sys = host.root() + "/sys/bus/pci/";
+  for (const auto& pf : kReferenceIbPfs) {
+    const auto vf = pf.substr(0, 10) + ".1";
+    const auto port = host.pci(pf, "sriov/0/port");
+    const auto guid = trimmed(read_file(port));
+    const auto before = daemon.notify().count();
+    ASSERT_EQ(sh("echo 00:00:00:00:00:00:00:00 > " + port + " && echo " + vf + " > " + sys +
+                 "drivers/mlx5_core/unbind && echo " + vf + " > " + sys + "drivers/mlx5_core/bind")
+                  .exit_code,
+              0);
+    ASSERT_TRUE(daemon.notify().wait_for(kReady, 10s, before)) << vf << "\n" << daemon.log();
+    EXPECT_EQ(trimmed(read_file(port)), guid) << vf;
+  }
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
 TEST(VfreadydDrift, AVfRenamedByOthersIsNamedBackAForeignHolderIsLeftAlone) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(5));

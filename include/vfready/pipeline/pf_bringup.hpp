@@ -85,6 +85,10 @@ void assign_guids(const model::PfTarget& target, const model::PfInfo& info, PfHo
                   model::PfStatus& status, const ToProbeFn& to_probe);
 // Probes (binds) one VF through drivers_probe; what went wrong, in words.
 std::optional<std::string> probe_vf(host::Sysfs& sysfs, const model::PciAddress& vf);
+// For a VF whose probe did not take its GUID (a bind by someone else won a race with
+// this pass's): its GUID through OFED's sysfs again, unbind, probe. What went wrong.
+std::optional<std::string> reprobe_with_guid(const model::PfTarget& target, PfHost& os,
+                                             uint16_t index, const model::PciAddress& vf);
 // Gives the PF's netdev its name, altnames and MTU.
 void name_pf(const model::PfTarget& target, PfHost& os, NameRegistry& names,
              model::PfStatus& status);
