@@ -253,10 +253,16 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
     info->numvfs = target.vfs;
     info->ofed_sriov = os.sysfs.exists(dir + "sriov/0/port");
     info->vfs.clear();
+    // The plan placed them by the PF's First VF Offset and VF Stride: when the first and
+    // the last virtfn link agree (two points fix both), the rest need no reading.
+    const auto placed = [&](uint16_t i) { return host::read_vf_address(os.sysfs, dir, i); };
+    const bool as_planned = target.vfs > 1 && target.vf.size() == target.vfs &&
+                            placed(0) == target.vf.front().pci &&
+                            placed(target.vfs - 1) == target.vf.back().pci;
     for (uint16_t i = 0; i < target.vfs; ++i) {
       model::VfInfo vf;
       vf.index = i;
-      if (const auto pci = host::read_vf_address(os.sysfs, dir, i)) {
+      if (const auto pci = as_planned ? target.vf[i].pci : placed(i)) {
         vf.pci = *pci;
       } else {
         status.problems.push_back("VF " + std::to_string(i) + " of PF " + target.pci.str() +
