@@ -2,14 +2,12 @@
 #include "vfready/pipeline/pf_bringup.hpp"
 
 #include <algorithm>
-#include <condition_variable>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <thread>
 
 #include "vfready/host/host_reader.hpp"
+#include "vfready/pipeline/hand_off.hpp"
 
 namespace vfready::pipeline {
 
@@ -52,43 +50,6 @@ void settle_vf(const std::string& dir, Clock::time_point deadline, std::chrono::
                           " ms");
   }
 }
-
-// Items handed from one thread to another, in order; pop() waits for the next one.
-template <class T>
-class HandOff {
- public:
-  void push(T item) {
-    {
-      std::lock_guard lock(mu_);
-      queue_.push_back(std::move(item));
-    }
-    cv_.notify_one();
-  }
-  // No more items: pop() answers nullopt once the queue is empty.
-  void close() {
-    {
-      std::lock_guard lock(mu_);
-      closed_ = true;
-    }
-    cv_.notify_one();
-  }
-  std::optional<T> pop() {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [this] { return !queue_.empty() || closed_; });
-    if (queue_.empty()) {
-      return std::nullopt;
-    }
-    auto item = std::move(queue_.front());
-    queue_.pop_front();
-    return item;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<T> queue_;
-  bool closed_ = false;
-};
 
 struct ToProbe {
   std::size_t at;  // index in status.vfs
