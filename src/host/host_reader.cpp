@@ -8,7 +8,9 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <exception>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 namespace vfready::host {
@@ -160,12 +162,19 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
   const auto names = sysfs.list("bus/pci/devices");
   std::vector<std::optional<model::PfInfo>> read(names.size());
   std::atomic<std::size_t> next{0};
+  std::mutex failed_mu;
+  std::exception_ptr failed;  // the first exception of a reader, thrown again here
   const auto work = [&] {
-    for (std::size_t i = next++; i < names.size(); i = next++) {
-      auto pci = model::PciAddress::parse(names[i]);
-      if (pci && text(sysfs, "bus/pci/devices/" + names[i] + "/vendor") == "0x15b3") {
-        read[i] = read_pf(sysfs, pci.value());
+    try {
+      for (std::size_t i = next++; i < names.size(); i = next++) {
+        auto pci = model::PciAddress::parse(names[i]);
+        if (pci && text(sysfs, "bus/pci/devices/" + names[i] + "/vendor") == "0x15b3") {
+          read[i] = read_pf(sysfs, pci.value());
+        }
       }
+    } catch (...) {
+      std::lock_guard lock(failed_mu);
+      failed = failed ? failed : std::current_exception();
     }
   };
   std::vector<std::thread> workers(std::min<std::size_t>(kReaders, names.size()));
@@ -174,6 +183,9 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
   }
   for (auto& w : workers) {
     w.join();
+  }
+  if (failed) {
+    std::rethrow_exception(failed);
   }
   for (auto& pf : read) {
     if (pf) {

@@ -130,12 +130,6 @@ NetlinkLinks::~NetlinkLinks() {
   delete socket_;
 }
 
-std::vector<Link> NetlinkLinks::dump() {
-  std::vector<Link> out;
-  exchange(socket_->sk, link_query(NLM_F_REQUEST | NLM_F_DUMP, 0), &out);
-  return out;
-}
-
 std::optional<Link> NetlinkLinks::get(int ifindex) {
   std::vector<Link> out;
   if (exchange(socket_->sk, link_query(NLM_F_REQUEST, ifindex), &out) != 0 || out.empty()) {

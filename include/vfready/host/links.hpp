@@ -24,7 +24,6 @@ struct Link {
 class Links {
  public:
   virtual ~Links() = default;
-  virtual std::vector<Link> dump() = 0;
   virtual std::optional<Link> get(int ifindex) = 0;
   // The link whose name or altname `name` is (the kernel keeps both in one table).
   virtual std::optional<Link> by_name(const std::string& name) = 0;
@@ -44,7 +43,6 @@ class NetlinkLinks final : public Links {
   NetlinkLinks(const NetlinkLinks&) = delete;
   NetlinkLinks& operator=(const NetlinkLinks&) = delete;
 
-  std::vector<Link> dump() override;
   std::optional<Link> get(int ifindex) override;
   std::optional<Link> by_name(const std::string& name) override;
   int rename(int ifindex, const std::string& name) override;
