@@ -132,7 +132,10 @@ std::vector<std::size_t> validate(const model::PfTarget& target, const model::Co
     return wrong_guid;
   }
   const auto dir = "bus/pci/devices/" + target.pci.str() + "/";
-  status.name = info->netdev.value_or("");
+  // The PF's name as netlink has it, as for its VFs: its own rename has just happened,
+  // and netlink is where it happened.
+  const auto link = status.ifindex != 0 ? os.links.get(status.ifindex) : std::nullopt;
+  status.name = link ? link->name : info->netdev.value_or("");
   status.link_layer = info->link_layer();
   status.port_state = info->ports.empty() ? "" : info->ports.front().state;
   if (target.require_port_active) {
