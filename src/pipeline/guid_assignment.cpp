@@ -26,6 +26,14 @@ std::optional<std::string> set_ofed(host::Sysfs& sysfs, const std::string& dir, 
   return std::nullopt;
 }
 
+// Unbinds a VF from mlx5_core; what went wrong, in words.
+std::optional<std::string> unbind(host::Sysfs& sysfs, const model::PciAddress& vf) {
+  if (const int err = sysfs.write("bus/pci/drivers/mlx5_core/unbind", vf.str()); err != 0) {
+    return "unbinding VF " + vf.str() + " failed: " + host::errno_name(err);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> reprobe_with_guid(const model::PfTarget& target, PfHost& os,
@@ -35,8 +43,8 @@ std::optional<std::string> reprobe_with_guid(const model::PfTarget& target, PfHo
   if (auto error = set_ofed(os.sysfs, dir, index, vt.guid, target.guid_policy)) {
     return error;
   }
-  if (const int err = os.sysfs.write("bus/pci/drivers/mlx5_core/unbind", vf.str()); err != 0) {
-    return "unbinding VF " + vf.str() + " failed: " + host::errno_name(err);
+  if (auto error = unbind(os.sysfs, vf)) {
+    return error;
   }
   return probe_vf(os.sysfs, vf);
 }
@@ -110,8 +118,8 @@ void assign_guids(const model::PfTarget& target, const model::PfInfo& info, PfHo
       vs.problems.push_back(*error);
     }
     if (bound) {
-      if (const int err = os.sysfs.write("bus/pci/drivers/mlx5_core/unbind", vs.pci); err != 0) {
-        vs.problems.push_back("unbinding VF " + vs.pci + " failed: " + host::errno_name(err));
+      if (auto unbind_error = unbind(os.sysfs, vf.pci)) {
+        vs.problems.push_back(*unbind_error);
         done();
         continue;
       }
