@@ -13,6 +13,7 @@
 #include "vfready/host/host_reader.hpp"
 #include "vfready/host/links.hpp"
 #include "vfready/host/sysfs.hpp"
+#include "vfready/host/sysfs_sriov_host.hpp"
 #include "vfready/host/udev_wait.hpp"
 #include "vfready/model/checks.hpp"
 #include "vfready/pipeline/pf_bringup.hpp"
@@ -46,7 +47,6 @@ struct Bringup::Shared {
   std::mutex mu;
   std::deque<Message> queue;
   int event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  pipeline::NameRegistry names;
   void post(Message m) {
     {
       std::lock_guard lock(mu);
@@ -101,11 +101,13 @@ std::string progress_line(const std::vector<std::string>& steps, std::size_t don
 }
 
 Bringup::Bringup(BringupInputs inputs, model::DaemonStatus& status, Clock::time_point epoch,
-                 std::shared_ptr<BusyPfs> busy, BringupHooks hooks, std::set<std::string> only)
+                 std::shared_ptr<BusyPfs> busy, std::shared_ptr<pipeline::NameRegistry> names,
+                 BringupHooks hooks, std::set<std::string> only)
     : in_(std::move(inputs)),
       status_(status),
       epoch_(epoch),
       busy_(std::move(busy)),
+      names_(std::move(names)),
       hooks_(std::move(hooks)),
       only_(std::move(only)) {}
 
@@ -228,7 +230,7 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
     configured.insert(t.pci.str());
   }
   // The registry knows the configured PFs before any worker names a link.
-  shared_->names.configure(std::move(configured));
+  names_->configure(std::move(configured));
   auto shared = shared_;
   // Keep what is known of PFs still configured (names, VFs) until their workers report.
   std::vector<model::PfStatus> pfs;
@@ -277,16 +279,17 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
     }
     // Detached: a worker stuck in a write the kernel never finishes must not hold the
     // daemon. Everything it touches is its own copy or owned by shared_ptr.
-    std::thread([shared, busy = busy_, i, target = targets_[i], config = in_.config,
+    std::thread([shared, busy = busy_, names = names_, i, target = targets_[i], config = in_.config,
                  table = in_.table, host, roots = in_.roots] {
       host::RootedSysfs sysfs(roots.sysfs);
       host::RunDirUdevWait udev(roots.udev_run);
       model::PfStatus status;
       try {
         host::NetlinkLinks links;
-        pipeline::PfHost os{sysfs, links, udev};
-        status = pipeline::bring_up_pf(
-            target, config, table, *host, os, shared->names, [&](const char* step) {
+        host::SysfsSriovHost sriov(sysfs, links);
+        pipeline::PfHost os{sriov, links, udev};
+        status =
+            pipeline::bring_up_pf(target, config, table, *host, os, *names, [&](const char* step) {
               shared->post({.kind = Message::Kind::kStep, .pf = i, .step = step});
             });
       } catch (const std::exception& e) {

@@ -16,6 +16,7 @@
 #include "vfready/model/config.hpp"
 #include "vfready/model/plan.hpp"
 #include "vfready/model/status.hpp"
+#include "vfready/pipeline/name_registry.hpp"
 
 // One bring-up of every configured PF, driven by the event loop: reading the host and
 // the driver check run on a worker thread, then each PF on a worker of its own, all at
@@ -46,8 +47,10 @@ struct BringupInputs {
 class Bringup final : public EventSource {
  public:
   // `only`: the PCI addresses of the PFs to bring up (a reconcile after drift); empty: all.
+  // `names`: the daemon's node-wide name registry, which outlives every bring-up.
   Bringup(BringupInputs inputs, model::DaemonStatus& status, Clock::time_point epoch,
-          std::shared_ptr<BusyPfs> busy, BringupHooks hooks, std::set<std::string> only = {});
+          std::shared_ptr<BusyPfs> busy, std::shared_ptr<pipeline::NameRegistry> names,
+          BringupHooks hooks, std::set<std::string> only = {});
   ~Bringup() override;
   Bringup(const Bringup&) = delete;
   Bringup& operator=(const Bringup&) = delete;
@@ -89,6 +92,7 @@ class Bringup final : public EventSource {
   Clock::time_point epoch_;
   Clock::time_point started_;
   std::shared_ptr<BusyPfs> busy_;
+  std::shared_ptr<pipeline::NameRegistry> names_;
   BringupHooks hooks_;
   std::set<std::string> only_;
   std::shared_ptr<Shared> shared_;

@@ -13,6 +13,7 @@
 
 #include "config_files.hpp"
 #include "log.hpp"
+#include "vfready/host/sysfs_sriov_host.hpp"
 #include "vfready/model/status_json.hpp"
 #include "vfready/model/status_table.hpp"
 #include "vfready/version.hpp"
@@ -171,13 +172,11 @@ std::optional<Drift> Service::judge_new_netdev(int ifindex) {
     return std::nullopt;  // gone again, or not in this namespace
   }
   host::RootedSysfs sysfs(options_.roots.sysfs);
-  const auto device = "class/net/" + link->name + "/device";
-  const auto pci = sysfs.link_target_name(device);
-  if (!pci) {
+  const auto device = host::SysfsSriovHost(sysfs, *links_).device_of_netdev(link->name);
+  if (!device.pci) {
     return std::nullopt;  // a virtual device (veth, bridge): not ours
   }
-  const auto physfn = sysfs.link_target_name(device + "/physfn");
-  return drift_of_new_netdev(status_, ifindex, link->name, *pci, physfn.value_or(""));
+  return drift_of_new_netdev(status_, ifindex, link->name, *device.pci, device.physfn.value_or(""));
 }
 
 void Service::on_drift(const Drift& drift,
@@ -233,8 +232,8 @@ void Service::start_bringup(std::set<std::string> only) {
   if (bringup_id_ != 0) {
     loop_.remove(bringup_id_);
   }
-  bringup_ =
-      std::make_shared<Bringup>(inputs_, status_, epoch_, busy_, std::move(hooks), std::move(only));
+  bringup_ = std::make_shared<Bringup>(inputs_, status_, epoch_, busy_, names_, std::move(hooks),
+                                       std::move(only));
   bringup_id_ = loop_.add(bringup_);
   bringup_->start();
 }

@@ -69,6 +69,8 @@ class Service {
   Clock::time_point epoch_ = Clock::now();
   model::DaemonStatus status_;
   std::shared_ptr<BusyPfs> busy_ = std::make_shared<BusyPfs>();
+  // Names are node-wide and outlive passes: one registry for the daemon's life.
+  std::shared_ptr<pipeline::NameRegistry> names_ = std::make_shared<pipeline::NameRegistry>();
   std::shared_ptr<Bringup> bringup_;
   EventLoop::Id bringup_id_ = 0;
   std::unique_ptr<bus::Server> bus_;

@@ -84,9 +84,8 @@ int write_in_child(const std::string& path, std::string_view value) {
 
 }  // namespace
 
-int RootedSysfs::write(const std::string& rel, std::string_view value) {
-  // sriov_numvfs is the write known to hang forever on a wedged driver.
-  if (rel.ends_with("/sriov_numvfs")) {
+int RootedSysfs::write(const std::string& rel, std::string_view value, WriteIn where) {
+  if (where == WriteIn::kChild) {
     return write_in_child(path(rel), value);
   }
   const int fd = ::open(path(rel).c_str(), O_WRONLY | O_CLOEXEC);

@@ -6,9 +6,10 @@
 #include <cerrno>
 #include <map>
 
-#include "vfready/pipeline/pf_bringup.hpp"
+#include "vfready/host/sysfs.hpp"
+#include "vfready/pipeline/steps.hpp"
 
-namespace vfready::pipeline::detail {
+namespace vfready::pipeline {
 
 namespace {
 
@@ -91,10 +92,9 @@ class Namer {
     if (names_.managed(ifindex)) {
       return true;
     }
-    const auto device = "class/net/" + name + "/device";
-    const auto pci = os_.sysfs.link_target_name(device);
-    const auto pf = os_.sysfs.link_target_name(device + "/physfn");
-    return (pci && names_.is_configured_pf(*pci)) || (pf && names_.is_configured_pf(*pf));
+    const auto device = os_.sriov.device_of_netdev(name);
+    return (device.pci && names_.is_configured_pf(*device.pci)) ||
+           (device.physfn && names_.is_configured_pf(*device.physfn));
   }
 
   // Frees `name` from the netdev `holder` if vfready manages it.
@@ -158,31 +158,27 @@ class Namer {
 
 }  // namespace
 
-void name_pf(const model::PfTarget& target, PfHost& os, NameRegistry& names,
-             model::PfStatus& status) {
+void name_pf(PfRun& run) {
   // The PF's netdev, found through sysfs as the VFs' are.
-  const auto net = "bus/pci/devices/" + target.pci.str() + "/net/";
-  const auto netdevs = os.sysfs.list(net);
-  if (netdevs.empty()) {
-    return;
-  }
-  const auto link = os.links.by_name(netdevs.front());
+  const auto netdev = run.os.sriov.netdev_of(run.target.pci);
+  const auto link = netdev ? run.os.links.by_name(*netdev) : std::nullopt;
   if (!link) {
     return;
   }
-  std::lock_guard lock(names.mutex());
-  Namer(os, names, status.events)
-      .apply(link->ifindex, target.name, target.altnames, target.mtu, status.problems);
+  const auto& target = run.target;
+  std::lock_guard lock(run.names.mutex());
+  Namer(run.os, run.names, run.status.events)
+      .apply(link->ifindex, target.name, target.altnames, target.mtu, run.status.problems);
 }
 
-void name_vf(const model::PfTarget& target, PfHost& os, NameRegistry& names, model::VfStatus& vs,
-             std::map<std::string, model::EventKind>& events) {
+void name_vf(PfRun& run, model::VfStatus& vs) {
   if (vs.ifindex == 0) {
     return;
   }
-  const auto& vt = target.vf.at(vs.index);
-  std::lock_guard lock(names.mutex());
-  Namer(os, names, events).apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
+  const auto& vt = run.target.vf.at(vs.index);
+  std::lock_guard lock(run.names.mutex());
+  Namer(run.os, run.names, run.status.events)
+      .apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
 }
 
-}  // namespace vfready::pipeline::detail
+}  // namespace vfready::pipeline

@@ -60,7 +60,7 @@ TEST(VfreadydConvergence, NeverResetsAVfCountWhileAVfIsInUse) {
   sh("ip netns del " + pod);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("has 2 VFs, 4 configured"));
-  EXPECT_THAT(r.err, HasSubstr("VF 0000:18:00.1 has its netdev in another namespace"));
+  EXPECT_THAT(r.err, HasSubstr("VF 0000:18:00.1: its netdev is in another network namespace"));
   EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "2\n");
   for (std::size_t i = writes_before; i < host.writes().size(); ++i) {
     EXPECT_THAT(host.writes()[i], Not(HasSubstr("sriov_numvfs"))) << "a VF in use was destroyed";

@@ -49,8 +49,8 @@ TEST(VfreadydDrift, AVfRecreatedWithAZeroGuidGetsItsNameAndGuidBack) {
                sys + "drivers/mlx5_core/bind")
                 .exit_code,
             0);
-  EXPECT_TRUE(has_link(host, "ibp24s0v3") || has_link(host, "ibs0v3"));
-
+  // The bound VF's netdev is not looked at here: vfready may be unbinding it again
+  // already, and the link is then briefly gone.
   ASSERT_TRUE(daemon.notify().wait_for(kReady, 5s, before)) << daemon.log();
   EXPECT_TRUE(has_link(host, "ibs0v3"));
   EXPECT_FALSE(has_link(host, "ibp24s0v3"));

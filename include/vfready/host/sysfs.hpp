@@ -14,13 +14,18 @@
 // event loop thread. Calls may come from several threads at once (read_host does).
 namespace vfready::host {
 
+// Where a write runs: in the calling thread, or in a child process that alone takes the
+// risk of waiting in the kernel forever (a driver that never returns).
+enum class WriteIn { kThisThread, kChild };
+
 class Sysfs {
  public:
   virtual ~Sysfs() = default;
   // The attribute's value without its trailing newline.
   virtual Result<std::string> read(const std::string& rel) = 0;
   // 0, or the errno of the write.
-  virtual int write(const std::string& rel, std::string_view value) = 0;
+  virtual int write(const std::string& rel, std::string_view value,
+                    WriteIn where = WriteIn::kThisThread) = 0;
   virtual bool exists(const std::string& rel) = 0;
   // Entries of a directory, sorted; empty when absent.
   virtual std::vector<std::string> list(const std::string& rel) = 0;
@@ -32,7 +37,7 @@ class RootedSysfs final : public Sysfs {
  public:
   explicit RootedSysfs(std::string root) : root_(std::move(root)) {}
   Result<std::string> read(const std::string& rel) override;
-  int write(const std::string& rel, std::string_view value) override;
+  int write(const std::string& rel, std::string_view value, WriteIn where) override;
   bool exists(const std::string& rel) override;
   std::vector<std::string> list(const std::string& rel) override;
   std::optional<std::string> link_target_name(const std::string& rel) override;

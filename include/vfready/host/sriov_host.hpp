@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "vfready/model/guid.hpp"
+#include "vfready/model/inventory.hpp"
+#include "vfready/model/pci_address.hpp"
+
+// What a bring-up does to a PF and its VFs, in the pipeline's words: no caller builds a
+// path or picks a file. An implementation alone decides how each kernel call is made
+// (which ones can wait on a device lock, and where they run). Calls that change
+// something answer 0 or the errno the kernel gave; the pipeline turns that into a
+// problem an operator can act on.
+namespace vfready::host {
+
+// A VF's binding as udev and naming need it: its netdev in this namespace, or, without
+// one, the driver that holds it (none: unbound).
+struct VfBinding {
+  std::optional<std::string> netdev;
+  std::optional<std::string> driver;
+};
+
+// The PCI function behind a netdev, and its PF when that function is a VF.
+struct NetdevDevice {
+  std::optional<std::string> pci;
+  std::optional<std::string> physfn;
+};
+
+// A failed write of a VF's GUID through OFED's sysfs: which file, which errno.
+struct OfedGuidError {
+  std::string file;  // "sriov/3/port"
+  int err = 0;
+};
+
+class SriovHost {
+ public:
+  virtual ~SriovHost() = default;
+
+  // --- Reading what is there.
+  // The PF as it is now, its VFs too unless `with_vfs` is false; nullopt when there is
+  // no such PF (absent, or a VF).
+  virtual std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) = 0;
+  // VF `index` of the PF, everything known of it.
+  virtual model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index) = 0;
+  // Where VF `index` is on PCI; nullopt when the PF has no such VF.
+  virtual std::optional<model::PciAddress> vf_address(const model::PciAddress& pf,
+                                                      uint16_t index) = 0;
+  // Whether OFED's per-VF GUID files (sriov/<n>/{node,port,policy}) are there.
+  virtual bool has_ofed_sriov(const model::PciAddress& pf) = 0;
+  virtual VfBinding vf_binding(const model::PciAddress& pf, uint16_t index) = 0;
+  // The GUID VF `index`'s port uses (OFED's sriov/<n>/port); nullopt without OFED.
+  virtual std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index) = 0;
+  // The netdev of a PCI function (a PF's), nullopt when it has none.
+  virtual std::optional<std::string> netdev_of(const model::PciAddress& function) = 0;
+  // The state of a port of the PF's RDMA device ("4: ACTIVE"), nullopt when unreadable.
+  virtual std::optional<std::string> port_state(const model::PciAddress& pf,
+                                                const std::string& ib_device, int port) = 0;
+  // The PCI function a netdev belongs to, and its PF.
+  virtual NetdevDevice device_of_netdev(const std::string& netdev) = 0;
+
+  // --- Calls into the driver. Each may wait for the device: never from the event loop.
+  virtual int set_autoprobe(const model::PciAddress& pf, bool on) = 0;
+  virtual int set_num_vfs(const model::PciAddress& pf, uint16_t count) = 0;
+  // Node and port GUID and the port policy, through OFED's sysfs.
+  virtual std::optional<OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
+                                                        model::Guid guid,
+                                                        const std::string& policy) = 0;
+  // Node and port GUID over netlink, on the PF's IPoIB netdev.
+  virtual int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) = 0;
+  // Binds a VF to its driver (drivers_probe).
+  virtual int probe_vf(const model::PciAddress& vf) = 0;
+  // Unbinds a VF from `driver`.
+  virtual int unbind_vf(const model::PciAddress& vf, const std::string& driver) = 0;
+};
+
+}  // namespace vfready::host

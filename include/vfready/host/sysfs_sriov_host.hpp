@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "vfready/host/links.hpp"
+#include "vfready/host/sriov_host.hpp"
+#include "vfready/host/sysfs.hpp"
+
+// The SR-IOV host of a real machine: sysfs for the PCI side, netlink (Links) for GUIDs
+// on an IPoIB PF. Every sysfs path vfready uses is built in this file's source or in
+// host_reader; every call that can wait on a device lock goes through device_write().
+namespace vfready::host {
+
+class SysfsSriovHost final : public SriovHost {
+ public:
+  SysfsSriovHost(Sysfs& sysfs, Links& links) : sysfs_(sysfs), links_(links) {}
+
+  std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) override;
+  model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index) override;
+  std::optional<model::PciAddress> vf_address(const model::PciAddress& pf, uint16_t index) override;
+  bool has_ofed_sriov(const model::PciAddress& pf) override;
+  VfBinding vf_binding(const model::PciAddress& pf, uint16_t index) override;
+  std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index) override;
+  std::optional<std::string> netdev_of(const model::PciAddress& function) override;
+  std::optional<std::string> port_state(const model::PciAddress& pf, const std::string& ib_device,
+                                        int port) override;
+  NetdevDevice device_of_netdev(const std::string& netdev) override;
+
+  int set_autoprobe(const model::PciAddress& pf, bool on) override;
+  int set_num_vfs(const model::PciAddress& pf, uint16_t count) override;
+  std::optional<OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
+                                                model::Guid guid,
+                                                const std::string& policy) override;
+  int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) override;
+  int probe_vf(const model::PciAddress& vf) override;
+  int unbind_vf(const model::PciAddress& vf, const std::string& driver) override;
+
+ private:
+  // The calls that take the device lock (and wait as long as the driver holds it).
+  enum class DeviceCall { kNumVfs, kAutoprobe, kGuidFile, kProbe, kUnbind };
+  // The one place that decides how such a call is made.
+  int device_write(DeviceCall call, const std::string& rel, std::string_view value);
+
+  Sysfs& sysfs_;
+  Links& links_;
+};
+
+}  // namespace vfready::host

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "vfready/host/sriov_host.hpp"
+#include "vfready/model/pci_address.hpp"
+
+// sriov_drivers_autoprobe of one PF is off only while a pass creates its VFs: on again
+// on every way out of the pass (this object's end), and turned on by a pass that finds
+// it off (left so by a predecessor that died mid-pass). vfready keeps it on between
+// passes, so that VFs a driver reload re-creates probe by themselves.
+namespace vfready::pipeline {
+
+class AutoprobeGuard {
+ public:
+  // `found_on`: the PF's autoprobe as the pass read it.
+  AutoprobeGuard(host::SriovHost& host, const model::PciAddress& pf, bool found_on)
+      : host_(host), pf_(pf), off_(!found_on) {}
+  ~AutoprobeGuard() { static_cast<void>(restore()); }
+  AutoprobeGuard(const AutoprobeGuard&) = delete;
+  AutoprobeGuard& operator=(const AutoprobeGuard&) = delete;
+
+  // Off, for VFs about to be created; 0 or the errno.
+  int turn_off();
+  // On again if it is off; the problem (a warning) when that fails. Once.
+  std::optional<std::string> restore();
+  [[nodiscard]] bool off() const { return off_; }
+
+ private:
+  host::SriovHost& host_;
+  model::PciAddress pf_;
+  bool off_;
+};
+
+}  // namespace vfready::pipeline

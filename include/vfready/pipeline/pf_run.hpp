@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include "vfready/model/config.hpp"
+#include "vfready/model/inventory.hpp"
+#include "vfready/model/plan.hpp"
+#include "vfready/model/status.hpp"
+#include "vfready/pipeline/name_registry.hpp"
+#include "vfready/pipeline/pf_host.hpp"
+
+namespace vfready::pipeline {
+
+// One pass over one PF: what it aims at, what it works with, what it has found and
+// done so far. Owned by the PF's worker for the pass; each step reads and adds to it.
+struct PfRun {
+  const model::PfTarget& target;
+  const model::Config& config;
+  PfHost& os;
+  NameRegistry& names;
+  model::PfInfo info{};      // the PF as this pass knows it (read as the pass began)
+  model::PfStatus status{};  // what the pass reports
+};
+
+}  // namespace vfready::pipeline

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <utility>
+#include <vector>
+
+// What a step answers: done; waiting (on what, how to know when to look again, and the
+// problem to report should the step's bound pass first); or failed (the problems, each
+// a complete sentence with its remedy). Expected conditions of the host are these
+// values, never exceptions. A step never records its own problems: whoever runs it does.
+namespace vfready::pipeline {
+
+struct StepResult {
+  enum class Kind { kDone, kWaiting, kFailed };
+  Kind kind = Kind::kDone;
+  std::vector<std::string> problems;   // failed
+  std::string waiting_on;              // waiting
+  std::string on_timeout;              // waiting: the problem if the bound passes
+  int wait_ifindex = 0;                // waiting for udev to initialize this netdev, or
+  std::chrono::milliseconds retry{0};  // waiting on what sends no event: look again then
+
+  static StepResult done() { return {}; }
+  static StepResult failed(std::string problem) {
+    return failed(std::vector<std::string>{std::move(problem)});
+  }
+  static StepResult failed(std::vector<std::string> problems) {
+    StepResult r;
+    r.kind = Kind::kFailed;
+    r.problems = std::move(problems);
+    return r;
+  }
+  static StepResult waiting_for_udev(std::string on, std::string on_timeout, int ifindex) {
+    StepResult r = waiting(std::move(on), std::move(on_timeout), {});
+    r.wait_ifindex = ifindex;
+    return r;
+  }
+  static StepResult waiting(std::string on, std::string on_timeout,
+                            std::chrono::milliseconds retry) {
+    StepResult r;
+    r.kind = Kind::kWaiting;
+    r.waiting_on = std::move(on);
+    r.on_timeout = std::move(on_timeout);
+    r.retry = retry;
+    return r;
+  }
+  [[nodiscard]] bool is_done() const { return kind == Kind::kDone; }
+  [[nodiscard]] bool is_failed() const { return kind == Kind::kFailed; }
+  [[nodiscard]] bool is_waiting() const { return kind == Kind::kWaiting; }
+};
+
+}  // namespace vfready::pipeline

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "vfready/model/checks.hpp"
+#include "vfready/model/compat_table.hpp"
+#include "vfready/pipeline/autoprobe_guard.hpp"
+#include "vfready/pipeline/pf_run.hpp"
+#include "vfready/pipeline/step.hpp"
+
+// The steps of one PF's bring-up, in the order bring_up_pf runs them. Each first looks
+// at what is there and does only what is missing, so a second pass (or a pass after a
+// crash) changes nothing that is already right. PF steps answer for the PF: a failed
+// one ends its pass. VF steps answer for one VF: a failed one is that VF's problem.
+namespace vfready::pipeline {
+
+// Step "hardware": present, driver bound, firmware, link layer, SR-IOV capacity.
+StepResult check_hardware(PfRun& run, const model::CompatTable& table, const model::HostInfo& host);
+
+// Step "vfs": sriov_numvfs as configured, never destroying VFs in use. New VFs stay
+// unbound (autoprobe off, through `autoprobe`) so that their GUIDs are set before their
+// one probe; then where each new VF is goes into run.info.
+StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe);
+
+// Why a VF is in use and must be left alone, nullopt when it is not: bound to another
+// driver (vfio-pci), or bound to mlx5 with its netdev gone from this namespace (a
+// pod's). The one rule every step asks.
+std::optional<std::string> in_use(const model::VfInfo& vf);
+
+// How a VF comes to carry its GUID.
+enum class GuidAction {
+  kKeep,          // right already (or, bound, nothing can tell otherwise)
+  kInUse,         // another driver holds it: left alone
+  kConflict,      // its GUID is wrong, but a pod has it: left alone, a problem
+  kSetAndProbe,   // unbound: set the GUID, then its one probe
+  kSetAndRebind,  // bound with a wrong GUID: set, unbind, probe
+};
+// How GUIDs reach this PF's VFs.
+enum class GuidPath { kOfedSysfs, kNetlink, kNone };
+GuidPath guid_path(const model::PfInfo& info);
+GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, GuidPath path);
+
+// Step "guids", for one VF: sets its GUID by the PF's path. It takes effect at the VF's
+// next probe.
+StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path);
+// Step "guids", for every VF: adds each to run.status.vfs and hands each VF that needs a
+// probe to `to_probe` (its index in status.vfs, its address) as soon as its GUID is set.
+using ToProbeFn = std::function<void(std::size_t at, const model::PciAddress& vf)>;
+void assign_guids(PfRun& run, const ToProbeFn& to_probe);
+
+// Binds one VF (its probe); the problem when it fails.
+std::optional<std::string> probe_vf(PfHost& os, const model::PciAddress& vf);
+// For a VF whose probe did not take its GUID (a bind by someone else won a race with
+// this pass's): its GUID again, unbind, probe. The problem when it fails.
+std::optional<std::string> reprobe_with_guid(PfRun& run, uint16_t index,
+                                             const model::PciAddress& vf);
+
+// Step "udev", for one VF: its netdev is here and udev is done with it. Waiting while
+// udev is not; done for a VF in use (nothing to wait for).
+StepResult settle_vf(PfRun& run, model::VfStatus& vs);
+
+// Step "names": the PF's netdev, and one VF's (vs.ifindex), get name, altnames, MTU.
+// Problems go to the PF's or the VF's list.
+void name_pf(PfRun& run);
+void name_vf(PfRun& run, model::VfStatus& vs);
+
+// Step "validate", for one VF: read back its GUID (OFED) and names. False when the
+// GUID its port uses is not its own.
+bool validate_vf(PfRun& run, model::VfStatus& vs);
+// Step "validate", for the PF: its port ACTIVE (waiting while the subnet manager
+// brings it up; the state has no event to wait for).
+StepResult check_port_active(PfRun& run);
+// Step "validate", for the PF: its name, link layer and port state read back. Failed
+// when the PF is gone.
+StepResult validate_pf(PfRun& run);
+
+// Runs `step` until it is done or failed, waiting in between as it asks, until
+// `deadline`; then its on_timeout problem.
+StepResult run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
+                     const std::function<StepResult()>& step);
+
+}  // namespace vfready::pipeline

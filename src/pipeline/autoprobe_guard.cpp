@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/pipeline/autoprobe_guard.hpp"
+
+#include "vfready/host/sysfs.hpp"
+
+namespace vfready::pipeline {
+
+int AutoprobeGuard::turn_off() {
+  if (off_) {
+    return 0;
+  }
+  const int err = host_.set_autoprobe(pf_, false);
+  // Even a failed write may have taken effect: restore() writes 1 either way.
+  off_ = true;
+  return err;
+}
+
+std::optional<std::string> AutoprobeGuard::restore() {
+  if (!off_) {
+    return std::nullopt;
+  }
+  off_ = false;
+  if (const int err = host_.set_autoprobe(pf_, true); err != 0) {
+    return "cannot turn sriov_drivers_autoprobe of PF " + pf_.str() +
+           " back on: " + host::errno_name(err) +
+           "; VFs a driver reload re-creates stay unbound until the next pass";
+  }
+  return std::nullopt;
+}
+
+}  // namespace vfready::pipeline

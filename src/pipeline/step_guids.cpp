@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+// Step "guids": every VF gets its GUID while unbound, then one probe; a bound VF with
+// a wrong GUID is set, unbound and probed again, unless a pod uses it. The probes
+// themselves run beside this step (bring_up_pf).
+#include "vfready/host/sysfs.hpp"
+#include "vfready/pipeline/steps.hpp"
+
+namespace vfready::pipeline {
+
+namespace {
+
+constexpr const char* kDriver = "mlx5_core";
+
+std::optional<std::string> unbind(PfHost& os, const model::PciAddress& vf) {
+  if (const int err = os.sriov.unbind_vf(vf, kDriver); err != 0) {
+    return "unbinding VF " + vf.str() + " failed: " + host::errno_name(err);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+GuidPath guid_path(const model::PfInfo& info) {
+  if (info.ofed_sriov) {
+    return GuidPath::kOfedSysfs;
+  }
+  return info.ifindex != 0 ? GuidPath::kNetlink : GuidPath::kNone;
+}
+
+GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, GuidPath path) {
+  if (vf.driver && *vf.driver != kDriver) {
+    return GuidAction::kInUse;
+  }
+  if (!vf.driver) {
+    return GuidAction::kSetAndProbe;
+  }
+  // Bound. With netlink there is no read-back here to tell, so a bound VF stays.
+  if (vf.effective_guid == target.guid || path != GuidPath::kOfedSysfs) {
+    return GuidAction::kKeep;
+  }
+  return in_use(vf) ? GuidAction::kConflict : GuidAction::kSetAndRebind;
+}
+
+StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
+  auto& os = run.os;
+  const auto& pf = run.target.pci;
+
+  std::vector<std::string> problems;
+  switch (path) {
+    case GuidPath::kOfedSysfs:
+      if (auto e = os.sriov.set_vf_guid_ofed(pf, vt.index, vt.guid, run.target.guid_policy)) {
+        problems.push_back(
+            "writing " + (e->file.ends_with("policy") ? run.target.guid_policy : vt.guid.str()) +
+            " to " + e->file + " of PF " + pf.str() + " failed: " + host::errno_name(e->err));
+      }
+      break;
+    case GuidPath::kNetlink:
+      if (const int err = os.sriov.set_vf_guid_netlink(run.info.ifindex, vt.index, vt.guid);
+          err != 0) {
+        problems.push_back(
+            "setting the GUID of VF " + std::to_string(vt.index) + " through netlink on " +
+            run.info.netdev.value_or("?") + " failed: " + host::errno_name(err) +
+            (err == EOPNOTSUPP
+                 ? " (the PF's netdev is not IPoIB, and OFED's sriov sysfs is not there)"
+                 : ""));
+      }
+      break;
+    case GuidPath::kNone:
+      problems.push_back("no way to set GUIDs on PF " + pf.str() +
+                         ": no OFED sriov sysfs and no PF netdev for netlink");
+      break;
+  }
+  return problems.empty() ? StepResult::done() : StepResult::failed(std::move(problems));
+}
+
+void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
+  const auto path = guid_path(run.info);
+  auto& status = run.status;
+  for (const auto& vt : run.target.vf) {
+    model::VfStatus vs;
+    vs.index = vt.index;
+    // The pass read the PF (and its VFs) just before: no second read.
+    const auto vf = vt.index < run.info.vfs.size() ? run.info.vfs[vt.index]
+                                                   : run.os.sriov.read_vf(run.target.pci, vt.index);
+    vs.pci = vf.pci.str();
+    const auto action = guid_action(vt, vf, path);
+    if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
+      vs.in_use = action == GuidAction::kInUse ? in_use(vf).value_or("") : "";
+      status.vfs.push_back(vs);
+      continue;
+    }
+    if (action == GuidAction::kConflict) {
+      vs.problems.push_back("VF " + vs.pci + " has GUID " +
+                            vf.effective_guid.value_or(model::Guid{0}).str() + ", not " +
+                            vt.guid.str() + ", but a pod uses it: not rebinding");
+      status.events[vs.problems.back()] = model::EventKind::kGuidConflict;
+      status.vfs.push_back(vs);
+      continue;
+    }
+    // A VF whose GUID could not be set is probed all the same (a VF nobody probes has
+    // no netdev to report); its problem keeps it from being ready.
+    vs.problems = set_vf_guid(run, vt, path).problems;
+    if (action == GuidAction::kSetAndRebind) {
+      if (auto error = unbind(run.os, vf.pci)) {
+        vs.problems.push_back(*error);
+        status.vfs.push_back(vs);
+        continue;
+      }
+    }
+    const std::size_t at = status.vfs.size();
+    status.vfs.push_back(vs);
+    to_probe(at, vf.pci);
+  }
+}
+
+std::optional<std::string> probe_vf(PfHost& os, const model::PciAddress& vf) {
+  if (const int err = os.sriov.probe_vf(vf); err != 0) {
+    return "binding VF " + vf.str() + " failed: " + host::errno_name(err) +
+           " (see the kernel log for its probe)";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> reprobe_with_guid(PfRun& run, uint16_t index,
+                                             const model::PciAddress& vf) {
+  const auto set = set_vf_guid(run, run.target.vf.at(index), guid_path(run.info));
+  if (set.is_failed()) {
+    return set.problems.front();
+  }
+  if (auto error = unbind(run.os, vf)) {
+    return error;
+  }
+  return probe_vf(run.os, vf);
+}
+
+}  // namespace vfready::pipeline

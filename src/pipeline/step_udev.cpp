@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// Step "udev": a VF's netdev is here and udev is done with it; and how a step that
+// waits is run until it is done.
+#include <algorithm>
+#include <thread>
+
+#include "vfready/pipeline/steps.hpp"
+
+namespace vfready::pipeline {
+
+StepResult settle_vf(PfRun& run, model::VfStatus& vs) {
+  if (!vs.in_use.empty()) {
+    return StepResult::done();
+  }
+  auto& os = run.os;
+  if (vs.ifindex == 0) {
+    // The netdev's name from sysfs, its ifindex from netlink. Should it be renamed in
+    // between (udev, someone), sysfs is asked again.
+    auto binding = os.sriov.vf_binding(run.target.pci, vs.index);
+    std::optional<host::Link> link;
+    for (int tries = 0; tries < 3 && binding.netdev && !(link = os.links.by_name(*binding.netdev));
+         ++tries) {
+      binding = os.sriov.vf_binding(run.target.pci, vs.index);
+    }
+    if (!binding.netdev && binding.driver) {
+      // Bound (the probe made its netdev), but the netdev is not here: a pod has it.
+      vs.in_use = "its netdev is in another network namespace";
+      return StepResult::done();
+    }
+    if (!binding.netdev || !link) {
+      return StepResult::failed("VF " + vs.pci + " has no netdev" +
+                                (binding.driver || binding.netdev
+                                     ? std::string()
+                                     : ": it is not bound (its probe failed?)") +
+                                "; see the kernel log");
+    }
+    vs.ifindex = link->ifindex;
+    vs.name = link->name;
+  }
+  if (os.udev.wait_initialized(vs.ifindex, std::chrono::steady_clock::now())) {
+    return StepResult::done();
+  }
+  const auto bound = std::to_string(run.config.timeouts.udev_ms);
+  return StepResult::waiting_for_udev("udev to finish with " + vs.name,
+                                      "udev did not finish with " + vs.name + " (ifindex " +
+                                          std::to_string(vs.ifindex) + ") within " + bound + " ms",
+                                      vs.ifindex);
+}
+
+StepResult run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
+                     const std::function<StepResult()>& step) {
+  using Clock = std::chrono::steady_clock;
+  for (;;) {
+    auto result = step();
+    if (!result.is_waiting()) {
+      return result;
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      return StepResult::failed(result.on_timeout);
+    }
+    if (result.wait_ifindex != 0) {
+      os.udev.wait_initialized(result.wait_ifindex, deadline);  // its answer: the next look
+    } else {
+      // What sends no event (a port's state) is looked at again after a while.
+      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(result.retry, deadline - now));
+    }
+  }
+}
+
+}  // namespace vfready::pipeline

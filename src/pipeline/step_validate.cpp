@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// Step "validate": everything read back; what is not as configured is a problem.
+#include <algorithm>
+
+#include "vfready/pipeline/steps.hpp"
+
+namespace vfready::pipeline {
+
+namespace {
+
+bool active(const std::string& state) { return state.find("ACTIVE") != std::string::npos; }
+
+}  // namespace
+
+bool validate_vf(PfRun& run, model::VfStatus& vs) {
+  auto& os = run.os;
+  const auto& vt = run.target.vf.at(vs.index);
+  // The GUID its port uses: with OFED's sriov/, the only way to tell.
+  const auto effective = os.sriov.vf_port_guid(run.target.pci, vs.index);
+  vs.guid = effective ? effective->str() : "";
+  const bool guid_right = !run.info.ofed_sriov || effective == vt.guid;
+  if (!guid_right && vs.problems.empty()) {
+    vs.problems.push_back("VF " + vs.pci + " uses GUID " + vs.guid + ", not " + vt.guid.str());
+  }
+  if (vs.ifindex == 0) {
+    return guid_right;
+  }
+  const auto link = os.links.get(vs.ifindex);
+  if (!link) {
+    vs.problems.push_back("netdev " + vs.name + " is gone");
+    return guid_right;
+  }
+  vs.name = link->name;
+  vs.altnames = link->altnames;
+  if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
+    vs.problems.push_back("VF " + vs.pci + " is named " + link->name + ", not " + vt.name->str());
+  }
+  for (const auto& alt : vt.altnames) {
+    if (std::find(link->altnames.begin(), link->altnames.end(), alt.str()) ==
+            link->altnames.end() &&
+        vs.problems.empty()) {
+      vs.problems.push_back("VF " + vs.pci + " lacks altname " + alt.str());
+    }
+  }
+  return guid_right;
+}
+
+StepResult validate_pf(PfRun& run) {
+  auto& status = run.status;
+  const auto info = run.os.sriov.read_pf(run.target.pci, /*with_vfs=*/false);
+  if (!info) {
+    return StepResult::failed("PF " + run.target.pci.str() + " vanished");
+  }
+  // The PF's name as netlink has it, as for its VFs: its own rename has just happened,
+  // and netlink is where it happened.
+  const auto link = status.ifindex != 0 ? run.os.links.get(status.ifindex) : std::nullopt;
+  status.name = link ? link->name : info->netdev.value_or("");
+  status.link_layer = info->link_layer();
+  status.port_state = info->ports.empty() ? "" : info->ports.front().state;
+  run.info.ib_device = info->ib_device;
+  return StepResult::done();
+}
+
+StepResult check_port_active(PfRun& run) {
+  auto& status = run.status;
+  if (!run.target.require_port_active || !run.info.ib_device || active(status.port_state)) {
+    return StepResult::done();
+  }
+  // The subnet manager moves the port INIT -> ARMED -> ACTIVE; sysfs has no event for
+  // it, so it is looked at again until ACTIVE or the bound.
+  status.port_state =
+      run.os.sriov.port_state(run.target.pci, *run.info.ib_device, 1).value_or(status.port_state);
+  if (active(status.port_state)) {
+    return StepResult::done();
+  }
+  return StepResult::waiting("port 1 of PF " + run.target.pci.str() + " to become ACTIVE",
+                             "port 1 of PF " + run.target.pci.str() + " is \"" + status.port_state +
+                                 "\", not ACTIVE after " +
+                                 std::to_string(run.config.timeouts.port_active_ms) +
+                                 " ms: check the cable and the subnet manager",
+                             std::chrono::milliseconds(250));
+}
+
+}  // namespace vfready::pipeline

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+// Step "vfs": make sriov_numvfs what the config says, never destroying VFs in use.
+#include "vfready/host/sysfs.hpp"
+#include "vfready/pipeline/steps.hpp"
+
+namespace vfready::pipeline {
+
+namespace {
+
+// Why writing `count` failed, in words an operator can act on.
+std::string numvfs_error(const model::PfTarget& target, uint16_t count, int err) {
+  const auto pf = "PF " + target.pci.str();
+  const auto wrote = "writing " + std::to_string(count) + " to sriov_numvfs of " + pf;
+  switch (err) {
+    case EBUSY:
+      return wrote +
+             " failed with EBUSY: VFs are enabled with another count, or the driver is busy";
+    case ERANGE:
+      return wrote + " failed with ERANGE: it is above sriov_totalvfs";
+    case ENOENT:
+      return "writing sriov_numvfs of " + pf +
+             " failed with ENOENT: no driver is bound to it, or the driver cannot do SR-IOV";
+    case EIO:
+      return wrote + " failed with EIO: the driver could not create the VFs (see the kernel log)";
+    default:
+      return wrote + " failed: " + host::errno_name(err);
+  }
+}
+
+// Where the VFs this pass has just made are: unbound (autoprobe is off), without
+// netdevs or GUIDs. The plan placed them by the PF's First VF Offset and VF Stride:
+// when the first and the last agree (two points fix both), the rest need no reading.
+StepResult locate_new_vfs(PfRun& run) {
+  const auto& target = run.target;
+  auto& info = run.info;
+  info.numvfs = target.vfs;
+  info.ofed_sriov = run.os.sriov.has_ofed_sriov(target.pci);
+  info.vfs.clear();
+  const auto placed = [&](uint16_t i) { return run.os.sriov.vf_address(target.pci, i); };
+  const bool as_planned = target.vfs > 1 && target.vf.size() == target.vfs &&
+                          placed(0) == target.vf.front().pci &&
+                          placed(target.vfs - 1) == target.vf.back().pci;
+  for (uint16_t i = 0; i < target.vfs; ++i) {
+    model::VfInfo vf;
+    vf.index = i;
+    const auto pci = as_planned ? target.vf[i].pci : placed(i);
+    if (!pci) {
+      return StepResult::failed("VF " + std::to_string(i) + " of PF " + target.pci.str() +
+                                " is missing after writing sriov_numvfs");
+    }
+    vf.pci = *pci;
+    info.vfs.push_back(vf);
+  }
+  return StepResult::done();
+}
+
+}  // namespace
+
+StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe) {
+  const auto& target = run.target;
+  const auto& info = run.info;
+  if (info.numvfs == target.vfs) {
+    return StepResult::done();
+  }
+  if (info.numvfs != 0) {
+    std::string busy;
+    for (const auto& vf : info.vfs) {
+      if (auto why = in_use(vf)) {
+        busy += (busy.empty() ? "" : "; ") + ("VF " + vf.pci.str() + ": " + *why);
+      }
+    }
+    if (!busy.empty()) {
+      return StepResult::failed(
+          "PF " + target.pci.str() + " has " + std::to_string(info.numvfs) + " VFs, " +
+          std::to_string(target.vfs) +
+          " configured, and changing the count destroys them all, but some are in use (" + busy +
+          "): left as it is; free them or configure " + std::to_string(info.numvfs));
+    }
+  }
+  if (target.vfs > 0) {
+    if (const int err = autoprobe.turn_off(); err != 0) {
+      return StepResult::failed("cannot turn off sriov_drivers_autoprobe of PF " +
+                                target.pci.str() + ": " + host::errno_name(err));
+    }
+  }
+  const auto write_count = [&](uint16_t count) {
+    ++run.status.sriov_writes;
+    return run.os.sriov.set_num_vfs(target.pci, count);
+  };
+  // A different nonzero count needs 0 first (the kernel answers EBUSY otherwise).
+  if (info.numvfs != 0) {
+    if (const int err = write_count(0); err != 0) {
+      return StepResult::failed(numvfs_error(target, 0, err));
+    }
+  }
+  if (target.vfs != 0) {
+    if (const int err = write_count(target.vfs); err != 0) {
+      return StepResult::failed(numvfs_error(target, target.vfs, err));
+    }
+  }
+  return locate_new_vfs(run);
+}
+
+}  // namespace vfready::pipeline

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "memory_host.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
+
+namespace vfready::testing {
+
+namespace {
+
+constexpr const char* kMlx5 = "mlx5_core";
+
+std::string vf_name(const MemoryHost::Pf& pf, uint16_t index) {
+  return pf.info.netdev.value_or("eth") + "v" + std::to_string(index);
+}
+
+}  // namespace
+
+MemoryHost::Pf& MemoryHost::add_pf(const std::string& pci, const std::string& netdev, bool ofed) {
+  std::lock_guard lock(mu_);
+  Pf pf;
+  auto& i = pf.info;
+  i.pci = model::PciAddress::parse(pci).value();
+  i.vendor = 0x15b3;
+  i.device = 0x1021;
+  i.driver = kMlx5;
+  i.netdev = netdev;
+  i.ifindex = add_link(netdev);
+  initialized_.insert(i.ifindex);
+  i.sriov = true;
+  i.totalvfs = 16;
+  i.ib_device = "mlx5_" + std::to_string(pfs_.size());
+  i.firmware = model::Version::parse("28.43.1014").value();
+  i.node_guid = model::Guid{0xa088c20300301000ULL + (uint64_t{pfs_.size()} << 16)};
+  i.ofed_sriov = ofed;
+  i.ports = {{"InfiniBand", "4: ACTIVE", "5: LinkUp"}};
+  return pfs_[pci] = std::move(pf);
+}
+
+MemoryHost::Pf& MemoryHost::pf(const std::string& pci) {
+  std::lock_guard lock(mu_);
+  return pfs_.at(pci);
+}
+
+model::HostInfo MemoryHost::host_info() {
+  std::lock_guard lock(mu_);
+  model::HostInfo host;
+  host.kernel_release = "6.8.0-55-generic";
+  host.modules = {
+      {"mlx5_core", "24.10-0.7.0"}, {"mlx5_ib", "24.10-0.7.0"}, {"ib_core", {}}, {"ib_ipoib", {}}};
+  for (auto& [pci, pf] : pfs_) {
+    host.functions.push_back(*read_pf(pf.info.pci, true));
+  }
+  return host;
+}
+
+void MemoryHost::create_vfs(const std::string& pf_pci, uint16_t count, model::Guid guid_base) {
+  std::lock_guard lock(mu_);
+  Pf& pf = pfs_.at(pf_pci);
+  pf.numvfs = count;
+  for (uint16_t i = 0; i < count; ++i) {
+    Vf vf;
+    vf.pci = *pf.info.vf_address(i);
+    vf.configured = guid_base.value() == 0 ? model::Guid{0} : model::Guid{guid_base.value() + i};
+    pf.vfs.push_back(vf);
+    probe(pf, pf.vfs.back(), i);
+  }
+}
+
+void MemoryHost::move_to_pod(const std::string& pf_pci, uint16_t index) {
+  std::lock_guard lock(mu_);
+  Vf& vf = pfs_.at(pf_pci).vfs.at(index);
+  links_.erase(vf.ifindex);
+  vf.ifindex = 0;
+  vf.in_pod = true;
+}
+
+void MemoryHost::bind_to(const std::string& pf_pci, uint16_t index, const std::string& driver) {
+  std::lock_guard lock(mu_);
+  Vf& vf = pfs_.at(pf_pci).vfs.at(index);
+  links_.erase(vf.ifindex);
+  vf.ifindex = 0;
+  vf.driver = driver;
+}
+
+void MemoryHost::fail(const std::string& call, int err, int after) {
+  std::lock_guard lock(mu_);
+  failures_[call] = {err, after};
+}
+
+std::vector<std::string> MemoryHost::calls() {
+  std::lock_guard lock(mu_);
+  return calls_;
+}
+
+std::vector<std::string> MemoryHost::calls_named(const std::string& name) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  std::copy_if(calls_.begin(), calls_.end(), std::back_inserter(out),
+               [&](const std::string& c) { return c.starts_with(name + " "); });
+  return out;
+}
+
+int MemoryHost::call(const std::string& name, const std::string& what) {
+  calls_.push_back(name + " " + what);
+  auto it = failures_.find(name);
+  if (it == failures_.end()) {
+    return 0;
+  }
+  if (it->second.after > 0) {
+    --it->second.after;
+    return 0;
+  }
+  return it->second.err;
+}
+
+MemoryHost::Pf* MemoryHost::find_pf(const model::PciAddress& pci) {
+  auto it = pfs_.find(pci.str());
+  return it == pfs_.end() ? nullptr : &it->second;
+}
+
+MemoryHost::Vf* MemoryHost::find_vf(const model::PciAddress& pci, Pf** owner) {
+  for (auto& [key, pf] : pfs_) {
+    for (auto& vf : pf.vfs) {
+      if (vf.pci == pci) {
+        if (owner != nullptr) {
+          *owner = &pf;
+        }
+        return &vf;
+      }
+    }
+  }
+  return nullptr;
+}
+
+int MemoryHost::add_link(const std::string& name) {
+  const int ifindex = next_ifindex_++;
+  links_[ifindex] = host::Link{ifindex, name, {}, 2044};
+  return ifindex;
+}
+
+int MemoryHost::probe(Pf& pf, Vf& vf, uint16_t index) {
+  if (probe_fails.contains(vf.pci.str())) {
+    return EIO;
+  }
+  vf.driver = kMlx5;
+  vf.effective = vf.configured;  // the VF driver reads its GUID now
+  vf.in_pod = false;
+  vf.ifindex = add_link(vf_name(pf, index));
+  if (udev_initializes) {
+    initialized_.insert(vf.ifindex);
+  }
+  return 0;
+}
+
+std::optional<host::Link> MemoryHost::link_named(const std::string& name) const {
+  for (const auto& [ifindex, link] : links_) {
+    if (link.name == name ||
+        std::find(link.altnames.begin(), link.altnames.end(), name) != link.altnames.end()) {
+      return link;
+    }
+  }
+  return std::nullopt;
+}
+
+// --- host::SriovHost
+
+std::optional<model::PfInfo> MemoryHost::read_pf(const model::PciAddress& pci, bool with_vfs) {
+  std::lock_guard lock(mu_);
+  Pf* pf = find_pf(pci);
+  if (pf == nullptr) {
+    return std::nullopt;
+  }
+  auto info = pf->info;
+  info.numvfs = pf->numvfs;
+  info.autoprobe = pf->autoprobe;
+  info.netdev = links_.contains(info.ifindex)
+                    ? std::optional<std::string>(links_.at(info.ifindex).name)
+                    : std::nullopt;
+  for (uint16_t i = 0; with_vfs && i < pf->numvfs; ++i) {
+    info.vfs.push_back(read_vf(pci, i));
+  }
+  return info;
+}
+
+model::VfInfo MemoryHost::read_vf(const model::PciAddress& pci, uint16_t index) {
+  std::lock_guard lock(mu_);
+  model::VfInfo out;
+  out.index = index;
+  Pf* pf = find_pf(pci);
+  if (pf == nullptr || index >= pf->vfs.size()) {
+    return out;
+  }
+  const Vf& vf = pf->vfs[index];
+  out.pci = vf.pci;
+  out.driver = vf.driver;
+  if (vf.ifindex != 0) {
+    out.netdev = links_.at(vf.ifindex).name;
+    out.ifindex = vf.ifindex;
+  }
+  if (pf->info.ofed_sriov) {
+    out.node_guid = vf.configured;
+    out.effective_guid = vf.effective;
+  }
+  return out;
+}
+
+std::optional<model::PciAddress> MemoryHost::vf_address(const model::PciAddress& pci,
+                                                        uint16_t index) {
+  std::lock_guard lock(mu_);
+  Pf* pf = find_pf(pci);
+  if (pf == nullptr || index >= pf->vfs.size()) {
+    return std::nullopt;
+  }
+  return pf->vfs[index].pci;
+}
+
+bool MemoryHost::has_ofed_sriov(const model::PciAddress& pci) {
+  std::lock_guard lock(mu_);
+  Pf* pf = find_pf(pci);
+  return pf != nullptr && pf->info.ofed_sriov && !pf->vfs.empty();
+}
+
+host::VfBinding MemoryHost::vf_binding(const model::PciAddress& pci, uint16_t index) {
+  const auto vf = read_vf(pci, index);
+  return vf.netdev ? host::VfBinding{vf.netdev, {}} : host::VfBinding{{}, vf.driver};
+}
+
+std::optional<model::Guid> MemoryHost::vf_port_guid(const model::PciAddress& pci, uint16_t index) {
+  return read_vf(pci, index).effective_guid;
+}
+
+std::optional<std::string> MemoryHost::netdev_of(const model::PciAddress& function) {
+  std::lock_guard lock(mu_);
+  if (Pf* pf = find_pf(function); pf != nullptr && links_.contains(pf->info.ifindex)) {
+    return links_.at(pf->info.ifindex).name;
+  }
+  if (Vf* vf = find_vf(function); vf != nullptr && vf->ifindex != 0) {
+    return links_.at(vf->ifindex).name;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> MemoryHost::port_state(const model::PciAddress& pci,
+                                                  const std::string& /*ib_device*/, int port) {
+  std::lock_guard lock(mu_);
+  Pf* pf = find_pf(pci);
+  if (pf == nullptr || port < 1 || static_cast<std::size_t>(port) > pf->info.ports.size()) {
+    return std::nullopt;
+  }
+  return pf->info.ports[static_cast<std::size_t>(port) - 1].state;
+}
+
+host::NetdevDevice MemoryHost::device_of_netdev(const std::string& netdev) {
+  std::lock_guard lock(mu_);
+  const auto link = link_named(netdev);
+  if (!link) {
+    return {};
+  }
+  for (auto& [key, pf] : pfs_) {
+    if (pf.info.ifindex == link->ifindex) {
+      return {key, {}};
+    }
+    for (const auto& vf : pf.vfs) {
+      if (vf.ifindex == link->ifindex) {
+        return {vf.pci.str(), key};
+      }
+    }
+  }
+  return {};
+}
+
+int MemoryHost::set_autoprobe(const model::PciAddress& pci, bool on) {
+  std::lock_guard lock(mu_);
+  if (const int err = call("autoprobe", pci.str() + (on ? " 1" : " 0")); err != 0) {
+    return err;
+  }
+  Pf* pf = find_pf(pci);
+  if (pf == nullptr) {
+    return ENOENT;
+  }
+  pf->autoprobe = on;
+  return 0;
+}
+
+int MemoryHost::set_num_vfs(const model::PciAddress& pci, uint16_t count) {
+  std::lock_guard lock(mu_);
+  if (const int err = call("numvfs", pci.str() + " " + std::to_string(count)); err != 0) {
+    return err;
+  }
+  Pf* pf = find_pf(pci);
+  if (pf == nullptr || !pf->info.driver) {
+    return ENOENT;
+  }
+  if (count > pf->info.totalvfs) {
+    return ERANGE;
+  }
+  if (count == pf->numvfs) {
+    return 0;
+  }
+  if (count != 0 && pf->numvfs != 0) {
+    return EBUSY;
+  }
+  if (count == 0) {
+    for (const auto& vf : pf->vfs) {
+      links_.erase(vf.ifindex);
+    }
+    pf->vfs.clear();
+    pf->numvfs = 0;
+    return 0;
+  }
+  pf->numvfs = count;
+  for (uint16_t i = 0; i < count; ++i) {
+    Vf vf;
+    vf.pci = *pf->info.vf_address(i);
+    pf->vfs.push_back(vf);
+    if (pf->autoprobe) {
+      probe(*pf, pf->vfs.back(), i);
+    }
+  }
+  return 0;
+}
+
+std::optional<host::OfedGuidError> MemoryHost::set_vf_guid_ofed(const model::PciAddress& pci,
+                                                                uint16_t index, model::Guid guid,
+                                                                const std::string& policy) {
+  std::lock_guard lock(mu_);
+  const auto file = "sriov/" + std::to_string(index) + "/";
+  Pf* pf = find_pf(pci);
+  if (pf == nullptr || !pf->info.ofed_sriov || index >= pf->vfs.size()) {
+    return host::OfedGuidError{file + "node", ENOENT};
+  }
+  if (const int err = call("guid", pci.str() + " " + std::to_string(index) + " " + guid.str());
+      err != 0) {
+    return host::OfedGuidError{file + "port", err};
+  }
+  if (policy != "Down" && policy != "Up" && policy != "Follow") {
+    return host::OfedGuidError{file + "policy", EINVAL};
+  }
+  pf->vfs[index].configured = guid;
+  return std::nullopt;
+}
+
+int MemoryHost::set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) {
+  return set_vf_guids(pf_ifindex, index, guid, guid);
+}
+
+int MemoryHost::probe_vf(const model::PciAddress& pci) {
+  std::lock_guard lock(mu_);
+  if (const int err = call("probe", pci.str()); err != 0) {
+    return err;
+  }
+  Pf* pf = nullptr;
+  Vf* vf = find_vf(pci, &pf);
+  if (vf == nullptr) {
+    return ENODEV;
+  }
+  if (vf->driver) {
+    return 0;  // bound already: the driver core does nothing
+  }
+  return probe(*pf, *vf, static_cast<uint16_t>(vf - pf->vfs.data()));
+}
+
+int MemoryHost::unbind_vf(const model::PciAddress& pci, const std::string& driver) {
+  std::lock_guard lock(mu_);
+  if (const int err = call("unbind", pci.str()); err != 0) {
+    return err;
+  }
+  Vf* vf = find_vf(pci);
+  if (vf == nullptr || vf->driver != driver) {
+    return ENODEV;
+  }
+  links_.erase(vf->ifindex);
+  vf->ifindex = 0;
+  vf->in_pod = false;
+  vf->driver.reset();
+  return 0;
+}
+
+// --- host::Links
+
+std::optional<host::Link> MemoryHost::get(int ifindex) {
+  std::lock_guard lock(mu_);
+  auto it = links_.find(ifindex);
+  return it == links_.end() ? std::nullopt : std::optional<host::Link>(it->second);
+}
+
+std::optional<host::Link> MemoryHost::by_name(const std::string& name) {
+  std::lock_guard lock(mu_);
+  return link_named(name);
+}
+
+int MemoryHost::rename(int ifindex, const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (const int err = call("rename", std::to_string(ifindex) + " " + name); err != 0) {
+    return err;
+  }
+  if (!links_.contains(ifindex)) {
+    return ENODEV;
+  }
+  if (const auto holder = link_named(name); holder && holder->ifindex != ifindex) {
+    return EEXIST;
+  }
+  links_[ifindex].name = name;
+  return 0;
+}
+
+int MemoryHost::set_mtu(int ifindex, uint32_t mtu) {
+  std::lock_guard lock(mu_);
+  if (const int err = call("mtu", std::to_string(ifindex) + " " + std::to_string(mtu)); err != 0) {
+    return err;
+  }
+  if (!links_.contains(ifindex)) {
+    return ENODEV;
+  }
+  links_[ifindex].mtu = mtu;
+  return 0;
+}
+
+int MemoryHost::add_altname(int ifindex, const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (const int err = call("altname", std::to_string(ifindex) + " " + name); err != 0) {
+    return err;
+  }
+  if (!links_.contains(ifindex)) {
+    return ENODEV;
+  }
+  if (link_named(name)) {
+    return EEXIST;
+  }
+  links_[ifindex].altnames.push_back(name);
+  return 0;
+}
+
+int MemoryHost::del_altname(int ifindex, const std::string& name) {
+  std::lock_guard lock(mu_);
+  call("delaltname", std::to_string(ifindex) + " " + name);
+  auto it = links_.find(ifindex);
+  if (it == links_.end()) {
+    return ENODEV;
+  }
+  auto& alts = it->second.altnames;
+  const auto found = std::find(alts.begin(), alts.end(), name);
+  if (found == alts.end()) {
+    return ENOENT;
+  }
+  alts.erase(found);
+  return 0;
+}
+
+int MemoryHost::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
+  std::lock_guard lock(mu_);
+  if (const int err = call(
+          "netlink-guid", std::to_string(pf_ifindex) + " " + std::to_string(vf) + " " + port.str());
+      err != 0) {
+    return err;
+  }
+  static_cast<void>(node);
+  for (auto& [key, pf] : pfs_) {
+    if (pf.info.ifindex == pf_ifindex) {
+      if (!pf.ipoib) {
+        return EOPNOTSUPP;
+      }
+      if (vf >= pf.vfs.size()) {
+        return EINVAL;
+      }
+      pf.vfs[vf].configured = port;
+      return 0;
+    }
+  }
+  return ENODEV;
+}
+
+// --- host::UdevWait
+
+bool MemoryHost::wait_initialized(int ifindex, std::chrono::steady_clock::time_point deadline) {
+  {
+    std::lock_guard lock(mu_);
+    if (initialized_.contains(ifindex)) {
+      return true;
+    }
+  }
+  // Nothing here initializes it later: the wait takes its whole bound, as udevd's would.
+  std::this_thread::sleep_until(deadline);
+  std::lock_guard lock(mu_);
+  return initialized_.contains(ifindex);
+}
+
+}  // namespace vfready::testing

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "vfready/host/links.hpp"
+#include "vfready/host/sriov_host.hpp"
+#include "vfready/host/udev_wait.hpp"
+#include "vfready/model/inventory.hpp"
+
+// An SR-IOV host in memory, for the pipeline's unit tests: PFs with VFs, links with
+// names, udev. It answers as the kernel does where the pipeline can tell (ERANGE,
+// EBUSY, ENOENT on sriov_numvfs; a VF's GUID taken at its probe; EEXIST for a taken
+// name), records every change it is asked for, and fails what a test tells it to.
+namespace vfready::testing {
+
+class MemoryHost final : public host::SriovHost, public host::Links, public host::UdevWait {
+ public:
+  struct Vf {
+    model::PciAddress pci = model::PciAddress::from_parts(0, 0, 0, 0);
+    std::optional<std::string> driver;
+    int ifindex = 0;      // its netdev here, 0 for none
+    bool in_pod = false;  // its netdev moved to another namespace
+    model::Guid configured{0};
+    model::Guid effective{0};  // what the driver read at the probe
+  };
+  struct Pf {
+    model::PfInfo info;  // what does not change: IDs, driver, RDMA device, ports
+    bool ipoib = true;   // its netdev takes VF GUIDs over netlink
+    uint16_t numvfs = 0;
+    bool autoprobe = true;
+    std::vector<Vf> vfs;
+  };
+
+  // A ConnectX-7 InfiniBand PF with a netdev, 16 VFs possible; OFED's GUID files or not.
+  Pf& add_pf(const std::string& pci, const std::string& netdev, bool ofed = true);
+  Pf& pf(const std::string& pci);
+  // The host as a pass reads it before its workers start.
+  model::HostInfo host_info();
+
+  // --- What a test does to the host.
+  // Creates `count` VFs as the kernel would with autoprobe on, GUIDs as given (0: none).
+  void create_vfs(const std::string& pf_pci, uint16_t count,
+                  model::Guid guid_base = model::Guid{0});
+  void move_to_pod(const std::string& pf_pci, uint16_t index);  // its netdev leaves
+  void bind_to(const std::string& pf_pci, uint16_t index, const std::string& driver);
+  // Calls named here fail with the errno: "autoprobe", "numvfs", "guid", "netlink-guid",
+  // "probe", "unbind", "rename", "mtu", "altname". `after` calls of the name succeed first.
+  void fail(const std::string& call, int err, int after = 0);
+  std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
+  bool udev_initializes = true;       // new netdevs are initialized by udev at once
+  // Every change asked for, in order ("numvfs 0000:18:00.0 8", "probe 0000:18:00.1").
+  std::vector<std::string> calls();
+  std::vector<std::string> calls_named(const std::string& name);
+
+  // --- host::SriovHost
+  std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) override;
+  model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index) override;
+  std::optional<model::PciAddress> vf_address(const model::PciAddress& pf, uint16_t index) override;
+  bool has_ofed_sriov(const model::PciAddress& pf) override;
+  host::VfBinding vf_binding(const model::PciAddress& pf, uint16_t index) override;
+  std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index) override;
+  std::optional<std::string> netdev_of(const model::PciAddress& function) override;
+  std::optional<std::string> port_state(const model::PciAddress& pf, const std::string& ib_device,
+                                        int port) override;
+  host::NetdevDevice device_of_netdev(const std::string& netdev) override;
+  int set_autoprobe(const model::PciAddress& pf, bool on) override;
+  int set_num_vfs(const model::PciAddress& pf, uint16_t count) override;
+  std::optional<host::OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
+                                                      model::Guid guid,
+                                                      const std::string& policy) override;
+  int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) override;
+  int probe_vf(const model::PciAddress& vf) override;
+  int unbind_vf(const model::PciAddress& vf, const std::string& driver) override;
+
+  // --- host::Links
+  std::optional<host::Link> get(int ifindex) override;
+  std::optional<host::Link> by_name(const std::string& name) override;
+  int rename(int ifindex, const std::string& name) override;
+  int set_mtu(int ifindex, uint32_t mtu) override;
+  int add_altname(int ifindex, const std::string& name) override;
+  int del_altname(int ifindex, const std::string& name) override;
+  int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) override;
+
+  // --- host::UdevWait: an uninitialized netdev stays so, and the wait lasts its bound.
+  bool wait_initialized(int ifindex, std::chrono::steady_clock::time_point deadline) override;
+
+ private:
+  struct Failure {
+    int err = 0;
+    int after = 0;
+  };
+  // 0, or the errno a test set for this call; records it as asked.
+  int call(const std::string& name, const std::string& what);
+  Pf* find_pf(const model::PciAddress& pci);
+  Vf* find_vf(const model::PciAddress& pci, Pf** owner = nullptr);
+  int add_link(const std::string& name);
+  int probe(Pf& pf, Vf& vf, uint16_t index);
+  std::optional<host::Link> link_named(const std::string& name) const;
+
+  std::recursive_mutex mu_;  // the pipeline probes on a thread of its own
+  std::map<std::string, Pf> pfs_;
+  std::map<int, host::Link> links_;
+  std::set<int> initialized_;
+  std::map<std::string, Failure> failures_;
+  std::vector<std::string> calls_;
+  int next_ifindex_ = 10;
+};
+
+}  // namespace vfready::testing

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+// One PF's whole pass over the in-memory host: what it changes, what it reports.
+#include <gmock/gmock.h>
+
+#include "pipeline_fixture.hpp"
+
+using testing::AllOf;
+using testing::Contains;
+using testing::ElementsAre;
+using testing::HasSubstr;
+using testing::IsEmpty;
+using testing::Not;
+using vfready::model::PfState;
+using vfready::testing::kPf;
+using vfready::testing::pipeline_config;
+
+namespace {
+
+std::string all_problems(const vfready::model::PfStatus& s) {
+  std::string out;
+  for (const auto& p : s.problems) {
+    out += p + "\n";
+  }
+  for (const auto& vf : s.vfs) {
+    for (const auto& p : vf.problems) {
+      out += p + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+class APfPass : public vfready::testing::PipelineTest {};
+
+TEST_F(APfPass, GivesEveryVfItsGuidBeforeItsOneProbeThenItsNameAltnameAndMtu) {
+  const auto s = bring_up();
+  ASSERT_EQ(s.state, PfState::kReady) << all_problems(s);
+  ASSERT_EQ(s.vfs.size(), 4u);
+  EXPECT_EQ(s.name, "ibs0");
+  for (const auto& vf : s.vfs) {
+    const auto& planned_vf = planned.vf.at(vf.index);
+    EXPECT_EQ(vf.guid, planned_vf.guid.str());
+    EXPECT_EQ(vf.name, "ibs0v" + std::to_string(vf.index));
+    EXPECT_THAT(vf.altnames, ElementsAre("ib-" + vfready::model::pci_for_names(*planned_vf.pci)));
+    EXPECT_EQ(host.get(vf.ifindex)->mtu, 4092u);
+    EXPECT_EQ(host.pf(kPf).vfs.at(vf.index).effective, planned_vf.guid);
+  }
+  EXPECT_THAT(steps, ElementsAre("hardware", "vfs", "guids", "udev", "names", "validate"));
+  EXPECT_EQ(host.calls_named("probe").size(), 4u);  // one probe each, GUID already set
+  EXPECT_THAT(host.calls_named("unbind"), IsEmpty());
+  EXPECT_THAT(host.calls_named("autoprobe"), ElementsAre(std::string("autoprobe ") + kPf + " 0",
+                                                         std::string("autoprobe ") + kPf + " 1"));
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+}
+
+TEST_F(APfPass, ChangesNothingTheSecondTime) {
+  ASSERT_EQ(bring_up().state, PfState::kReady);
+  const auto before = host.calls().size();
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
+  EXPECT_EQ(s.sriov_writes, 0u);
+  const auto calls = host.calls();
+  EXPECT_THAT(std::vector<std::string>(calls.begin() + static_cast<long>(before), calls.end()),
+              IsEmpty());
+}
+
+TEST_F(APfPass, TurnsAutoprobeBackOnWhenAPassThatDiedLeftItOff) {
+  host.create_vfs(kPf, 4);
+  host.pf(kPf).autoprobe = false;
+  const auto s = bring_up();
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+  EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
+}
+
+TEST_F(APfPass, ProbesVfsLeftUnboundByAPassThatDiedWithTheirGuids) {
+  host.pf(kPf).autoprobe = false;
+  host.set_num_vfs(vfready::model::PciAddress::parse(kPf).value(), 4);  // unbound, GUID 0
+  const auto s = bring_up();
+  ASSERT_EQ(s.state, PfState::kReady) << all_problems(s);
+  EXPECT_EQ(s.sriov_writes, 0u);
+  EXPECT_EQ(host.calls_named("probe").size(), 4u);
+  EXPECT_EQ(host.pf(kPf).vfs.at(2).effective, planned.vf.at(2).guid);
+}
+
+TEST_F(APfPass, RebindsABoundVfWhoseGuidIsWrong) {
+  host.create_vfs(kPf, 4, vfready::model::Guid{0x0200000000000001ULL});
+  const auto s = bring_up();
+  ASSERT_EQ(s.state, PfState::kReady) << all_problems(s);
+  EXPECT_EQ(host.calls_named("unbind").size(), 4u);
+  EXPECT_EQ(host.pf(kPf).vfs.at(3).effective, planned.vf.at(3).guid);
+}
+
+TEST_F(APfPass, ReportsAVfItCannotUnbindAndDoesNotProbeIt) {
+  host.create_vfs(kPf, 4, vfready::model::Guid{0x0200000000000001ULL});
+  host.fail("unbind", EBUSY);
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  EXPECT_THAT(s.vfs.at(0).problems, ElementsAre(HasSubstr("unbinding VF 0000:18:00.1 failed")));
+  EXPECT_THAT(host.calls_named("probe"), IsEmpty());
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+}
+
+TEST_F(APfPass, LeavesAVfInAPodAloneAndReportsItsWrongGuidAsAConflict) {
+  host.create_vfs(kPf, 4, vfready::model::Guid{0x0200000000000001ULL});
+  host.move_to_pod(kPf, 1);
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  ASSERT_EQ(s.vfs.at(1).problems.size(), 1u);
+  EXPECT_THAT(s.vfs.at(1).problems.front(), HasSubstr("a pod uses it: not rebinding"));
+  EXPECT_EQ(s.events.at(s.vfs.at(1).problems.front()), vfready::model::EventKind::kGuidConflict);
+  EXPECT_THAT(host.calls_named("unbind"), Not(Contains(HasSubstr(s.vfs.at(1).pci))));
+  EXPECT_THAT(s.vfs.at(0).problems, IsEmpty());
+}
+
+TEST_F(APfPass, CountsAVfBoundToAnotherDriverAsInUseNotAProblem) {
+  const auto first = bring_up();
+  ASSERT_EQ(first.state, PfState::kReady);
+  host.bind_to(kPf, 2, "vfio-pci");
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
+  EXPECT_EQ(s.vfs.at(2).in_use, "bound to vfio-pci");
+}
+
+TEST_F(APfPass, RefusesToChangeTheCountWhileAVfIsInUse) {
+  host.create_vfs(kPf, 2);
+  host.bind_to(kPf, 0, "vfio-pci");
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  EXPECT_THAT(s.problems.at(0), AllOf(HasSubstr("has 2 VFs, 4 configured"),
+                                      HasSubstr("bound to vfio-pci"), HasSubstr("configure 2")));
+  EXPECT_THAT(host.calls_named("numvfs"), IsEmpty());
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+}
+
+TEST_F(APfPass, ChangesAnotherCountThroughZero) {
+  host.create_vfs(kPf, 2);
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
+  EXPECT_THAT(host.calls_named("numvfs"), ElementsAre(std::string("numvfs ") + kPf + " 0",
+                                                      std::string("numvfs ") + kPf + " 4"));
+}
+
+TEST_F(APfPass, SetsGuidsOverNetlinkWithoutOfedSysfs) {
+  host.pf(kPf).info.ofed_sriov = false;
+  const auto s = bring_up();
+  ASSERT_EQ(s.state, PfState::kReady) << all_problems(s);
+  EXPECT_EQ(host.calls_named("netlink-guid").size(), 4u);
+  EXPECT_THAT(host.calls_named("guid"), IsEmpty());
+  EXPECT_EQ(host.pf(kPf).vfs.at(0).effective, planned.vf.at(0).guid);
+}
+
+TEST_F(APfPass, FailsEveryVfWhenThePfNetdevTakesNoVfGuids) {
+  host.pf(kPf).info.ofed_sriov = false;
+  host.pf(kPf).ipoib = false;
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  for (const auto& vf : s.vfs) {
+    EXPECT_THAT(vf.problems, Contains(HasSubstr("not IPoIB"))) << vf.pci;
+  }
+}
+
+TEST_F(APfPass, ScopesAFailedProbeToItsVf) {
+  host.probe_fails.insert("0000:18:00.3");
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  EXPECT_THAT(s.vfs.at(2).problems, ElementsAre(HasSubstr("binding VF 0000:18:00.3 failed")));
+  EXPECT_THAT(s.vfs.at(1).problems, IsEmpty());
+  EXPECT_EQ(s.vfs.at(3).name, "ibs0v3");
+}
+
+TEST_F(APfPass, NeverTakesANameHeldByANetdevItDoesNotManage) {
+  ASSERT_EQ(host.rename(host.pf(kPf).info.ifindex, "ibs0"), 0);
+  host.add_pf("0000:29:00.0", "enp41s0f0", false);
+  ASSERT_EQ(host.rename(host.by_name("enp41s0f0")->ifindex, "ibs0v1"), 0);
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  EXPECT_THAT(s.vfs.at(1).problems, ElementsAre(HasSubstr("which vfready does not manage")));
+  EXPECT_EQ(s.events.at(s.vfs.at(1).problems.front()), vfready::model::EventKind::kNameConflict);
+  EXPECT_TRUE(host.by_name("ibs0v1").has_value());
+}
+
+TEST_F(APfPass, MovesItsOwnNetdevsAsideToSwapTheirNames) {
+  ASSERT_EQ(bring_up().state, PfState::kReady);
+  const int a = host.by_name("ibs0v0")->ifindex;
+  const int b = host.by_name("ibs0v1")->ifindex;
+  ASSERT_EQ(host.rename(a, "tmp"), 0);
+  ASSERT_EQ(host.rename(b, "ibs0v0"), 0);
+  ASSERT_EQ(host.rename(a, "ibs0v1"), 0);
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
+  EXPECT_EQ(host.get(a)->name, "ibs0v0");
+  EXPECT_EQ(host.get(b)->name, "ibs0v1");
+}
+
+TEST_F(APfPass, ReportsAVfUdevNeverFinishedWith) {
+  host.udev_initializes = false;
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  EXPECT_THAT(s.vfs.at(0).problems, Contains(AllOf(HasSubstr("udev did not finish with ibp24s0v0"),
+                                                   HasSubstr("within 50 ms"))));
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+}
+
+TEST_F(APfPass, WaitsForThePortAndReportsItNotActiveAfterItsBound) {
+  host.pf(kPf).info.ports.front().state = "2: INIT";
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  EXPECT_THAT(s.problems,
+              ElementsAre("port 1 of PF 0000:18:00.0 is \"2: INIT\", not ACTIVE after 300 ms: "
+                          "check the cable and the subnet manager"));
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+}
+
+// Wherever the pass fails, sriov_drivers_autoprobe is on again at its end.
+class APfPassFailingAt : public vfready::testing::PipelineTest,
+                         public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(APfPassFailingAt, LeavesAutoprobeOn) {
+  const std::string call = GetParam();
+  host.fail(call, EIO);
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed) << call;
+  EXPECT_TRUE(host.pf(kPf).autoprobe) << call;
+  EXPECT_THAT(host.calls_named("autoprobe"), Not(IsEmpty())) << call;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryCall, APfPassFailingAt,
+                         ::testing::Values("numvfs", "guid", "probe", "rename", "mtu", "altname"));
+
+TEST_F(APfPass, ReportsAutoprobeItCannotTurnBackOnAsAWarning) {
+  host.fail("autoprobe", EIO, /*after=*/1);  // off works, on again does not
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
+  EXPECT_THAT(s.warnings, ElementsAre(HasSubstr("cannot turn sriov_drivers_autoprobe of PF "
+                                                "0000:18:00.0 back on")));
+  EXPECT_FALSE(host.pf(kPf).autoprobe);
+}

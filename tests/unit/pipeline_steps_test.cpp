@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each step on its own: done, waiting (on what), failed (why).
+#include <gmock/gmock.h>
+
+#include "pipeline_fixture.hpp"
+
+using testing::AllOf;
+using testing::ElementsAre;
+using testing::HasSubstr;
+using testing::IsEmpty;
+using vfready::model::Guid;
+using vfready::model::VfInfo;
+using vfready::model::VfStatus;
+using vfready::model::VfTarget;
+using vfready::pipeline::AutoprobeGuard;
+using vfready::pipeline::GuidAction;
+using vfready::pipeline::GuidPath;
+using vfready::pipeline::StepResult;
+using vfready::testing::kPf;
+
+namespace {
+
+VfInfo vf_bound(const char* driver, bool netdev, Guid effective) {
+  VfInfo vf;
+  vf.driver = driver;
+  if (netdev) {
+    vf.netdev = "ibp24s0v0";
+  }
+  vf.effective_guid = effective;
+  return vf;
+}
+
+}  // namespace
+
+class AStep : public vfready::testing::PipelineTest {};
+
+TEST(TheInUseRule, IsAnotherDriverOrANetdevInAnotherNamespace) {
+  EXPECT_EQ(vfready::pipeline::in_use(vf_bound("vfio-pci", false, Guid{1})), "bound to vfio-pci");
+  EXPECT_EQ(vfready::pipeline::in_use(vf_bound("mlx5_core", false, Guid{1})),
+            "its netdev is in another network namespace");
+  EXPECT_EQ(vfready::pipeline::in_use(vf_bound("mlx5_core", true, Guid{1})), std::nullopt);
+  EXPECT_EQ(vfready::pipeline::in_use(VfInfo{}), std::nullopt);
+}
+
+TEST(TheGuidAction, FollowsFromTheBindingTheGuidInUseAndThePath) {
+  VfTarget t;
+  t.guid = Guid{0x42};
+  using vfready::pipeline::guid_action;
+  EXPECT_EQ(guid_action(t, VfInfo{}, GuidPath::kOfedSysfs), GuidAction::kSetAndProbe);
+  EXPECT_EQ(guid_action(t, vf_bound("mlx5_core", true, Guid{0x42}), GuidPath::kOfedSysfs),
+            GuidAction::kKeep);
+  EXPECT_EQ(guid_action(t, vf_bound("mlx5_core", true, Guid{7}), GuidPath::kOfedSysfs),
+            GuidAction::kSetAndRebind);
+  EXPECT_EQ(guid_action(t, vf_bound("mlx5_core", false, Guid{7}), GuidPath::kOfedSysfs),
+            GuidAction::kConflict);
+  EXPECT_EQ(guid_action(t, vf_bound("vfio-pci", false, Guid{7}), GuidPath::kOfedSysfs),
+            GuidAction::kInUse);
+  EXPECT_EQ(guid_action(t, vf_bound("mlx5_core", true, Guid{7}), GuidPath::kNetlink),
+            GuidAction::kKeep);
+}
+
+TEST(TheGuidPath, IsOfedSysfsThenNetlinkThenNone) {
+  vfready::model::PfInfo info;
+  EXPECT_EQ(vfready::pipeline::guid_path(info), GuidPath::kNone);
+  info.ifindex = 3;
+  EXPECT_EQ(vfready::pipeline::guid_path(info), GuidPath::kNetlink);
+  info.ofed_sriov = true;
+  EXPECT_EQ(vfready::pipeline::guid_path(info), GuidPath::kOfedSysfs);
+}
+
+TEST_F(AStep, VfCountIsDoneWithoutAWriteWhenTheCountIsRight) {
+  host.create_vfs(kPf, 4);
+  auto& r = run();
+  AutoprobeGuard autoprobe(host, planned.pci, true);
+  EXPECT_TRUE(vfready::pipeline::ensure_vf_count(r, autoprobe).is_done());
+  EXPECT_THAT(host.calls(), IsEmpty());
+}
+
+TEST_F(AStep, VfCountCreatesUnboundVfsAndKnowsWhereTheyAre) {
+  auto& r = run();
+  AutoprobeGuard autoprobe(host, planned.pci, true);
+  ASSERT_TRUE(vfready::pipeline::ensure_vf_count(r, autoprobe).is_done());
+  EXPECT_TRUE(autoprobe.off());
+  ASSERT_EQ(r.info.vfs.size(), 4u);
+  EXPECT_EQ(r.info.vfs[3].pci.str(), "0000:18:00.4");
+  EXPECT_FALSE(host.read_vf(planned.pci, 3).driver.has_value());
+  EXPECT_TRUE(r.info.ofed_sriov);
+}
+
+TEST_F(AStep, VfCountFailsWithTheKernelsReasonInWords) {
+  host.fail("numvfs", ERANGE);
+  auto& r = run();
+  AutoprobeGuard autoprobe(host, planned.pci, true);
+  const auto result = vfready::pipeline::ensure_vf_count(r, autoprobe);
+  ASSERT_TRUE(result.is_failed());
+  EXPECT_THAT(result.problems, ElementsAre("writing 4 to sriov_numvfs of PF 0000:18:00.0 failed "
+                                           "with ERANGE: it is above sriov_totalvfs"));
+}
+
+TEST_F(AStep, UdevIsDoneForAnInitializedNetdevAndWaitsOnAnother) {
+  host.create_vfs(kPf, 2);
+  auto& r = run();
+  VfStatus vs;
+  vs.index = 0;
+  EXPECT_TRUE(vfready::pipeline::settle_vf(r, vs).is_done());
+  EXPECT_EQ(vs.name, "ibp24s0v0");
+  host.udev_initializes = false;
+  ASSERT_EQ(host.unbind_vf(host.pf(kPf).vfs[1].pci, "mlx5_core"), 0);
+  ASSERT_EQ(host.probe_vf(host.pf(kPf).vfs[1].pci), 0);
+  VfStatus second;
+  second.index = 1;
+  const auto result = vfready::pipeline::settle_vf(r, second);
+  ASSERT_TRUE(result.is_waiting());
+  EXPECT_EQ(result.wait_ifindex, second.ifindex);
+  EXPECT_EQ(result.waiting_on, "udev to finish with ibp24s0v1");
+}
+
+TEST_F(AStep, UdevFailsForAnUnboundVfAndCallsAPodsVfInUse) {
+  host.create_vfs(kPf, 2);
+  ASSERT_EQ(host.unbind_vf(host.pf(kPf).vfs[0].pci, "mlx5_core"), 0);
+  host.move_to_pod(kPf, 1);
+  auto& r = run();
+  VfStatus unbound;
+  unbound.index = 0;
+  unbound.pci = "0000:18:00.1";
+  const auto result = vfready::pipeline::settle_vf(r, unbound);
+  ASSERT_TRUE(result.is_failed());
+  EXPECT_THAT(result.problems, ElementsAre(AllOf(HasSubstr("VF 0000:18:00.1 has no netdev"),
+                                                 HasSubstr("it is not bound"))));
+  VfStatus pod;
+  pod.index = 1;
+  EXPECT_TRUE(vfready::pipeline::settle_vf(r, pod).is_done());
+  EXPECT_EQ(pod.in_use, "its netdev is in another network namespace");
+}
+
+TEST_F(AStep, PortWaitsUntilActiveLookingAgainLater) {
+  host.pf(kPf).info.ports.front().state = "3: ARMED";
+  auto& r = run();
+  ASSERT_TRUE(vfready::pipeline::validate_pf(r).is_done());
+  const auto waiting = vfready::pipeline::check_port_active(r);
+  ASSERT_TRUE(waiting.is_waiting());
+  EXPECT_GT(waiting.retry.count(), 0);
+  EXPECT_EQ(waiting.wait_ifindex, 0);
+  host.pf(kPf).info.ports.front().state = "4: ACTIVE";
+  EXPECT_TRUE(vfready::pipeline::check_port_active(r).is_done());
+  EXPECT_EQ(r.status.port_state, "4: ACTIVE");
+}
+
+TEST_F(AStep, ValidateFailsForAPfThatVanished) {
+  auto& r = run();
+  planned.pci = vfready::model::PciAddress::parse("0000:77:00.0").value();
+  const auto result = vfready::pipeline::validate_pf(r);
+  ASSERT_TRUE(result.is_failed());
+  EXPECT_THAT(result.problems, ElementsAre("PF 0000:77:00.0 vanished"));
+}
+
+TEST_F(AStep, ValidateOfAVfTellsAWrongGuidOnTheOfedPath) {
+  host.create_vfs(kPf, 4, Guid{0x0200000000000001ULL});
+  auto& r = run();
+  VfStatus vs;
+  vs.index = 2;
+  vs.pci = "0000:18:00.3";
+  EXPECT_FALSE(vfready::pipeline::validate_vf(r, vs));
+  EXPECT_THAT(vs.problems, ElementsAre(HasSubstr("uses GUID 02:00:00:00:00:00:00:03")));
+}
+
+TEST(RunningAStep, LooksAgainUntilItIsDone) {
+  vfready::testing::MemoryHost host;
+  vfready::pipeline::PfHost os{host, host, host};
+  int looks = 0;
+  const auto result = vfready::pipeline::run_until(
+      os, std::chrono::steady_clock::now() + std::chrono::seconds(10), [&] {
+        return ++looks < 3 ? StepResult::waiting("x", "x timed out", std::chrono::milliseconds(1))
+                           : StepResult::done();
+      });
+  EXPECT_TRUE(result.is_done());
+  EXPECT_EQ(looks, 3);
+}
+
+TEST(RunningAStep, ReportsWhatItWaitedOnWhenTheBoundPasses) {
+  vfready::testing::MemoryHost host;
+  vfready::pipeline::PfHost os{host, host, host};
+  const auto result = vfready::pipeline::run_until(
+      os, std::chrono::steady_clock::now() + std::chrono::milliseconds(20),
+      [] { return StepResult::waiting("x", "x timed out", std::chrono::milliseconds(5)); });
+  ASSERT_TRUE(result.is_failed());
+  EXPECT_THAT(result.problems, ElementsAre("x timed out"));
+}
+
+TEST_F(AStep, AutoprobeGuardTurnsItBackOnWhenItGoes) {
+  const auto pci = vfready::model::PciAddress::parse(kPf).value();
+  {
+    AutoprobeGuard guard(host, pci, true);
+    ASSERT_EQ(guard.turn_off(), 0);
+    EXPECT_FALSE(host.pf(kPf).autoprobe);
+  }
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+  host.pf(kPf).autoprobe = false;
+  { AutoprobeGuard found_off(host, pci, false); }
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+  const auto before = host.calls().size();
+  { AutoprobeGuard found_on(host, pci, true); }
+  EXPECT_EQ(host.calls().size(), before);  // on already: not written
+}
