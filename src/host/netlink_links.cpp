@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The daemon's only user of libnl. libnl 3.7 has no altname or raw-errno API, so
-// requests are built as messages and answers read with our own callbacks.
+// The daemon's only user of libnl. Changes of a link (name, MTU, VF GUIDs) are built
+// by libnl-route's setters; libnl 3.7 has no altname API and no way to look a link up
+// without a cache, so those messages are built here. Every answer is read with our own
+// callbacks, because libnl's own calls turn the kernel's errno into libnl error codes.
 #include <linux/if_link.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
+#include <netlink/route/link/sriov.h>
 #include <sys/socket.h>
 
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 #include "vfready/host/links.hpp"
@@ -90,23 +94,54 @@ int exchange(nl_sock* sk, nl_msg* msg, std::vector<Link>* out = nullptr) {
 }
 
 // A link query without VF details: a PF with many VFs otherwise overflows the answer.
+// Built by hand: libnl's rtnl_link_build_get_request asks for VF details and cannot
+// look a link up by an altname (IFLA_ALT_IFNAME).
 nl_msg* link_query(int flags, int ifindex) {
   nl_msg* msg = link_request(RTM_GETLINK, flags, ifindex);
   nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
   return msg;
 }
 
-nl_msg* vf_guids_message(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
-  nl_msg* msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, pf_ifindex);
-  nlattr* list = nla_nest_start(msg, IFLA_VFINFO_LIST);
-  nlattr* info = nla_nest_start(msg, IFLA_VF_INFO);
-  ifla_vf_guid node_guid{vf, node.value()};
-  ifla_vf_guid port_guid{vf, port.value()};
-  nla_put(msg, IFLA_VF_IB_NODE_GUID, sizeof node_guid, &node_guid);
-  nla_put(msg, IFLA_VF_IB_PORT_GUID, sizeof port_guid, &port_guid);
-  nla_nest_end(msg, info);
-  nla_nest_end(msg, list);
+using LinkPtr = std::unique_ptr<rtnl_link, void (*)(rtnl_link*)>;
+
+LinkPtr new_link() {
+  LinkPtr link(rtnl_link_alloc(), rtnl_link_put);
+  if (!link) {
+    throw std::bad_alloc();
+  }
+  return link;
+}
+
+// An acked RTM_SETLINK of the link `ifindex` carrying what `changes` sets, built by
+// libnl. It builds RTM_NEWLINK, which the kernel takes for an existing link as it
+// takes RTM_SETLINK; SETLINK says what is meant (libnl's own rtnl_link_change falls
+// back to it) and is what every kernel since VF GUIDs knows.
+nl_msg* change_request(int ifindex, rtnl_link* changes) {
+  auto orig = new_link();
+  rtnl_link_set_ifindex(orig.get(), ifindex);
+  nl_msg* msg = nullptr;
+  if (rtnl_link_build_change_request(orig.get(), changes, NLM_F_REQUEST | NLM_F_ACK, &msg) < 0) {
+    throw std::runtime_error("libnl could not build a link change request");
+  }
+  nlmsg_hdr(msg)->nlmsg_type = RTM_SETLINK;
   return msg;
+}
+
+nl_msg* vf_guids_message(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
+  auto changes = new_link();
+  rtnl_link_vf* info = rtnl_link_vf_alloc();
+  if (info == nullptr) {
+    throw std::bad_alloc();
+  }
+  rtnl_link_vf_set_index(info, vf);
+  rtnl_link_vf_set_ib_node_guid(info, node.value());
+  rtnl_link_vf_set_ib_port_guid(info, port.value());
+  const int added = rtnl_link_vf_add(changes.get(), info);
+  rtnl_link_vf_put(info);
+  if (added < 0) {
+    throw std::runtime_error("libnl could not add VF info to a link change");
+  }
+  return change_request(pf_ifindex, changes.get());
 }
 
 }  // namespace
@@ -151,17 +186,19 @@ std::optional<Link> NetlinkLinks::by_name(const std::string& name) {
 }
 
 int NetlinkLinks::rename(int ifindex, const std::string& name) {
-  nl_msg* msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, ifindex);
-  nla_put_string(msg, IFLA_IFNAME, name.c_str());
-  return exchange(socket_->sk, msg);
+  auto changes = new_link();
+  rtnl_link_set_name(changes.get(), name.c_str());
+  return exchange(socket_->sk, change_request(ifindex, changes.get()));
 }
 
 int NetlinkLinks::set_mtu(int ifindex, uint32_t mtu) {
-  nl_msg* msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, ifindex);
-  nla_put_u32(msg, IFLA_MTU, mtu);
-  return exchange(socket_->sk, msg);
+  auto changes = new_link();
+  rtnl_link_set_mtu(changes.get(), mtu);
+  return exchange(socket_->sk, change_request(ifindex, changes.get()));
 }
 
+// libnl 3.7 has no altname API: RTM_NEWLINKPROP / RTM_DELLINKPROP with a nested
+// IFLA_PROP_LIST are built by hand, the only raw messages that change a link.
 int NetlinkLinks::add_altname(int ifindex, const std::string& name) {
   nl_msg* msg =
       link_request(RTM_NEWLINKPROP,
