@@ -43,7 +43,16 @@ std::vector<VfStruct> vfs_value(const std::vector<model::VfStatus>& vfs) {
   std::vector<VfStruct> out;
   out.reserve(vfs.size());
   for (const auto& v : vfs) {
-    out.emplace_back(v.index, v.pci, v.name, v.altnames, v.guid, v.problems);
+    out.emplace_back(v.index, v.pci, v.name, v.altnames, v.guid, model::texts(v.problems));
+  }
+  return out;
+}
+
+std::vector<std::string> codes(const std::vector<model::Problem>& problems) {
+  std::vector<std::string> out;
+  out.reserve(problems.size());
+  for (const auto& p : problems) {
+    out.emplace_back(p.code());
   }
   return out;
 }
@@ -78,6 +87,7 @@ class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::P
     check("LinkLayer", pf.link_layer == pf_.link_layer);
     check("PortState", pf.port_state == pf_.port_state);
     check("Problems", pf.problems == pf_.problems);
+    check("ProblemCodes", pf.problems == pf_.problems);
     check("Warnings", pf.warnings == pf_.warnings);
     check("Steps", same_steps(pf.steps, pf_.steps));
     check("VFs", vfs_value(pf.vfs) == vfs_value(pf_.vfs));
@@ -95,8 +105,9 @@ class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::P
   std::string Step() override { return pf_.step; }
   std::string LinkLayer() override { return pf_.link_layer; }
   std::string PortState() override { return pf_.port_state; }
-  std::vector<std::string> Problems() override { return pf_.problems; }
-  std::vector<std::string> Warnings() override { return pf_.warnings; }
+  std::vector<std::string> Problems() override { return model::texts(pf_.problems); }
+  std::vector<std::string> ProblemCodes() override { return codes(pf_.problems); }
+  std::vector<std::string> Warnings() override { return model::texts(pf_.warnings); }
   std::vector<StepStruct> Steps() override { return steps_value(pf_.steps); }
   std::vector<VfStruct> VFs() override { return vfs_value(pf_.vfs); }
 
@@ -124,6 +135,7 @@ class ManagerObject final
     check("State", s.state == status_.state);
     check("StatusText", s.text == status_.text);
     check("Problems", s.problems == status_.problems);
+    check("ProblemCodes", s.problems == status_.problems);
     check("Steps", same_steps(model::overall_steps(s.pfs), model::overall_steps(status_.pfs)));
     check("PFs", !pfs_changed);
     check("VFCount", vf_count(s) == vf_count(status_));
@@ -182,7 +194,8 @@ class ManagerObject final
   std::string ConfigFile() override { return status_.config_file; }
   std::string State() override { return status_.state; }
   std::string StatusText() override { return status_.text; }
-  std::vector<std::string> Problems() override { return status_.problems; }
+  std::vector<std::string> Problems() override { return model::texts(status_.problems); }
+  std::vector<std::string> ProblemCodes() override { return codes(status_.problems); }
   std::vector<StepStruct> Steps() override {
     return steps_value(model::overall_steps(status_.pfs));
   }

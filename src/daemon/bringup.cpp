@@ -28,9 +28,8 @@ struct Bringup::Message {
   std::optional<model::PfStatus> done{};
   std::vector<model::PfTarget> targets{};
   std::shared_ptr<model::HostInfo> host{};
-  std::vector<std::string> problems{};
-  std::vector<std::string> warnings{};
-  std::map<std::string, model::EventKind> events{};
+  std::vector<model::Problem> problems{};
+  std::vector<model::Problem> warnings{};
 };
 
 // Shared with worker threads, which may outlive the bring-up that gave up on them (a
@@ -78,10 +77,11 @@ std::chrono::milliseconds step_bound(const std::string& step, const model::Confi
   return std::chrono::milliseconds(30000);
 }
 
-const model::EventKind* event_of(const std::map<std::string, model::EventKind>& events,
-                                 const std::string& text) {
-  auto it = events.find(text);
-  return it == events.end() ? nullptr : &it->second;
+// Logs a problem with its kind's MESSAGE_ID, its PF and VF.
+void log_problem(spdlog::level::level_enum level, const std::string& step,
+                 const std::string& interface, const model::Problem& p) {
+  log::write(level, {.step = step, .pf = p.pf, .vf = p.vf, .interface = interface, .event = p.kind},
+             p.text);
 }
 
 }  // namespace
@@ -134,19 +134,20 @@ void Bringup::start() {
       auto plan = model::make_plan(in.config, *host);
       if (!plan) {
         m.kind = Message::Kind::kStopped;
-        m.problems.push_back(plan.error().message);
+        m.problems.push_back(
+            model::problem(model::EventKind::kConfigInvalid, plan.error().message));
       } else {
         const auto driver = model::check_driver(in.config, in.table, *host);
         m.kind = driver.ok() ? Message::Kind::kPlanned : Message::Kind::kStopped;
         m.problems = driver.failures;
         m.warnings = driver.warnings;
-        m.events = driver.events;
         m.targets = plan->pfs;
         m.host = host;
       }
     } catch (const std::exception& e) {
       m.kind = Message::Kind::kStopped;
-      m.problems.emplace_back(std::string("reading the host failed: ") + e.what());
+      m.problems.push_back(model::problem(model::EventKind::kHostReadFailed,
+                                          std::string("reading the host failed: ") + e.what()));
     }
     shared->post(std::move(m));
   }).detach();
@@ -198,16 +199,14 @@ void Bringup::on_message(Message& m) {
   switch (m.kind) {
     case Message::Kind::kStopped:
       for (const auto& w : m.warnings) {
-        log::warn({.step = "driver", .event = model::EventKind::kDriverMismatch}, "driver: " + w);
+        log_problem(spdlog::level::warn, "driver", "", w);
       }
       stop(m.host ? "Driver check failed: " : "Configuration does not fit this host: ",
-           std::move(m.problems), m.events);
+           std::move(m.problems));
       return;
     case Message::Kind::kPlanned:
       for (const auto& w : m.warnings) {
-        const auto* ev = event_of(m.events, w);
-        log::warn({.step = "driver", .event = ev ? std::optional(*ev) : std::nullopt},
-                  "driver: " + w);
+        log_problem(spdlog::level::warn, "driver", "", w);
       }
       on_planned(std::move(m.targets), std::move(m.host));
       return;
@@ -270,10 +269,13 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
         --left_;
         auto& pf = status_.pfs[i];
         pf.state = model::PfState::kFailed;
-        pf.problems = {"a worker of an earlier bring-up of PF " + pci +
-                       " has not returned (a sysfs write the driver never finished): not "
-                       "starting another; see the kernel log"};
-        log::error({.pf = pci}, pf.problems.front());
+        pf.problems = {
+            model::problem(model::EventKind::kPfBusy,
+                           "a worker of an earlier bring-up of PF " + pci +
+                               " has not returned (a sysfs write the driver never finished): not "
+                               "starting another; see the kernel log",
+                           pci)};
+        log_problem(spdlog::level::err, "", "", pf.problems.front());
         continue;
       }
     }
@@ -295,7 +297,8 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
       } catch (const std::exception& e) {
         status.pci = target.pci.str();
         status.state = model::PfState::kFailed;
-        status.problems.emplace_back(e.what());
+        status.problems.push_back(
+            model::problem(model::EventKind::kInternalError, e.what(), target.pci.str()));
       }
       {
         std::lock_guard lock(busy->mu);
@@ -352,25 +355,14 @@ void Bringup::on_done(std::size_t pf, model::PfStatus status) {
   status_.pfs[pf] = std::move(status);
   const auto& s = status_.pfs[pf];
   for (const auto& p : s.problems) {
-    const auto* ev = event_of(s.events, p);
-    log::error({.step = s.step,
-                .pf = s.pci,
-                .interface = s.name,
-                .event = ev ? std::optional(*ev) : std::nullopt},
-               p);
+    log_problem(spdlog::level::err, s.step, s.name, p);
   }
   for (const auto& w : s.warnings) {
-    log::warn({.step = s.step, .pf = s.pci, .interface = s.name}, w);
+    log_problem(spdlog::level::warn, s.step, s.name, w);
   }
   for (const auto& vf : s.vfs) {
     for (const auto& p : vf.problems) {
-      const auto* ev = event_of(s.events, p);
-      log::error({.step = s.step,
-                  .pf = s.pci,
-                  .vf = vf.pci,
-                  .interface = vf.name,
-                  .event = ev ? std::optional(*ev) : std::nullopt},
-                 p);
+      log_problem(spdlog::level::err, s.step, vf.name, p);
     }
   }
   log::info({.pf = s.pci, .interface = s.name},
@@ -389,24 +381,24 @@ void Bringup::give_up(std::size_t i, std::chrono::milliseconds bound) {
   auto& pf = status_.pfs[i];
   pf.state = model::PfState::kFailed;
   pf.step = running_[i].step;
-  pf.problems.push_back("step " + running_[i].step + " of PF " + pf.pci +
-                        " did not finish within " + std::to_string(bound.count()) +
-                        " ms: given up (is the driver hung? see the kernel log)");
-  log::error({.step = pf.step, .pf = pf.pci}, pf.problems.back());
+  pf.problems.push_back(model::problem(
+      model::EventKind::kStepTimeout,
+      "step " + running_[i].step + " of PF " + pf.pci + " did not finish within " +
+          std::to_string(bound.count()) + " ms: given up (is the driver hung? see the kernel log)",
+      pf.pci));
+  log_problem(spdlog::level::err, pf.step, "", pf.problems.back());
   hooks_.changed();
 }
 
-void Bringup::stop(const std::string& why, std::vector<std::string> problems,
-                   const std::map<std::string, model::EventKind>& events) {
+void Bringup::stop(const std::string& why, std::vector<model::Problem> problems) {
   for (const auto& p : problems) {
-    const auto* ev = event_of(events, p);
-    log::error({.step = "driver", .event = ev ? std::optional(*ev) : std::nullopt}, p);
+    log_problem(spdlog::level::err, "driver", "", p);
   }
   status_.problems = std::move(problems);
   finished_ = true;
   outcome_ = model::Outcome::kFailed;
   status_.state = model::to_string(outcome_);
-  status_.text = why + status_.problems.front();
+  status_.text = why + status_.problems.front().text;
   status_.ready_ms = since_epoch_ms();
   hooks_.changed();
   hooks_.finished();

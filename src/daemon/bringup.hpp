@@ -80,8 +80,7 @@ class Bringup final : public EventSource {
   void on_step(std::size_t pf, const std::string& step);
   void on_done(std::size_t pf, model::PfStatus status);
   void give_up(std::size_t i, std::chrono::milliseconds bound);
-  void stop(const std::string& why, std::vector<std::string> problems,
-            const std::map<std::string, model::EventKind>& events);
+  void stop(const std::string& why, std::vector<model::Problem> problems);
   void finish();
   [[nodiscard]] double since_epoch_ms() const;
   [[nodiscard]] std::chrono::milliseconds bound_of(std::size_t pf) const;

@@ -35,10 +35,10 @@ int print_plan(const model::Config& config, const model::CompatTable& table,
   const auto driver = model::check_driver(config, table, host);
   std::printf("driver: %s\n", driver.ok() ? "ok" : "FAILS");
   for (const auto& f : driver.failures) {
-    std::printf("  problem: %s\n", f.c_str());
+    std::printf("  problem: %s\n", f.text.c_str());
   }
   for (const auto& w : driver.warnings) {
-    std::printf("  warning: %s\n", w.c_str());
+    std::printf("  warning: %s\n", w.text.c_str());
   }
   for (const auto& pf : plan->pfs) {
     const model::PfInfo* info = nullptr;
@@ -57,7 +57,7 @@ int print_plan(const model::Config& config, const model::CompatTable& table,
       problems = model::check_hardware(pf, info, config, table, host).failures;
     }
     for (const auto& p : problems) {
-      std::printf("  problem: %s\n", p.c_str());
+      std::printf("  problem: %s\n", p.text.c_str());
     }
     if (!pf.altnames.empty()) {
       std::printf("  altnames %s\n", join(pf.altnames).c_str());

@@ -324,7 +324,7 @@ std::optional<std::string> Service::reload() {
   if (!config || !table) {
     const auto message =
         (config ? table.error() : config.error()).message + ": the running configuration stays";
-    status_.problems = {message};
+    status_.problems = {model::problem(model::EventKind::kReloadRefused, message)};
     publish();
     notifier_.notify("READY=1\nSTATUS=" + message);
     return message;

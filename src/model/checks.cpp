@@ -57,18 +57,19 @@ Verdict check_driver(const Config& config, const CompatTable& table, const HostI
   Verdict v;
   for (const auto& m : config.required_modules) {
     if (!host.modules.contains(m)) {
-      v.failures.push_back("module " + m + " is not loaded: load it (modprobe " + m +
-                           ") and check the kernel log for why it did not load");
+      v.failures.push_back(problem(EventKind::kModuleMissing,
+                                   "module " + m + " is not loaded: load it (modprobe " + m +
+                                       ") and check the kernel log for why it did not load"));
     }
   }
   std::vector<std::string> symbols_by_module;
   for (const auto& p : scan_kernel_log(host.kernel_log)) {
     if (p.kind == KernelLogProblem::Kind::kUnknownSymbol) {
-      v.failures.push_back("module " + p.module + " does not fit the running kernel " +
-                           host.kernel_release + ": the kernel log says \"" + p.line +
-                           "\": install the driver release built for this kernel (or the "
-                           "kernel it was built for)");
-      v.events[v.failures.back()] = EventKind::kDriverMismatch;
+      v.failures.push_back(problem(EventKind::kDriverMismatch,
+                                   "module " + p.module + " does not fit the running kernel " +
+                                       host.kernel_release + ": the kernel log says \"" + p.line +
+                                       "\": install the driver release built for this kernel "
+                                       "(or the kernel it was built for)"));
     }
   }
   const auto kernel = Version::parse_prefix(host.kernel_release);
@@ -89,8 +90,7 @@ Verdict check_driver(const Config& config, const CompatTable& table, const HostI
                       " is listed as incompatible with kernel " + host.kernel_release + " (" +
                       entry->source + "): " + entry->remedy;
     // The kernel log outranks the table: a clean log means the driver did load.
-    (log_clean ? v.warnings : v.failures).push_back(what);
-    v.events[what] = EventKind::kDriverMismatch;
+    (log_clean ? v.warnings : v.failures).push_back(problem(EventKind::kDriverMismatch, what));
   }
   return v;
 }
@@ -100,21 +100,28 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
   Verdict v;
   const auto pci = target.pci.str();
   if (info == nullptr) {
-    v.failures.push_back("PF " + pci + " is not on this host: check the address in " +
-                         target.source + " (" + target.json_path + ") against lspci -D");
+    v.failures.push_back(problem(EventKind::kPfMissing,
+                                 "PF " + pci + " is not on this host: check the address in " +
+                                     target.source + " (" + target.json_path + ") against lspci -D",
+                                 pci));
     return v;
   }
   for (const auto& p : scan_kernel_log(host.kernel_log)) {
     if (p.kind == KernelLogProblem::Kind::kProbeFailed && p.pci == target.pci) {
-      v.failures.push_back("the driver failed to probe PF " + pci + ": the kernel log says \"" +
-                           p.line + "\": check the driver and firmware versions");
+      v.failures.push_back(problem(EventKind::kDriverProbeFailed,
+                                   "the driver failed to probe PF " + pci +
+                                       ": the kernel log says \"" + p.line +
+                                       "\": check the driver and firmware versions",
+                                   pci));
     }
   }
   if (!info->driver) {
-    v.failures.push_back("PF " + pci +
-                         " has no driver bound: load mlx5_core and check the "
-                         "kernel log for " +
-                         pci);
+    v.failures.push_back(problem(EventKind::kPfNoDriver,
+                                 "PF " + pci +
+                                     " has no driver bound: load mlx5_core and check the "
+                                     "kernel log for " +
+                                     pci,
+                                 pci));
     return v;
   }
   if (info->firmware) {
@@ -128,11 +135,13 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
       device_name = f->name;
     }
     if (minimum && *info->firmware < *minimum) {
-      v.failures.push_back("firmware " + info->firmware->str() + " of PF " + pci +
-                           (device_name.empty() ? "" : " (" + device_name + ")") +
-                           " is older than the required " + minimum->str() +
-                           ": update it (mlxfwmanager -u, or flint -d " + pci + " burn)");
-      v.events[v.failures.back()] = EventKind::kFirmwareTooOld;
+      v.failures.push_back(problem(EventKind::kFirmwareTooOld,
+                                   "firmware " + info->firmware->str() + " of PF " + pci +
+                                       (device_name.empty() ? "" : " (" + device_name + ")") +
+                                       " is older than the required " + minimum->str() +
+                                       ": update it (mlxfwmanager -u, or flint -d " + pci +
+                                       " burn)",
+                                   pci));
     }
   }
   const auto wanted = to_string(target.link_layer);
@@ -140,23 +149,27 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
     const auto& layer = info->ports[p].link_layer;
     if (layer != wanted) {
       const auto type = target.link_layer == LinkLayer::kInfiniBand ? "1" : "2";
-      v.failures.push_back("port " + std::to_string(p + 1) + " of PF " + pci + " is " + layer +
-                           ", configured " + wanted + ": set it with mlxconfig -d " + pci +
-                           " set LINK_TYPE_P" + std::to_string(p + 1) + "=" + type +
-                           " and reset the firmware (mlxfwreset) or reboot");
-      if (layer == "Ethernet") {
-        v.events[v.failures.back()] = EventKind::kEthernetFallback;
-      }
+      v.failures.push_back(problem(
+          layer == "Ethernet" ? EventKind::kEthernetFallback : EventKind::kLinkLayerMismatch,
+          "port " + std::to_string(p + 1) + " of PF " + pci + " is " + layer + ", configured " +
+              wanted + ": set it with mlxconfig -d " + pci + " set LINK_TYPE_P" +
+              std::to_string(p + 1) + "=" + type + " and reset the firmware (mlxfwreset) or reboot",
+          pci));
     }
   }
   if (!info->sriov) {
-    v.failures.push_back("PF " + pci + " has no SR-IOV capability: enable it with mlxconfig -d " +
-                         pci + " set SRIOV_EN=1 NUM_OF_VFS=" + std::to_string(target.vfs) +
-                         " and reboot");
+    v.failures.push_back(
+        problem(EventKind::kSriovDisabled,
+                "PF " + pci + " has no SR-IOV capability: enable it with mlxconfig -d " + pci +
+                    " set SRIOV_EN=1 NUM_OF_VFS=" + std::to_string(target.vfs) + " and reboot",
+                pci));
   } else if (info->totalvfs < target.vfs) {
-    v.failures.push_back("PF " + pci + " offers " + std::to_string(info->totalvfs) + " VFs, " +
-                         std::to_string(target.vfs) + " configured: raise it with mlxconfig -d " +
-                         pci + " set NUM_OF_VFS=" + std::to_string(target.vfs) + " and reboot");
+    v.failures.push_back(
+        problem(EventKind::kTooFewVfs,
+                "PF " + pci + " offers " + std::to_string(info->totalvfs) + " VFs, " +
+                    std::to_string(target.vfs) + " configured: raise it with mlxconfig -d " + pci +
+                    " set NUM_OF_VFS=" + std::to_string(target.vfs) + " and reboot",
+                pci));
   }
   return v;
 }

@@ -139,7 +139,9 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
     pf.guid_policy = entry.guid.policy;
     pf.mtu = entry.pf_mtu;
     if (info == nullptr) {
-      pf.problems.push_back("PF " + pci.str() + " is not on this host (no such PCI function)");
+      pf.problems.push_back(
+          problem(EventKind::kPfMissing,
+                  "PF " + pci.str() + " is not on this host (no such PCI function)", pci.str()));
       plan.pfs.push_back(std::move(pf));
       continue;
     }
@@ -163,8 +165,12 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
     pf.altnames = pf_alts.value();
     const bool derived = entry.guid.scheme == GuidScheme::kDerived;
     if (derived && !info->node_guid) {
-      pf.problems.push_back("PF " + pci.str() +
-                            " has no InfiniBand node GUID, which the derived GUID scheme needs");
+      pf.problems.push_back(
+          problem(EventKind::kConfigInvalid,
+                  "PF " + pci.str() +
+                      " has no InfiniBand node GUID, which the derived GUID scheme needs: choose "
+                      "the \"pool\" or \"explicit\" scheme for it",
+                  pci.str()));
     }
     for (uint16_t n = 0; n < entry.vfs; ++n) {
       VfTarget vf;

@@ -22,12 +22,38 @@ nlohmann::json steps_json(const std::vector<StepTiming>& steps) {
   return out;
 }
 
+// Each problem with its stable code, MESSAGE_ID and remedy.
+nlohmann::json details(const std::vector<Problem>& problems) {
+  auto out = nlohmann::json::array();
+  for (const auto& p : problems) {
+    out.push_back({{"code", p.code()},
+                   {"message_id", event_info(p.kind).message_id},
+                   {"pf", p.pf},
+                   {"vf", p.vf},
+                   {"text", p.text},
+                   {"remedy", p.remedy}});
+  }
+  return out;
+}
+
+void add_events(nlohmann::json& events, const std::vector<Problem>& problems) {
+  for (const auto& p : problems) {
+    events.push_back({{"event", p.code()}, {"message", p.text}});
+  }
+}
+
 }  // namespace
 
 nlohmann::json to_json(const VfStatus& vf) {
-  return {{"index", vf.index},       {"pci", vf.pci},          {"name", vf.name},
-          {"altnames", vf.altnames}, {"guid", vf.guid},        {"ifindex", vf.ifindex},
-          {"in_use", vf.in_use},     {"problems", vf.problems}};
+  return {{"index", vf.index},
+          {"pci", vf.pci},
+          {"name", vf.name},
+          {"altnames", vf.altnames},
+          {"guid", vf.guid},
+          {"ifindex", vf.ifindex},
+          {"in_use", vf.in_use},
+          {"problems", texts(vf.problems)},
+          {"problem_details", details(vf.problems)}};
 }
 
 nlohmann::json to_json(const PfStatus& pf) {
@@ -35,9 +61,12 @@ nlohmann::json to_json(const PfStatus& pf) {
   for (const auto& vf : pf.vfs) {
     vfs.push_back(to_json(vf));
   }
+  // Every problem and warning of the PF and its VFs, by its code.
   auto events = nlohmann::json::array();
-  for (const auto& [text, kind] : pf.events) {
-    events.push_back({{"event", event_info(kind).name}, {"message", text}});
+  add_events(events, pf.problems);
+  add_events(events, pf.warnings);
+  for (const auto& vf : pf.vfs) {
+    add_events(events, vf.problems);
   }
   return {{"pci", pf.pci},
           {"name", pf.name},
@@ -45,8 +74,10 @@ nlohmann::json to_json(const PfStatus& pf) {
           {"step", pf.step},
           {"link_layer", pf.link_layer},
           {"port_state", pf.port_state},
-          {"problems", pf.problems},
-          {"warnings", pf.warnings},
+          {"problems", texts(pf.problems)},
+          {"problem_details", details(pf.problems)},
+          {"warnings", texts(pf.warnings)},
+          {"warning_details", details(pf.warnings)},
           {"events", events},
           {"steps", steps_json(pf.steps)},
           {"elapsed_ms", pf.elapsed_ms},
@@ -68,7 +99,8 @@ nlohmann::json to_json(const DaemonStatus& status) {
           {"config_file", status.config_file},
           {"state", status.state},
           {"status", status.text},
-          {"problems", status.problems},
+          {"problems", texts(status.problems)},
+          {"problem_details", details(status.problems)},
           {"ready_ms", status.ready_ms},
           {"steps", steps_json(overall_steps(status.pfs))},
           {"pf_count", status.pfs.size()},

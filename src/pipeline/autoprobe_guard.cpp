@@ -15,15 +15,17 @@ int AutoprobeGuard::turn_off() {
   return err;
 }
 
-std::optional<std::string> AutoprobeGuard::restore() {
+std::optional<model::Problem> AutoprobeGuard::restore() {
   if (!off_) {
     return std::nullopt;
   }
   off_ = false;
   if (const int err = host_.set_autoprobe(pf_, true); err != 0) {
-    return "cannot turn sriov_drivers_autoprobe of PF " + pf_.str() +
-           " back on: " + host::errno_name(err) +
-           "; VFs a driver reload re-creates stay unbound until the next pass";
+    return model::problem(model::EventKind::kAutoprobeFailed,
+                          "cannot turn sriov_drivers_autoprobe of PF " + pf_.str() +
+                              " back on: " + host::errno_name(err) +
+                              "; VFs a driver reload re-creates stay unbound until the next pass",
+                          pf_.str());
   }
   return std::nullopt;
 }

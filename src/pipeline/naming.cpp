@@ -15,13 +15,14 @@ namespace {
 
 class Namer {
  public:
-  Namer(PfHost& os, NameRegistry& names, std::map<std::string, model::EventKind>& events)
-      : os_(os), names_(names), events_(events) {}
+  // Problems name `pf` and, for a VF's netdev, `vf` (PCI addresses).
+  Namer(PfHost& os, NameRegistry& names, std::string pf, std::string vf)
+      : os_(os), names_(names), pf_(std::move(pf)), vf_(std::move(vf)) {}
 
   // Makes the netdev `ifindex` carry `name`, `altnames` and `mtu`; problems go to `out`.
   void apply(int ifindex, const std::optional<model::IfName>& name,
              const std::vector<model::AltName>& altnames, std::optional<uint32_t> mtu,
-             std::vector<std::string>& out) {
+             std::vector<model::Problem>& out) {
     names_.manage(ifindex);
     refresh(ifindex);
     if (name && !take_name(ifindex, name->str(), out)) {
@@ -39,8 +40,9 @@ class Namer {
       }
       const int err = os_.links.add_altname(ifindex, alt.str());
       if (err != 0) {
-        out.push_back("adding altname " + alt.str() + " to " + link->name +
-                      " failed: " + host::errno_name(err));
+        add(out, model::EventKind::kLinkConfigFailed,
+            "adding altname " + alt.str() + " to " + link->name +
+                " failed: " + host::errno_name(err));
         refresh(ifindex);
       } else {
         links_[ifindex].altnames.push_back(alt.str());
@@ -49,8 +51,9 @@ class Namer {
     if (const auto* link = find(ifindex); mtu && link != nullptr && link->mtu != *mtu) {
       const int err = os_.links.set_mtu(ifindex, *mtu);
       if (err != 0) {
-        out.push_back("setting MTU " + std::to_string(*mtu) + " on " + link->name +
-                      " failed: " + host::errno_name(err));
+        add(out, model::EventKind::kLinkConfigFailed,
+            "setting MTU " + std::to_string(*mtu) + " on " + link->name +
+                " failed: " + host::errno_name(err));
         refresh(ifindex);
       } else {
         links_[ifindex].mtu = *mtu;
@@ -64,6 +67,10 @@ class Namer {
   }
 
  private:
+  void add(std::vector<model::Problem>& out, model::EventKind kind, std::string text) const {
+    out.push_back(model::problem(kind, std::move(text), pf_, vf_));
+  }
+
   // The links this naming has looked at, as the kernel has them now: each is asked for
   // again after a change to it. (A dump of every link per PF, or per change, made
   // naming cost grow with the square of the VFs.)
@@ -98,12 +105,12 @@ class Namer {
   }
 
   // Frees `name` from the netdev `holder` if vfready manages it.
-  bool free_name(int holder, const std::string& name, std::vector<std::string>& out) {
+  bool free_name(int holder, const std::string& name, std::vector<model::Problem>& out) {
     const auto link = links_.at(holder);
     if (!ours(holder, link.name)) {
-      out.push_back("name " + name + " is held by " + link.name + " (ifindex " +
-                    std::to_string(holder) + "), which vfready does not manage: left alone");
-      events_[out.back()] = model::EventKind::kNameConflict;
+      add(out, model::EventKind::kNameConflict,
+          "name " + name + " is held by " + link.name + " (ifindex " + std::to_string(holder) +
+              "), which vfready does not manage: left alone");
       return false;
     }
     int err = 0;
@@ -114,16 +121,17 @@ class Namer {
     }
     refresh(holder);
     if (err != 0) {
-      out.push_back("freeing name " + name + " from " + link.name +
-                    " failed: " + host::errno_name(err));
+      add(out, model::EventKind::kLinkConfigFailed,
+          "freeing name " + name + " from " + link.name + " failed: " + host::errno_name(err));
     }
     return err == 0;
   }
 
-  bool take_name(int ifindex, const std::string& name, std::vector<std::string>& out) {
+  bool take_name(int ifindex, const std::string& name, std::vector<model::Problem>& out) {
     const auto* link = find(ifindex);
     if (link == nullptr) {
-      out.push_back("netdev with ifindex " + std::to_string(ifindex) + " is gone");
+      add(out, model::EventKind::kNetdevGone,
+          "netdev with ifindex " + std::to_string(ifindex) + " is gone");
       return false;
     }
     if (link->name == name) {
@@ -143,7 +151,8 @@ class Namer {
     }
     if (err != 0) {
       refresh(ifindex);
-      out.push_back("renaming " + old + " to " + name + " failed: " + host::errno_name(err));
+      add(out, model::EventKind::kLinkConfigFailed,
+          "renaming " + old + " to " + name + " failed: " + host::errno_name(err));
       return false;
     }
     links_[ifindex].name = name;  // what the kernel now has: no need to ask
@@ -152,7 +161,8 @@ class Namer {
 
   PfHost& os_;
   NameRegistry& names_;
-  std::map<std::string, model::EventKind>& events_;
+  std::string pf_;
+  std::string vf_;
   std::map<int, host::Link> links_;
 };
 
@@ -167,7 +177,7 @@ void name_pf(PfRun& run) {
   }
   const auto& target = run.target;
   std::lock_guard lock(run.names.mutex());
-  Namer(run.os, run.names, run.status.events)
+  Namer(run.os, run.names, run.status.pci, "")
       .apply(link->ifindex, target.name, target.altnames, target.mtu, run.status.problems);
 }
 
@@ -177,7 +187,7 @@ void name_vf(PfRun& run, model::VfStatus& vs) {
   }
   const auto& vt = run.target.vf.at(vs.index);
   std::lock_guard lock(run.names.mutex());
-  Namer(run.os, run.names, run.status.events)
+  Namer(run.os, run.names, run.status.pci, vs.pci)
       .apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
 }
 

@@ -15,7 +15,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void add(std::vector<std::string>& to, const StepResult& result) {
+void add(std::vector<model::Problem>& to, const StepResult& result) {
   to.insert(to.end(), result.problems.begin(), result.problems.end());
 }
 
@@ -37,9 +37,6 @@ bool finish_vf(PfRun& run, model::VfStatus& vs) {
 // re-created while drift is repaired), or it was mid-probe when the pass looked and
 // seemed a pod's. Once more: GUID, unbind, probe, and through the rest again.
 void reprobe(PfRun& run, model::VfStatus& vs, const model::PciAddress& pci) {
-  for (const auto& problem : vs.problems) {
-    run.status.events.erase(problem);
-  }
   vs.problems.clear();
   if (auto error = reprobe_with_guid(run, vs.index, pci)) {
     vs.problems.push_back(*error);
@@ -63,14 +60,14 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
   struct Probed {
     std::size_t at;
     model::PciAddress pci;
-    std::optional<std::string> error;
+    std::optional<model::Problem> error;
   };
   std::set<std::size_t> done;
   HandOff<ToProbe> to_probe;
   HandOff<Probed> probed;
   std::jthread prober([&] {
     while (auto next = to_probe.pop()) {
-      probed.push({next->at, next->pci, probe_vf(run.os, next->pci)});
+      probed.push({next->at, next->pci, probe_vf(run, next->pci)});
     }
     probed.close();
   });

@@ -11,9 +11,11 @@ namespace {
 
 constexpr const char* kDriver = "mlx5_core";
 
-std::optional<std::string> unbind(PfHost& os, const model::PciAddress& vf) {
-  if (const int err = os.sriov.unbind_vf(vf, kDriver); err != 0) {
-    return "unbinding VF " + vf.str() + " failed: " + host::errno_name(err);
+std::optional<model::Problem> unbind(PfRun& run, const model::PciAddress& vf) {
+  if (const int err = run.os.sriov.unbind_vf(vf, kDriver); err != 0) {
+    return model::problem(model::EventKind::kUnbindFailed,
+                          "unbinding VF " + vf.str() + " failed: " + host::errno_name(err),
+                          run.target.pci.str(), vf.str());
   }
   return std::nullopt;
 }
@@ -44,33 +46,34 @@ GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, G
 StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
   auto& os = run.os;
   const auto& pf = run.target.pci;
-
-  std::vector<std::string> problems;
+  const auto failed = [&](std::string text) {
+    return StepResult::failed(model::problem(model::EventKind::kGuidSetFailed, std::move(text),
+                                             pf.str(), vt.pci ? vt.pci->str() : ""));
+  };
   switch (path) {
     case GuidPath::kOfedSysfs:
       if (auto e = os.sriov.set_vf_guid_ofed(pf, vt.index, vt.guid, run.target.guid_policy)) {
-        problems.push_back(
+        return failed(
             "writing " + (e->file.ends_with("policy") ? run.target.guid_policy : vt.guid.str()) +
             " to " + e->file + " of PF " + pf.str() + " failed: " + host::errno_name(e->err));
       }
-      break;
+      return StepResult::done();
     case GuidPath::kNetlink:
       if (const int err = os.sriov.set_vf_guid_netlink(run.info.ifindex, vt.index, vt.guid);
           err != 0) {
-        problems.push_back(
-            "setting the GUID of VF " + std::to_string(vt.index) + " through netlink on " +
-            run.info.netdev.value_or("?") + " failed: " + host::errno_name(err) +
-            (err == EOPNOTSUPP
-                 ? " (the PF's netdev is not IPoIB, and OFED's sriov sysfs is not there)"
-                 : ""));
+        return failed("setting the GUID of VF " + std::to_string(vt.index) +
+                      " through netlink on " + run.info.netdev.value_or("?") +
+                      " failed: " + host::errno_name(err) +
+                      (err == EOPNOTSUPP
+                           ? " (the PF's netdev is not IPoIB, and OFED's sriov sysfs is not there)"
+                           : ""));
       }
-      break;
+      return StepResult::done();
     case GuidPath::kNone:
-      problems.push_back("no way to set GUIDs on PF " + pf.str() +
-                         ": no OFED sriov sysfs and no PF netdev for netlink");
       break;
   }
-  return problems.empty() ? StepResult::done() : StepResult::failed(std::move(problems));
+  return failed("no way to set GUIDs on PF " + pf.str() +
+                ": no OFED sriov sysfs and no PF netdev for netlink");
 }
 
 void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
@@ -90,10 +93,11 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
       continue;
     }
     if (action == GuidAction::kConflict) {
-      vs.problems.push_back("VF " + vs.pci + " has GUID " +
-                            vf.effective_guid.value_or(model::Guid{0}).str() + ", not " +
-                            vt.guid.str() + ", but a pod uses it: not rebinding");
-      status.events[vs.problems.back()] = model::EventKind::kGuidConflict;
+      vs.problems.push_back(model::problem(
+          model::EventKind::kGuidConflict,
+          "VF " + vs.pci + " has GUID " + vf.effective_guid.value_or(model::Guid{0}).str() +
+              ", not " + vt.guid.str() + ", but a pod uses it: not rebinding",
+          run.target.pci.str(), vs.pci));
       status.vfs.push_back(vs);
       continue;
     }
@@ -101,7 +105,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     // no netdev to report); its problem keeps it from being ready.
     vs.problems = set_vf_guid(run, vt, path).problems;
     if (action == GuidAction::kSetAndRebind) {
-      if (auto error = unbind(run.os, vf.pci)) {
+      if (auto error = unbind(run, vf.pci)) {
         vs.problems.push_back(*error);
         status.vfs.push_back(vs);
         continue;
@@ -113,24 +117,26 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
   }
 }
 
-std::optional<std::string> probe_vf(PfHost& os, const model::PciAddress& vf) {
-  if (const int err = os.sriov.probe_vf(vf); err != 0) {
-    return "binding VF " + vf.str() + " failed: " + host::errno_name(err) +
-           " (see the kernel log for its probe)";
+std::optional<model::Problem> probe_vf(PfRun& run, const model::PciAddress& vf) {
+  if (const int err = run.os.sriov.probe_vf(vf); err != 0) {
+    return model::problem(model::EventKind::kVfProbeFailed,
+                          "binding VF " + vf.str() + " failed: " + host::errno_name(err) +
+                              " (see the kernel log for its probe)",
+                          run.target.pci.str(), vf.str());
   }
   return std::nullopt;
 }
 
-std::optional<std::string> reprobe_with_guid(PfRun& run, uint16_t index,
-                                             const model::PciAddress& vf) {
+std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
+                                                const model::PciAddress& vf) {
   const auto set = set_vf_guid(run, run.target.vf.at(index), guid_path(run.info));
   if (set.is_failed()) {
     return set.problems.front();
   }
-  if (auto error = unbind(run.os, vf)) {
+  if (auto error = unbind(run, vf)) {
     return error;
   }
-  return probe_vf(run.os, vf);
+  return probe_vf(run, vf);
 }
 
 }  // namespace vfready::pipeline

@@ -23,7 +23,6 @@ StepResult check_hardware(PfRun& run, const model::CompatTable& table,
   }
   auto verdict = model::check_hardware(target, seen, run.config, table, host);
   run.status.warnings = verdict.warnings;
-  run.status.events.insert(verdict.events.begin(), verdict.events.end());
   if (!verdict.ok()) {
     return StepResult::failed(std::move(verdict.failures));
   }

@@ -28,11 +28,13 @@ StepResult settle_vf(PfRun& run, model::VfStatus& vs) {
       return StepResult::done();
     }
     if (!binding.netdev || !link) {
-      return StepResult::failed("VF " + vs.pci + " has no netdev" +
-                                (binding.driver || binding.netdev
-                                     ? std::string()
-                                     : ": it is not bound (its probe failed?)") +
-                                "; see the kernel log");
+      return StepResult::failed(model::problem(
+          model::EventKind::kVfNoNetdev,
+          "VF " + vs.pci + " has no netdev" +
+              (binding.driver || binding.netdev ? std::string()
+                                                : ": it is not bound (its probe failed?)") +
+              "; see the kernel log",
+          run.status.pci, vs.pci));
     }
     vs.ifindex = link->ifindex;
     vs.name = link->name;
@@ -41,10 +43,13 @@ StepResult settle_vf(PfRun& run, model::VfStatus& vs) {
     return StepResult::done();
   }
   const auto bound = std::to_string(run.config.timeouts.udev_ms);
-  return StepResult::waiting_for_udev("udev to finish with " + vs.name,
-                                      "udev did not finish with " + vs.name + " (ifindex " +
-                                          std::to_string(vs.ifindex) + ") within " + bound + " ms",
-                                      vs.ifindex);
+  return StepResult::waiting_for_udev(
+      "udev to finish with " + vs.name,
+      model::problem(model::EventKind::kUdevTimeout,
+                     "udev did not finish with " + vs.name + " (ifindex " +
+                         std::to_string(vs.ifindex) + ") within " + bound + " ms",
+                     run.status.pci, vs.pci),
+      vs.ifindex);
 }
 
 StepResult run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,

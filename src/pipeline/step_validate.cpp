@@ -10,6 +10,10 @@ namespace {
 
 bool active(const std::string& state) { return state.find("ACTIVE") != std::string::npos; }
 
+void add(PfRun& run, model::VfStatus& vs, model::EventKind kind, std::string text) {
+  vs.problems.push_back(model::problem(kind, std::move(text), run.status.pci, vs.pci));
+}
+
 }  // namespace
 
 bool validate_vf(PfRun& run, model::VfStatus& vs) {
@@ -20,26 +24,28 @@ bool validate_vf(PfRun& run, model::VfStatus& vs) {
   vs.guid = effective ? effective->str() : "";
   const bool guid_right = !run.info.ofed_sriov || effective == vt.guid;
   if (!guid_right && vs.problems.empty()) {
-    vs.problems.push_back("VF " + vs.pci + " uses GUID " + vs.guid + ", not " + vt.guid.str());
+    add(run, vs, model::EventKind::kGuidWrong,
+        "VF " + vs.pci + " uses GUID " + vs.guid + ", not " + vt.guid.str());
   }
   if (vs.ifindex == 0) {
     return guid_right;
   }
   const auto link = os.links.get(vs.ifindex);
   if (!link) {
-    vs.problems.push_back("netdev " + vs.name + " is gone");
+    add(run, vs, model::EventKind::kNetdevGone, "netdev " + vs.name + " is gone");
     return guid_right;
   }
   vs.name = link->name;
   vs.altnames = link->altnames;
   if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
-    vs.problems.push_back("VF " + vs.pci + " is named " + link->name + ", not " + vt.name->str());
+    add(run, vs, model::EventKind::kNameMismatch,
+        "VF " + vs.pci + " is named " + link->name + ", not " + vt.name->str());
   }
   for (const auto& alt : vt.altnames) {
     if (std::find(link->altnames.begin(), link->altnames.end(), alt.str()) ==
             link->altnames.end() &&
         vs.problems.empty()) {
-      vs.problems.push_back("VF " + vs.pci + " lacks altname " + alt.str());
+      add(run, vs, model::EventKind::kNameMismatch, "VF " + vs.pci + " lacks altname " + alt.str());
     }
   }
   return guid_right;
@@ -49,7 +55,9 @@ StepResult validate_pf(PfRun& run) {
   auto& status = run.status;
   const auto info = run.os.sriov.read_pf(run.target.pci, /*with_vfs=*/false);
   if (!info) {
-    return StepResult::failed("PF " + run.target.pci.str() + " vanished");
+    return StepResult::failed(model::problem(model::EventKind::kPfVanished,
+                                             "PF " + run.target.pci.str() + " vanished",
+                                             run.target.pci.str()));
   }
   // The PF's name as netlink has it, as for its VFs: its own rename has just happened,
   // and netlink is where it happened.
@@ -74,10 +82,12 @@ StepResult check_port_active(PfRun& run) {
     return StepResult::done();
   }
   return StepResult::waiting("port 1 of PF " + run.target.pci.str() + " to become ACTIVE",
-                             "port 1 of PF " + run.target.pci.str() + " is \"" + status.port_state +
-                                 "\", not ACTIVE after " +
-                                 std::to_string(run.config.timeouts.port_active_ms) +
-                                 " ms: check the cable and the subnet manager",
+                             model::problem(model::EventKind::kPortNotActive,
+                                            "port 1 of PF " + run.target.pci.str() + " is \"" +
+                                                status.port_state + "\", not ACTIVE after " +
+                                                std::to_string(run.config.timeouts.port_active_ms) +
+                                                " ms: check the cable and the subnet manager",
+                                            run.target.pci.str()),
                              std::chrono::milliseconds(250));
 }
 

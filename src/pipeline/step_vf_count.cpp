@@ -8,7 +8,7 @@ namespace vfready::pipeline {
 namespace {
 
 // Why writing `count` failed, in words an operator can act on.
-std::string numvfs_error(const model::PfTarget& target, uint16_t count, int err) {
+std::string numvfs_text(const model::PfTarget& target, uint16_t count, int err) {
   const auto pf = "PF " + target.pci.str();
   const auto wrote = "writing " + std::to_string(count) + " to sriov_numvfs of " + pf;
   switch (err) {
@@ -25,6 +25,11 @@ std::string numvfs_error(const model::PfTarget& target, uint16_t count, int err)
     default:
       return wrote + " failed: " + host::errno_name(err);
   }
+}
+
+model::Problem numvfs_error(const model::PfTarget& target, uint16_t count, int err) {
+  return model::problem(model::EventKind::kNumvfsFailed, numvfs_text(target, count, err),
+                        target.pci.str());
 }
 
 // Where the VFs this pass has just made are: unbound (autoprobe is off), without
@@ -45,8 +50,11 @@ StepResult locate_new_vfs(PfRun& run) {
     vf.index = i;
     const auto pci = as_planned ? target.vf[i].pci : placed(i);
     if (!pci) {
-      return StepResult::failed("VF " + std::to_string(i) + " of PF " + target.pci.str() +
-                                " is missing after writing sriov_numvfs");
+      return StepResult::failed(
+          model::problem(model::EventKind::kVfMissing,
+                         "VF " + std::to_string(i) + " of PF " + target.pci.str() +
+                             " is missing after writing sriov_numvfs: see the kernel log",
+                         target.pci.str()));
     }
     vf.pci = *pci;
     info.vfs.push_back(vf);
@@ -70,17 +78,21 @@ StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe) {
       }
     }
     if (!busy.empty()) {
-      return StepResult::failed(
+      return StepResult::failed(model::problem(
+          model::EventKind::kVfsInUse,
           "PF " + target.pci.str() + " has " + std::to_string(info.numvfs) + " VFs, " +
-          std::to_string(target.vfs) +
-          " configured, and changing the count destroys them all, but some are in use (" + busy +
-          "): left as it is; free them or configure " + std::to_string(info.numvfs));
+              std::to_string(target.vfs) +
+              " configured, and changing the count destroys them all, but some are in use (" +
+              busy + "): left as it is; free them or configure " + std::to_string(info.numvfs),
+          target.pci.str()));
     }
   }
   if (target.vfs > 0) {
     if (const int err = autoprobe.turn_off(); err != 0) {
-      return StepResult::failed("cannot turn off sriov_drivers_autoprobe of PF " +
-                                target.pci.str() + ": " + host::errno_name(err));
+      return StepResult::failed(model::problem(model::EventKind::kAutoprobeFailed,
+                                               "cannot turn off sriov_drivers_autoprobe of PF " +
+                                                   target.pci.str() + ": " + host::errno_name(err),
+                                               target.pci.str()));
     }
   }
   const auto write_count = [&](uint16_t count) {

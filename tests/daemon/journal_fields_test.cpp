@@ -108,5 +108,17 @@ TEST(JournalCatalog, HasAnEntryForEachEventAndNoOther) {
   EXPECT_EQ(events.size(), model::kEvents.size()) << "two events share a MESSAGE_ID";
 }
 
+// The operator's table of codes (docs/systemd.md) lists every event by code and id.
+TEST(JournalCatalog, IsListedInTheDocsByCodeAndMessageId) {
+  std::ifstream in(VFREADY_SYSTEMD_DOC);
+  ASSERT_TRUE(in) << VFREADY_SYSTEMD_DOC;
+  const std::string doc((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& e : model::kEvents) {
+    EXPECT_NE(doc.find("| `" + std::string(e.name) + "` | `" + std::string(e.message_id) + "` |"),
+              std::string::npos)
+        << e.name;
+  }
+}
+
 }  // namespace
 }  // namespace vfready::daemon

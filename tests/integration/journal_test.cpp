@@ -10,6 +10,7 @@
 #include "daemon_run.hpp"
 #include "notify_socket.hpp"
 #include "root_only.hpp"
+#include "vfready/model/events.hpp"
 
 using namespace vfready::testing;
 
@@ -92,6 +93,10 @@ TEST(VfreadydJournal, EntriesCarryStepPfVfInterfaceAndMessageIds) {
   const auto vf = entries_where(entries, {{"VFREADY_VF", "0000:4f:00.3"}});
   ASSERT_FALSE(vf.empty());
   EXPECT_EQ(vf[0].at("VFREADY_PF"), "0000:4f:00.0");
+  // ... with the MESSAGE_ID and code of its kind of problem.
+  const auto& probe = vfready::model::event_info(vfready::model::EventKind::kVfProbeFailed);
+  EXPECT_EQ(vf[0].at("MESSAGE_ID"), probe.message_id);
+  EXPECT_EQ(vf[0].at("VFREADY_EVENT"), probe.name);
   // A ready PF's line names its interface.
   EXPECT_FALSE(
       entries_where(entries, {{"VFREADY_PF", "0000:dc:00.0"}, {"INTERFACE", "ibs7"}}).empty());

@@ -213,3 +213,42 @@ TEST(VfreadydReload, KeepsTheRunningConfigOnABadOneAndAppliesAGoodOne) {
   EXPECT_EQ(host.renames().size(), renames);
   EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "Problems"))).out), "as 0");
 }
+
+TEST(VfreadydBus, GivesEachProblemItsStableCode) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function("0000:40:00.0")["faults"] = {{"numvfs_errno", "EIO"}};
+  FakeHost host(t);
+  const auto config = write_config(host, read_file(repo_config()));
+  sh("mkdir -p " + host.root() + "/etc/vfready.d");
+  std::ofstream(host.root() + "/etc/vfready.d/50-degraded.json")
+      << R"({"outcome": {"degraded": "ready"}})";
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, config, "--bus-address " + bus.address());
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+
+  const auto codes = sh(busctl(bus,
+                               "get-property org.vfready.vfready1 "
+                               "/org/vfready/vfready1/pf/_30000_3a40_3a00_2e0 "
+                               "org.vfready.vfready1.PF ProblemCodes"));
+  EXPECT_EQ(trimmed(codes.out), "as 1 \"numvfs-failed\"") << codes.err;
+  const auto json = sh(vfreadyctl(bus, "status --json"));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto status = nlohmann::json::parse(json.out);
+  for (const auto& pf : status["pfs"]) {
+    if (pf["pci"] != "0000:40:00.0") {
+      EXPECT_TRUE(pf["problem_details"].empty()) << pf["pci"];
+      continue;
+    }
+    ASSERT_EQ(pf["problem_details"].size(), 1U);
+    const auto& p = pf["problem_details"][0];
+    EXPECT_EQ(p["code"], "numvfs-failed");
+    EXPECT_EQ(p["pf"], "0000:40:00.0");
+    EXPECT_EQ(p["message_id"].get<std::string>().size(), 32U);
+    EXPECT_THAT(p["text"].get<std::string>(), HasSubstr("failed with EIO"));
+    EXPECT_FALSE(p["remedy"].get<std::string>().empty());
+    EXPECT_EQ(pf["problems"][0], p["text"]);  // the plain list stays as it was
+  }
+  EXPECT_EQ(daemon.stop(), 0);
+}

@@ -58,7 +58,7 @@ TEST(TheKernelLogScan, FindsUnknownSymbolsAndProbeFailuresOfRdmaModules) {
 
 TEST(TheDriverCheck, PassesOnTheReferenceHost) {
   auto v = check_driver(minimal_config(), shipped_table(), dgx_host());
-  EXPECT_TRUE(v.ok()) << testing::PrintToString(v.failures);
+  EXPECT_TRUE(v.ok()) << testing::PrintToString(texts(v.failures));
   EXPECT_TRUE(v.warnings.empty());
 }
 
@@ -66,8 +66,10 @@ TEST(TheDriverCheck, FailsOnAMissingModuleSayingHowToLoadIt) {
   auto host = dgx_host();
   host.modules.erase("mlx5_ib");
   auto v = check_driver(minimal_config(), shipped_table(), host);
-  EXPECT_THAT(v.failures,
+  EXPECT_THAT(texts(v.failures),
               ElementsAre(HasSubstr("module mlx5_ib is not loaded: load it (modprobe")));
+  EXPECT_EQ(v.failures.at(0).code(), "module-missing");
+  EXPECT_THAT(v.failures.at(0).remedy, HasSubstr("modprobe"));
 }
 
 TEST(TheDriverCheck, FailsOnAnUnknownSymbolNamingItAndTheKernel) {
@@ -75,9 +77,10 @@ TEST(TheDriverCheck, FailsOnAnUnknownSymbolNamingItAndTheKernel) {
   host.kernel_log = {"mlx5_core: Unknown symbol strlcpy (err -2)"};
   auto v = check_driver(minimal_config(), shipped_table(), host);
   ASSERT_FALSE(v.ok());
-  EXPECT_THAT(v.failures, Contains(HasSubstr("module mlx5_core does not fit the running kernel "
-                                             "6.8.0-55-generic")));
-  EXPECT_THAT(v.failures, Contains(HasSubstr("strlcpy")));
+  EXPECT_THAT(texts(v.failures),
+              Contains(HasSubstr("module mlx5_core does not fit the running kernel "
+                                 "6.8.0-55-generic")));
+  EXPECT_THAT(texts(v.failures), Contains(HasSubstr("strlcpy")));
 }
 
 TEST(TheDriverCheck, TrustsACleanKernelLogOverTheTable) {
@@ -85,10 +88,10 @@ TEST(TheDriverCheck, TrustsACleanKernelLogOverTheTable) {
   host.modules["mlx5_core"] = "24.04-0.6.6";
   auto clean = check_driver(minimal_config(), shipped_table(), host);
   EXPECT_TRUE(clean.ok());
-  EXPECT_THAT(clean.warnings, ElementsAre(HasSubstr("listed as incompatible with kernel")));
+  EXPECT_THAT(texts(clean.warnings), ElementsAre(HasSubstr("listed as incompatible with kernel")));
   host.kernel_log = {"mlx5_core: Unknown symbol strlcpy (err -2)"};
   auto broken = check_driver(minimal_config(), shipped_table(), host);
-  EXPECT_THAT(broken.failures, Contains(HasSubstr("24.07 or later")));
+  EXPECT_THAT(texts(broken.failures), Contains(HasSubstr("24.07 or later")));
 }
 
 TEST(TheDriverCheck, LetsUsersOverrideTheShippedTable) {
@@ -118,7 +121,7 @@ TEST(TheHardwareCheck, PassesAHealthyPf) {
   const auto c = minimal_config();
   const auto h = dgx_host();
   auto v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
-  EXPECT_TRUE(v.ok()) << testing::PrintToString(v.failures);
+  EXPECT_TRUE(v.ok()) << testing::PrintToString(texts(v.failures));
 }
 
 TEST(TheHardwareCheck, ReportsEthernetFallbackWithTheMlxconfigRemedy) {
@@ -126,10 +129,15 @@ TEST(TheHardwareCheck, ReportsEthernetFallbackWithTheMlxconfigRemedy) {
   auto h = dgx_host();
   h.functions[0].ports[0].link_layer = "Ethernet";
   auto v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
-  EXPECT_THAT(v.failures,
+  EXPECT_THAT(texts(v.failures),
               ElementsAre(HasSubstr("port 1 of PF 0000:18:00.0 is Ethernet, configured "
                                     "InfiniBand: set it with mlxconfig -d 0000:18:00.0 set "
                                     "LINK_TYPE_P1=1")));
+  EXPECT_EQ(v.failures.at(0).kind, EventKind::kEthernetFallback);
+  EXPECT_EQ(v.failures.at(0).pf, "0000:18:00.0");
+  h.functions[0].ports[0].link_layer = "Unknown";
+  v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
+  EXPECT_EQ(v.failures.at(0).kind, EventKind::kLinkLayerMismatch);
 }
 
 TEST(TheHardwareCheck, ReportsOldFirmwareAgainstTheTableOrTheConfig) {
@@ -137,7 +145,7 @@ TEST(TheHardwareCheck, ReportsOldFirmwareAgainstTheTableOrTheConfig) {
   auto h = dgx_host();
   h.functions[0].firmware = Version::parse("28.39.1002").value();
   auto v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
-  EXPECT_THAT(v.failures,
+  EXPECT_THAT(texts(v.failures),
               ElementsAre(HasSubstr("firmware 28.39.1002 of PF 0000:18:00.0 "
                                     "(ConnectX-7) is older than the required 28.43.1014")));
   c.firmware_minimums.insert_or_assign(0x1021, Version::parse("28.30").value());
@@ -148,11 +156,14 @@ TEST(TheHardwareCheck, ReportsTooFewVfsNoDriverAndProbeFailures) {
   const auto c = minimal_config();
   auto h = dgx_host();
   h.functions[0].totalvfs = 4;
-  EXPECT_THAT(check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h).failures,
-              ElementsAre(HasSubstr("offers 4 VFs, 8 configured")));
+  EXPECT_THAT(
+      texts(check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h).failures),
+      ElementsAre(HasSubstr("offers 4 VFs, 8 configured")));
   h.functions[0].driver.reset();
   h.kernel_log = {"mlx5_core 0000:18:00.0: probe with driver mlx5_core failed with error -110"};
   auto v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
-  EXPECT_THAT(v.failures, ElementsAre(HasSubstr("failed to probe PF 0000:18:00.0"),
-                                      HasSubstr("has no driver bound")));
+  EXPECT_THAT(texts(v.failures), ElementsAre(HasSubstr("failed to probe PF 0000:18:00.0"),
+                                             HasSubstr("has no driver bound")));
+  EXPECT_EQ(v.failures.at(0).kind, EventKind::kDriverProbeFailed);
+  EXPECT_EQ(v.failures.at(1).kind, EventKind::kPfNoDriver);
 }

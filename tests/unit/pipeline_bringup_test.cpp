@@ -11,6 +11,7 @@ using testing::HasSubstr;
 using testing::IsEmpty;
 using testing::Not;
 using vfready::model::PfState;
+using vfready::model::texts;
 using vfready::testing::kPf;
 using vfready::testing::pipeline_config;
 
@@ -19,11 +20,11 @@ namespace {
 std::string all_problems(const vfready::model::PfStatus& s) {
   std::string out;
   for (const auto& p : s.problems) {
-    out += p + "\n";
+    out += p.text + "\n";
   }
   for (const auto& vf : s.vfs) {
     for (const auto& p : vf.problems) {
-      out += p + "\n";
+      out += p.text + "\n";
     }
   }
   return out;
@@ -96,7 +97,8 @@ TEST_F(APfPass, ReportsAVfItCannotUnbindAndDoesNotProbeIt) {
   host.fail("unbind", EBUSY);
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kFailed);
-  EXPECT_THAT(s.vfs.at(0).problems, ElementsAre(HasSubstr("unbinding VF 0000:18:00.1 failed")));
+  EXPECT_THAT(texts(s.vfs.at(0).problems),
+              ElementsAre(HasSubstr("unbinding VF 0000:18:00.1 failed")));
   EXPECT_THAT(host.calls_named("probe"), IsEmpty());
   EXPECT_TRUE(host.pf(kPf).autoprobe);
 }
@@ -107,10 +109,11 @@ TEST_F(APfPass, LeavesAVfInAPodAloneAndReportsItsWrongGuidAsAConflict) {
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kFailed);
   ASSERT_EQ(s.vfs.at(1).problems.size(), 1u);
-  EXPECT_THAT(s.vfs.at(1).problems.front(), HasSubstr("a pod uses it: not rebinding"));
-  EXPECT_EQ(s.events.at(s.vfs.at(1).problems.front()), vfready::model::EventKind::kGuidConflict);
+  EXPECT_THAT(s.vfs.at(1).problems.front().text, HasSubstr("a pod uses it: not rebinding"));
+  EXPECT_EQ(s.vfs.at(1).problems.front().kind, vfready::model::EventKind::kGuidConflict);
+  EXPECT_EQ(s.vfs.at(1).problems.front().vf, s.vfs.at(1).pci);
   EXPECT_THAT(host.calls_named("unbind"), Not(Contains(HasSubstr(s.vfs.at(1).pci))));
-  EXPECT_THAT(s.vfs.at(0).problems, IsEmpty());
+  EXPECT_THAT(texts(s.vfs.at(0).problems), IsEmpty());
 }
 
 TEST_F(APfPass, CountsAVfBoundToAnotherDriverAsInUseNotAProblem) {
@@ -127,8 +130,10 @@ TEST_F(APfPass, RefusesToChangeTheCountWhileAVfIsInUse) {
   host.bind_to(kPf, 0, "vfio-pci");
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kFailed);
-  EXPECT_THAT(s.problems.at(0), AllOf(HasSubstr("has 2 VFs, 4 configured"),
-                                      HasSubstr("bound to vfio-pci"), HasSubstr("configure 2")));
+  EXPECT_EQ(s.problems.at(0).code(), "vfs-in-use");
+  EXPECT_THAT(s.problems.at(0).text,
+              AllOf(HasSubstr("has 2 VFs, 4 configured"), HasSubstr("bound to vfio-pci"),
+                    HasSubstr("configure 2")));
   EXPECT_THAT(host.calls_named("numvfs"), IsEmpty());
   EXPECT_TRUE(host.pf(kPf).autoprobe);
 }
@@ -156,7 +161,7 @@ TEST_F(APfPass, FailsEveryVfWhenThePfNetdevTakesNoVfGuids) {
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kFailed);
   for (const auto& vf : s.vfs) {
-    EXPECT_THAT(vf.problems, Contains(HasSubstr("not IPoIB"))) << vf.pci;
+    EXPECT_THAT(texts(vf.problems), Contains(HasSubstr("not IPoIB"))) << vf.pci;
   }
 }
 
@@ -164,8 +169,9 @@ TEST_F(APfPass, ScopesAFailedProbeToItsVf) {
   host.probe_fails.insert("0000:18:00.3");
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kFailed);
-  EXPECT_THAT(s.vfs.at(2).problems, ElementsAre(HasSubstr("binding VF 0000:18:00.3 failed")));
-  EXPECT_THAT(s.vfs.at(1).problems, IsEmpty());
+  EXPECT_THAT(texts(s.vfs.at(2).problems),
+              ElementsAre(HasSubstr("binding VF 0000:18:00.3 failed")));
+  EXPECT_THAT(texts(s.vfs.at(1).problems), IsEmpty());
   EXPECT_EQ(s.vfs.at(3).name, "ibs0v3");
 }
 
@@ -175,8 +181,8 @@ TEST_F(APfPass, NeverTakesANameHeldByANetdevItDoesNotManage) {
   ASSERT_EQ(host.rename(host.by_name("enp41s0f0")->ifindex, "ibs0v1"), 0);
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kFailed);
-  EXPECT_THAT(s.vfs.at(1).problems, ElementsAre(HasSubstr("which vfready does not manage")));
-  EXPECT_EQ(s.events.at(s.vfs.at(1).problems.front()), vfready::model::EventKind::kNameConflict);
+  EXPECT_THAT(texts(s.vfs.at(1).problems), ElementsAre(HasSubstr("which vfready does not manage")));
+  EXPECT_EQ(s.vfs.at(1).problems.front().kind, vfready::model::EventKind::kNameConflict);
   EXPECT_TRUE(host.by_name("ibs0v1").has_value());
 }
 
@@ -197,8 +203,10 @@ TEST_F(APfPass, ReportsAVfUdevNeverFinishedWith) {
   host.udev_initializes = false;
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kFailed);
-  EXPECT_THAT(s.vfs.at(0).problems, Contains(AllOf(HasSubstr("udev did not finish with ibp24s0v0"),
-                                                   HasSubstr("within 50 ms"))));
+  EXPECT_THAT(
+      texts(s.vfs.at(0).problems),
+      Contains(AllOf(HasSubstr("udev did not finish with ibp24s0v0"), HasSubstr("within 50 ms"))));
+  EXPECT_EQ(s.vfs.at(0).problems.back().kind, vfready::model::EventKind::kUdevTimeout);
   EXPECT_TRUE(host.pf(kPf).autoprobe);
 }
 
@@ -206,7 +214,7 @@ TEST_F(APfPass, WaitsForThePortAndReportsItNotActiveAfterItsBound) {
   host.pf(kPf).info.ports.front().state = "2: INIT";
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kFailed);
-  EXPECT_THAT(s.problems,
+  EXPECT_THAT(texts(s.problems),
               ElementsAre("port 1 of PF 0000:18:00.0 is \"2: INIT\", not ACTIVE after 300 ms: "
                           "check the cable and the subnet manager"));
   EXPECT_TRUE(host.pf(kPf).autoprobe);
@@ -232,7 +240,7 @@ TEST_F(APfPass, ReportsAutoprobeItCannotTurnBackOnAsAWarning) {
   host.fail("autoprobe", EIO, /*after=*/1);  // off works, on again does not
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
-  EXPECT_THAT(s.warnings, ElementsAre(HasSubstr("cannot turn sriov_drivers_autoprobe of PF "
-                                                "0000:18:00.0 back on")));
+  EXPECT_THAT(texts(s.warnings), ElementsAre(HasSubstr("cannot turn sriov_drivers_autoprobe of PF "
+                                                       "0000:18:00.0 back on")));
   EXPECT_FALSE(host.pf(kPf).autoprobe);
 }

@@ -9,6 +9,7 @@ using testing::ElementsAre;
 using testing::HasSubstr;
 using testing::IsEmpty;
 using vfready::model::Guid;
+using vfready::model::texts;
 using vfready::model::VfInfo;
 using vfready::model::VfStatus;
 using vfready::model::VfTarget;
@@ -28,6 +29,10 @@ VfInfo vf_bound(const char* driver, bool netdev, Guid effective) {
   }
   vf.effective_guid = effective;
   return vf;
+}
+
+vfready::model::Problem timed_out() {
+  return vfready::model::problem(vfready::model::EventKind::kUdevTimeout, "x timed out");
 }
 
 }  // namespace
@@ -93,8 +98,9 @@ TEST_F(AStep, VfCountFailsWithTheKernelsReasonInWords) {
   AutoprobeGuard autoprobe(host, planned.pci, true);
   const auto result = vfready::pipeline::ensure_vf_count(r, autoprobe);
   ASSERT_TRUE(result.is_failed());
-  EXPECT_THAT(result.problems, ElementsAre("writing 4 to sriov_numvfs of PF 0000:18:00.0 failed "
-                                           "with ERANGE: it is above sriov_totalvfs"));
+  EXPECT_THAT(texts(result.problems),
+              ElementsAre("writing 4 to sriov_numvfs of PF 0000:18:00.0 failed "
+                          "with ERANGE: it is above sriov_totalvfs"));
 }
 
 TEST_F(AStep, UdevIsDoneForAnInitializedNetdevAndWaitsOnAnother) {
@@ -125,8 +131,8 @@ TEST_F(AStep, UdevFailsForAnUnboundVfAndCallsAPodsVfInUse) {
   unbound.pci = "0000:18:00.1";
   const auto result = vfready::pipeline::settle_vf(r, unbound);
   ASSERT_TRUE(result.is_failed());
-  EXPECT_THAT(result.problems, ElementsAre(AllOf(HasSubstr("VF 0000:18:00.1 has no netdev"),
-                                                 HasSubstr("it is not bound"))));
+  EXPECT_THAT(texts(result.problems), ElementsAre(AllOf(HasSubstr("VF 0000:18:00.1 has no netdev"),
+                                                        HasSubstr("it is not bound"))));
   VfStatus pod;
   pod.index = 1;
   EXPECT_TRUE(vfready::pipeline::settle_vf(r, pod).is_done());
@@ -151,7 +157,7 @@ TEST_F(AStep, ValidateFailsForAPfThatVanished) {
   planned.pci = vfready::model::PciAddress::parse("0000:77:00.0").value();
   const auto result = vfready::pipeline::validate_pf(r);
   ASSERT_TRUE(result.is_failed());
-  EXPECT_THAT(result.problems, ElementsAre("PF 0000:77:00.0 vanished"));
+  EXPECT_THAT(texts(result.problems), ElementsAre("PF 0000:77:00.0 vanished"));
 }
 
 TEST_F(AStep, ValidateOfAVfTellsAWrongGuidOnTheOfedPath) {
@@ -161,7 +167,7 @@ TEST_F(AStep, ValidateOfAVfTellsAWrongGuidOnTheOfedPath) {
   vs.index = 2;
   vs.pci = "0000:18:00.3";
   EXPECT_FALSE(vfready::pipeline::validate_vf(r, vs));
-  EXPECT_THAT(vs.problems, ElementsAre(HasSubstr("uses GUID 02:00:00:00:00:00:00:03")));
+  EXPECT_THAT(texts(vs.problems), ElementsAre(HasSubstr("uses GUID 02:00:00:00:00:00:00:03")));
 }
 
 TEST(RunningAStep, LooksAgainUntilItIsDone) {
@@ -170,7 +176,7 @@ TEST(RunningAStep, LooksAgainUntilItIsDone) {
   int looks = 0;
   const auto result = vfready::pipeline::run_until(
       os, std::chrono::steady_clock::now() + std::chrono::seconds(10), [&] {
-        return ++looks < 3 ? StepResult::waiting("x", "x timed out", std::chrono::milliseconds(1))
+        return ++looks < 3 ? StepResult::waiting("x", timed_out(), std::chrono::milliseconds(1))
                            : StepResult::done();
       });
   EXPECT_TRUE(result.is_done());
@@ -182,9 +188,9 @@ TEST(RunningAStep, ReportsWhatItWaitedOnWhenTheBoundPasses) {
   vfready::pipeline::PfHost os{host, host, host};
   const auto result = vfready::pipeline::run_until(
       os, std::chrono::steady_clock::now() + std::chrono::milliseconds(20),
-      [] { return StepResult::waiting("x", "x timed out", std::chrono::milliseconds(5)); });
+      [] { return StepResult::waiting("x", timed_out(), std::chrono::milliseconds(5)); });
   ASSERT_TRUE(result.is_failed());
-  EXPECT_THAT(result.problems, ElementsAre("x timed out"));
+  EXPECT_THAT(result.problems, ElementsAre(timed_out()));
 }
 
 TEST_F(AStep, AutoprobeGuardTurnsItBackOnWhenItGoes) {

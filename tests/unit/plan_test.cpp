@@ -65,7 +65,8 @@ TEST(APlan, MarksAConfiguredPfThatIsAbsentWithoutFailingTheRest) {
   ASSERT_EQ(plan->pfs.size(), 2u);
   EXPECT_TRUE(plan->pfs[0].present);
   EXPECT_FALSE(plan->pfs[1].present);
-  EXPECT_THAT(plan->pfs[1].problems.at(0), HasSubstr("0000:77:00.0 is not on this host"));
+  EXPECT_EQ(plan->pfs[1].problems.at(0).kind, EventKind::kPfMissing);
+  EXPECT_THAT(plan->pfs[1].problems.at(0).text, HasSubstr("0000:77:00.0 is not on this host"));
 }
 
 TEST(APlan, RejectsANameTooLongNamingTheTemplateAndThePf) {
@@ -138,5 +139,5 @@ TEST(APlan, ReportsAPfWithoutNodeGuidUnderTheDerivedScheme) {
   auto plan =
       make_plan(config(R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 2}]})"), host);
   ASSERT_TRUE(plan) << plan.error().message;
-  EXPECT_THAT(plan->pfs[0].problems.at(0), HasSubstr("has no InfiniBand node GUID"));
+  EXPECT_THAT(plan->pfs[0].problems.at(0).text, HasSubstr("has no InfiniBand node GUID"));
 }

@@ -12,6 +12,7 @@
 #include "vfready/model/inventory.hpp"
 #include "vfready/model/pci_address.hpp"
 #include "vfready/model/plan.hpp"
+#include "vfready/model/problem.hpp"
 
 // The checks that run before anything is written: is the driver usable, and is each
 // PF's hardware as configured. Pure: they judge what was read.
@@ -33,9 +34,8 @@ struct KernelLogProblem {
 std::vector<KernelLogProblem> scan_kernel_log(const std::vector<std::string>& lines);
 
 struct Verdict {
-  std::vector<std::string> failures;  // each names the module/PF, what is wrong, the remedy
-  std::vector<std::string> warnings;
-  std::map<std::string, EventKind> events;  // failures that are key events
+  std::vector<Problem> failures;  // each names the module/PF, what is wrong, the remedy
+  std::vector<Problem> warnings;
   [[nodiscard]] bool ok() const { return failures.empty(); }
 };
 

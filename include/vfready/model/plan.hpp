@@ -11,6 +11,7 @@
 #include "vfready/model/if_name.hpp"
 #include "vfready/model/inventory.hpp"
 #include "vfready/model/pci_address.hpp"
+#include "vfready/model/problem.hpp"
 #include "vfready/model/result.hpp"
 
 // The desired state: the config applied to the host found. Pure: no I/O.
@@ -38,8 +39,8 @@ struct PfTarget {
   std::optional<IfName> name;
   std::vector<AltName> altnames;
   std::optional<uint32_t> mtu;
-  std::vector<VfTarget> vf;           // one per VF, index order
-  std::vector<std::string> problems;  // why this PF cannot be brought up, found at plan time
+  std::vector<VfTarget> vf;       // one per VF, index order
+  std::vector<Problem> problems;  // why this PF cannot be brought up, found at plan time
 };
 
 struct Plan {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "vfready/model/events.hpp"
+#include "vfready/model/problem.hpp"
 
 // What vfready reports: per PF and VF, what is there and what is wrong.
 namespace vfready::model {
@@ -21,7 +22,7 @@ struct VfStatus {
   // Why the VF is in use and left alone ("" when it is not): a pod has its netdev, or
   // another driver (vfio-pci) holds it. In use is not a problem.
   std::string in_use;
-  std::vector<std::string> problems;
+  std::vector<Problem> problems;
 };
 
 enum class PfState { kPending, kReady, kFailed };
@@ -43,12 +44,10 @@ struct PfStatus {
   std::string port_state;
   PfState state = PfState::kPending;
   std::string step;  // the step running, or the one that failed
-  std::vector<std::string> problems;
-  std::vector<std::string> warnings;
+  std::vector<Problem> problems;
+  std::vector<Problem> warnings;
   std::vector<VfStatus> vfs;
   std::vector<StepTiming> steps;
-  // Problems and warnings (of the PF or its VFs) that are key events, by their text.
-  std::map<std::string, EventKind> events;
   uint32_t sriov_writes = 0;  // sriov_numvfs writes made
   double elapsed_ms = 0;
 };
@@ -71,9 +70,9 @@ struct DriftEvent {
 struct DaemonStatus {
   std::string version;
   std::string config_file;
-  std::string state = "starting";     // starting, configuring, ready, degraded, failed
-  std::string text;                   // the last STATUS= line
-  std::vector<std::string> problems;  // not of one PF: driver, config, reload
+  std::string state = "starting";  // starting, configuring, ready, degraded, failed
+  std::string text;                // the last STATUS= line
+  std::vector<Problem> problems;   // not of one PF: driver, config, reload
   std::vector<PfStatus> pfs;
   std::vector<DriftEvent> recent_events;  // the latest, oldest first
   double ready_ms = -1;  // when the bring-up reached its outcome, since start; -1 before

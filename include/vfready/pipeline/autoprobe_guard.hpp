@@ -6,6 +6,7 @@
 
 #include "vfready/host/sriov_host.hpp"
 #include "vfready/model/pci_address.hpp"
+#include "vfready/model/problem.hpp"
 
 // sriov_drivers_autoprobe of one PF is off only while a pass creates its VFs: on again
 // on every way out of the pass (this object's end), and turned on by a pass that finds
@@ -25,7 +26,7 @@ class AutoprobeGuard {
   // Off, for VFs about to be created; 0 or the errno.
   int turn_off();
   // On again if it is off; the problem (a warning) when that fails. Once.
-  std::optional<std::string> restore();
+  std::optional<model::Problem> restore();
   [[nodiscard]] bool off() const { return off_; }
 
  private:

@@ -6,37 +6,39 @@
 #include <utility>
 #include <vector>
 
+#include "vfready/model/problem.hpp"
+
 // What a step answers: done; waiting (on what, how to know when to look again, and the
-// problem to report should the step's bound pass first); or failed (the problems, each
-// a complete sentence with its remedy). Expected conditions of the host are these
-// values, never exceptions. A step never records its own problems: whoever runs it does.
+// problem to report should the step's bound pass first); or failed (the problems).
+// Expected conditions of the host are these values, never exceptions. A step never
+// records its own problems: whoever runs it does.
 namespace vfready::pipeline {
 
 struct StepResult {
   enum class Kind { kDone, kWaiting, kFailed };
   Kind kind = Kind::kDone;
-  std::vector<std::string> problems;   // failed
-  std::string waiting_on;              // waiting
-  std::string on_timeout;              // waiting: the problem if the bound passes
-  int wait_ifindex = 0;                // waiting for udev to initialize this netdev, or
-  std::chrono::milliseconds retry{0};  // waiting on what sends no event: look again then
+  std::vector<model::Problem> problems;  // failed
+  std::string waiting_on;                // waiting
+  model::Problem on_timeout;             // waiting: the problem if the bound passes
+  int wait_ifindex = 0;                  // waiting for udev to initialize this netdev, or
+  std::chrono::milliseconds retry{0};    // waiting on what sends no event: look again then
 
   static StepResult done() { return {}; }
-  static StepResult failed(std::string problem) {
-    return failed(std::vector<std::string>{std::move(problem)});
+  static StepResult failed(model::Problem problem) {
+    return failed(std::vector<model::Problem>{std::move(problem)});
   }
-  static StepResult failed(std::vector<std::string> problems) {
+  static StepResult failed(std::vector<model::Problem> problems) {
     StepResult r;
     r.kind = Kind::kFailed;
     r.problems = std::move(problems);
     return r;
   }
-  static StepResult waiting_for_udev(std::string on, std::string on_timeout, int ifindex) {
+  static StepResult waiting_for_udev(std::string on, model::Problem on_timeout, int ifindex) {
     StepResult r = waiting(std::move(on), std::move(on_timeout), {});
     r.wait_ifindex = ifindex;
     return r;
   }
-  static StepResult waiting(std::string on, std::string on_timeout,
+  static StepResult waiting(std::string on, model::Problem on_timeout,
                             std::chrono::milliseconds retry) {
     StepResult r;
     r.kind = Kind::kWaiting;

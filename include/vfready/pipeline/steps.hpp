@@ -52,12 +52,13 @@ StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path);
 using ToProbeFn = std::function<void(std::size_t at, const model::PciAddress& vf)>;
 void assign_guids(PfRun& run, const ToProbeFn& to_probe);
 
-// Binds one VF (its probe); the problem when it fails.
-std::optional<std::string> probe_vf(PfHost& os, const model::PciAddress& vf);
+// Binds one VF (its probe); the problem when it fails. Called from the PF's prober
+// thread: reads nothing of `run` but its target.
+std::optional<model::Problem> probe_vf(PfRun& run, const model::PciAddress& vf);
 // For a VF whose probe did not take its GUID (a bind by someone else won a race with
 // this pass's): its GUID again, unbind, probe. The problem when it fails.
-std::optional<std::string> reprobe_with_guid(PfRun& run, uint16_t index,
-                                             const model::PciAddress& vf);
+std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
+                                                const model::PciAddress& vf);
 
 // Step "udev", for one VF: its netdev is here and udev is done with it. Waiting while
 // udev is not; done for a VF in use (nothing to wait for).
