@@ -102,10 +102,7 @@ TEST(VfreadydOutcome, SignalsReadyWhenDegradedIfADropInSaysSo) {
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function("0000:40:00.0")["faults"] = {{"numvfs_errno", "EIO"}};
   FakeHost host(t);
-  const auto config = write_config(host, read_file(repo_config()));
-  sh("mkdir -p " + host.root() + "/etc/vfready.d");
-  std::ofstream(host.root() + "/etc/vfready.d/50-degraded.json")
-      << R"({"outcome": {"degraded": "ready"}})";
+  const auto config = write_degraded_ready_config(host);
   NotifySocket notify;
   auto r = sh(vfreadyd_command(host, config, "--once", notify.path()), 120s);
   EXPECT_EQ(r.exit_code, 0) << r.err;

@@ -219,10 +219,7 @@ TEST(VfreadydBus, GivesEachProblemItsStableCode) {
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function("0000:40:00.0")["faults"] = {{"numvfs_errno", "EIO"}};
   FakeHost host(t);
-  const auto config = write_config(host, read_file(repo_config()));
-  sh("mkdir -p " + host.root() + "/etc/vfready.d");
-  std::ofstream(host.root() + "/etc/vfready.d/50-degraded.json")
-      << R"({"outcome": {"degraded": "ready"}})";
+  const auto config = write_degraded_ready_config(host);
   PrivateBus bus(PrivateBus::Policy::kShipped);
   ServiceDaemon daemon(host, config, "--bus-address " + bus.address());
   ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
