@@ -2,59 +2,14 @@
 #include "bringup.hpp"
 
 #include <poll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <optional>
-#include <thread>
 
 #include "log.hpp"
-#include "vfready/host/host_reader.hpp"
-#include "vfready/host/links.hpp"
-#include "vfready/host/sysfs.hpp"
-#include "vfready/host/sysfs_sriov_host.hpp"
-#include "vfready/host/udev_wait.hpp"
-#include "vfready/model/checks.hpp"
 #include "vfready/pipeline/pf_bringup.hpp"
 
 namespace vfready::daemon {
-
-// What workers tell the loop.
-struct Bringup::Message {
-  enum class Kind { kPlanned, kStopped, kStep, kDone } kind = Kind::kStep;
-  std::size_t pf = 0;
-  std::string step{};
-  std::optional<model::PfStatus> done{};
-  std::vector<model::PfTarget> targets{};
-  std::shared_ptr<model::HostInfo> host{};
-  std::vector<model::Problem> problems{};
-  std::vector<model::Problem> warnings{};
-};
-
-// Shared with worker threads, which may outlive the bring-up that gave up on them (a
-// write that never returns): owned by shared_ptr, never by the stack.
-struct Bringup::Shared {
-  Shared() = default;
-  ~Shared() {
-    if (event_fd >= 0) {
-      close(event_fd);
-    }
-  }
-  Shared(const Shared&) = delete;
-  Shared& operator=(const Shared&) = delete;
-  std::mutex mu;
-  std::deque<Message> queue;
-  int event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  void post(Message m) {
-    {
-      std::lock_guard lock(mu);
-      queue.push_back(std::move(m));
-    }
-    const uint64_t one = 1;
-    static_cast<void>(write(event_fd, &one, sizeof one));
-  }
-};
 
 namespace {
 
@@ -118,43 +73,17 @@ double Bringup::since_epoch_ms() const {
 }
 
 void Bringup::start() {
-  shared_ = std::make_shared<Shared>();
+  channel_ = std::make_shared<PassChannel>();
   started_ = Clock::now();
   status_.state = "configuring";
   status_.text = "Reading the host";
   status_.problems.clear();
   hooks_.progress(status_.text, std::chrono::milliseconds(30000));
-  // Reading sysfs can block (a driver holding its device lock): not on the loop.
-  std::thread([shared = shared_, in = in_] {
-    Message m;
-    try {
-      host::RootedSysfs sysfs(in.roots.sysfs);
-      auto host = std::make_shared<model::HostInfo>(
-          host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}));
-      auto plan = model::make_plan(in.config, *host);
-      if (!plan) {
-        m.kind = Message::Kind::kStopped;
-        m.problems.push_back(
-            model::problem(model::EventKind::kConfigInvalid, plan.error().message));
-      } else {
-        const auto driver = model::check_driver(in.config, in.table, *host);
-        m.kind = driver.ok() ? Message::Kind::kPlanned : Message::Kind::kStopped;
-        m.problems = driver.failures;
-        m.warnings = driver.warnings;
-        m.targets = plan->pfs;
-        m.host = host;
-      }
-    } catch (const std::exception& e) {
-      m.kind = Message::Kind::kStopped;
-      m.problems.push_back(model::problem(model::EventKind::kHostReadFailed,
-                                          std::string("reading the host failed: ") + e.what()));
-    }
-    shared->post(std::move(m));
-  }).detach();
+  start_planner(channel_, in_);
 }
 
 PollSpec Bringup::prepare() {
-  PollSpec spec{finished_ ? -1 : shared_->event_fd, POLLIN, std::nullopt};
+  PollSpec spec{finished_ ? -1 : channel_->fd(), POLLIN, std::nullopt};
   for (std::size_t i = 0; i < running_.size() && !finished_; ++i) {
     if (!running_[i].finished) {
       const auto until = running_[i].since + bound_of(i);
@@ -173,14 +102,7 @@ void Bringup::dispatch(short revents) {
     return;
   }
   if ((revents & POLLIN) != 0) {
-    uint64_t count = 0;
-    static_cast<void>(read(shared_->event_fd, &count, sizeof count));
-    std::deque<Message> messages;
-    {
-      std::lock_guard lock(shared_->mu);
-      messages.swap(shared_->queue);
-    }
-    for (auto& m : messages) {
+    for (auto& m : channel_->take()) {
       on_message(m);
     }
   }
@@ -195,32 +117,32 @@ void Bringup::dispatch(short revents) {
   }
 }
 
-void Bringup::on_message(Message& m) {
+void Bringup::on_message(PassMessage& m) {
   switch (m.kind) {
-    case Message::Kind::kStopped:
+    case PassMessage::Kind::kStopped:
       for (const auto& w : m.warnings) {
         log_problem(spdlog::level::warn, "driver", "", w);
       }
       stop(m.host ? "Driver check failed: " : "Configuration does not fit this host: ",
            std::move(m.problems));
       return;
-    case Message::Kind::kPlanned:
+    case PassMessage::Kind::kPlanned:
       for (const auto& w : m.warnings) {
         log_problem(spdlog::level::warn, "driver", "", w);
       }
       on_planned(std::move(m.targets), std::move(m.host));
       return;
-    case Message::Kind::kStep:
+    case PassMessage::Kind::kStep:
       on_step(m.pf, m.step);
       return;
-    case Message::Kind::kDone:
+    case PassMessage::Kind::kDone:
       on_done(m.pf, std::move(*m.done));
       return;
   }
 }
 
 void Bringup::on_planned(std::vector<model::PfTarget> targets,
-                         std::shared_ptr<model::HostInfo> host) {
+                         const std::shared_ptr<const model::HostInfo>& host) {
   targets_ = std::move(targets);
   log::info({.step = "driver"}, "driver: " + std::to_string(in_.config.required_modules.size()) +
                                     " required modules loaded; kernel " + host->kernel_release);
@@ -230,7 +152,6 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
   }
   // The registry knows the configured PFs before any worker names a link.
   names_->configure(std::move(configured));
-  auto shared = shared_;
   // Keep what is known of PFs still configured (names, VFs) until their workers report.
   std::vector<model::PfStatus> pfs;
   for (const auto& t : targets_) {
@@ -279,33 +200,7 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
         continue;
       }
     }
-    // Detached: a worker stuck in a write the kernel never finishes must not hold the
-    // daemon. Everything it touches is its own copy or owned by shared_ptr.
-    std::thread([shared, busy = busy_, names = names_, i, target = targets_[i], config = in_.config,
-                 table = in_.table, host, roots = in_.roots] {
-      host::RootedSysfs sysfs(roots.sysfs);
-      host::RunDirUdevWait udev(roots.udev_run);
-      model::PfStatus status;
-      try {
-        host::NetlinkLinks links;
-        host::SysfsSriovHost sriov(sysfs, links);
-        pipeline::PfHost os{sriov, links, udev};
-        status =
-            pipeline::bring_up_pf(target, config, table, *host, os, *names, [&](const char* step) {
-              shared->post({.kind = Message::Kind::kStep, .pf = i, .step = step});
-            });
-      } catch (const std::exception& e) {
-        status.pci = target.pci.str();
-        status.state = model::PfState::kFailed;
-        status.problems.push_back(
-            model::problem(model::EventKind::kInternalError, e.what(), target.pci.str()));
-      }
-      {
-        std::lock_guard lock(busy->mu);
-        busy->pcis.erase(target.pci.str());
-      }
-      shared->post({.kind = Message::Kind::kDone, .pf = i, .done = std::move(status)});
-    }).detach();
+    start_pf_worker(channel_, busy_, names_, i, targets_[i], in_, host);
   }
   if (left_ == 0) {
     finish();

@@ -2,16 +2,15 @@
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "event_loop.hpp"
 #include "host_roots.hpp"
+#include "pass_workers.hpp"
 #include "vfready/model/compat_table.hpp"
 #include "vfready/model/config.hpp"
 #include "vfready/model/plan.hpp"
@@ -24,24 +23,11 @@
 // deadlines and the log. Nothing here blocks the loop.
 namespace vfready::daemon {
 
-// PFs with a worker still running, across bring-ups: a worker stuck in a write the
-// kernel never finishes keeps its PF out of later runs.
-struct BusyPfs {
-  std::mutex mu;
-  std::set<std::string> pcis;
-};
-
 struct BringupHooks {
   std::function<void()> changed;  // the status changed
   // A step started: the STATUS= line, and how long the step may take.
   std::function<void(const std::string& line, std::chrono::milliseconds bound)> progress;
   std::function<void()> finished;  // the outcome is in the status
-};
-
-struct BringupInputs {
-  model::Config config;
-  model::CompatTable table;
-  HostRoots roots;
 };
 
 class Bringup final : public EventSource {
@@ -66,17 +52,15 @@ class Bringup final : public EventSource {
   PollSpec prepare() override;
   void dispatch(short revents) override;
 
-  struct Message;
-  struct Shared;
-
  private:
   struct Running {
     std::string step;
     Clock::time_point since;
     bool finished = false;
   };
-  void on_message(Message& m);
-  void on_planned(std::vector<model::PfTarget> targets, std::shared_ptr<model::HostInfo> host);
+  void on_message(PassMessage& m);
+  void on_planned(std::vector<model::PfTarget> targets,
+                  const std::shared_ptr<const model::HostInfo>& host);
   void on_step(std::size_t pf, const std::string& step);
   void on_done(std::size_t pf, model::PfStatus status);
   void give_up(std::size_t i, std::chrono::milliseconds bound);
@@ -94,7 +78,7 @@ class Bringup final : public EventSource {
   std::shared_ptr<pipeline::NameRegistry> names_;
   BringupHooks hooks_;
   std::set<std::string> only_;
-  std::shared_ptr<Shared> shared_;
+  std::shared_ptr<PassChannel> channel_;
   std::vector<model::PfTarget> targets_;
   std::vector<Running> running_;
   std::size_t left_ = 0;

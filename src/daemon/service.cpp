@@ -3,17 +3,13 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <mutex>
-#include <thread>
 
 #include "config_files.hpp"
 #include "log.hpp"
-#include "vfready/host/sysfs_sriov_host.hpp"
 #include "vfready/model/status_json.hpp"
 #include "vfready/model/status_table.hpp"
 #include "vfready/version.hpp"
@@ -21,28 +17,6 @@
 namespace vfready::daemon {
 
 namespace {
-
-// The bus as a loop source: sdbus-c++'s external-loop pattern.
-class BusSource final : public EventSource {
- public:
-  BusSource(bus::Server& server, std::function<void(const std::exception&)> on_lost)
-      : server_(server), on_lost_(std::move(on_lost)) {}
-  PollSpec prepare() override {
-    const auto d = server_.poll_data();
-    return {d.fd, d.events, d.deadline};
-  }
-  void dispatch(short /*revents*/) override {
-    try {
-      server_.process();
-    } catch (const std::exception& e) {
-      on_lost_(e);
-    }
-  }
-
- private:
-  bus::Server& server_;
-  std::function<void(const std::exception&)> on_lost_;
-};
 
 // A source the loop polls with no fd: calls `f` at `when`, then every `every`.
 class Ticker final : public EventSource {
@@ -87,9 +61,24 @@ int Service::run() {
   arm_watchdog();
   if (!options_.once) {
     // Subscribed before the bring-up reads anything: nothing changes unseen.
-    watch();
+    drift_ = std::make_unique<DriftWatch>(
+        loop_, status_, options_.roots,
+        DriftWatch::Hooks{
+            .drift = [this](const Drift& d, const DriftWatch::Judge& again) { on_drift(d, again); },
+            .lost =
+                [this] {
+                  for (const auto& pf : status_.pfs) {
+                    dirty_.insert(pf.pci);
+                  }
+                },
+            .judged = [this] { schedule_pass(); }});
+    drift_->start();
     if (options_.bus_address) {
-      connect_bus();
+      bus_ = std::make_unique<BusConnector>(
+          loop_, *options_.bus_address,
+          bus::Handlers{[this] { return reconcile(); }, [this] { return reload(); }},
+          [this] { publish(); });
+      bus_->start();
     }
   }
   start_bringup();
@@ -105,82 +94,7 @@ void Service::arm_watchdog() {
   loop_.add(std::make_shared<Ticker>(*interval / 2, [this] { notifier_.notify("WATCHDOG=1"); }));
 }
 
-void Service::watch() {
-  try {
-    monitor_ = std::make_unique<host::LinkMonitor>();
-    links_ = std::make_unique<host::NetlinkLinks>();
-    loop_.add_fd(monitor_->fd(), POLLIN, [this](short) { on_link_events(); });
-  } catch (const std::exception& e) {
-    log::warn({}, std::string(e.what()) + ": drift of names goes unseen until a reconcile");
-  }
-  udev_watch_ = std::make_unique<host::UdevNetdevWatch>(options_.roots.udev_run);
-  if (udev_watch_->fd() >= 0) {
-    loop_.add_fd(udev_watch_->fd(), POLLIN, [this](short) { on_udev_events(); });
-  }
-}
-
-void Service::on_link_events() {
-  bool overflowed = false;
-  const auto events = monitor_->drain(&overflowed);
-  if (overflowed) {
-    log::warn({}, "link events were lost (netlink buffer overrun): looking at every PF");
-    for (const auto& pf : status_.pfs) {
-      dirty_.insert(pf.pci);
-    }
-  }
-  for (const auto& e : events) {
-    if (auto drift = judge_link_event(e)) {
-      on_drift(*drift, [this, e] { return judge_link_event(e); });
-    }
-  }
-  schedule_pass();
-}
-
-std::optional<Drift> Service::judge_link_event(const host::LinkEvent& event) {
-  auto drift = drift_of(status_, event);
-  if (drift && links_) {
-    // Events are read some time after they happen: judge by what the link is now,
-    // not by a name it had on its way (a pass's own rename read after the pass ended).
-    auto now = event;
-    const auto link = links_->get(event.ifindex);
-    now.removed = !link;
-    now.name = link ? link->name : event.name;
-    drift = drift_of(status_, now);
-  }
-  return drift;
-}
-
-void Service::on_udev_events() {
-  bool overflowed = false;
-  const auto ifindexes = udev_watch_->drain(&overflowed);
-  if (overflowed) {
-    for (const auto& pf : status_.pfs) {
-      dirty_.insert(pf.pci);
-    }
-  }
-  for (const int ifindex : ifindexes) {
-    if (auto drift = judge_new_netdev(ifindex)) {
-      on_drift(*drift, [this, ifindex] { return judge_new_netdev(ifindex); });
-    }
-  }
-  schedule_pass();
-}
-
-std::optional<Drift> Service::judge_new_netdev(int ifindex) {
-  const auto link = links_ ? links_->get(ifindex) : std::nullopt;
-  if (!link) {
-    return std::nullopt;  // gone again, or not in this namespace
-  }
-  host::RootedSysfs sysfs(options_.roots.sysfs);
-  const auto device = host::SysfsSriovHost(sysfs, *links_).device_of_netdev(link->name);
-  if (!device.pci) {
-    return std::nullopt;  // a virtual device (veth, bridge): not ours
-  }
-  return drift_of_new_netdev(status_, ifindex, link->name, *device.pci, device.physfn.value_or(""));
-}
-
-void Service::on_drift(const Drift& drift,
-                       const std::function<std::optional<Drift>()>& judge_again) {
+void Service::on_drift(const Drift& drift, const DriftWatch::Judge& judge_again) {
   if (bringup_ && bringup_->covers(drift.pf)) {
     // Most such events are the pass's own doing; those it did not cause or see show
     // when they are judged against its outcome.
@@ -337,70 +251,9 @@ std::optional<std::string> Service::reload() {
   return std::nullopt;
 }
 
-void Service::connect_bus() {
-  // Connecting waits for the bus's replies: on a worker, so that a slow or wedged bus
-  // never holds the loop (or the watchdog). The server comes back through an eventfd.
-  struct Pending {
-    std::mutex mu;
-    std::unique_ptr<bus::Server> server;
-    std::string error;
-    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    ~Pending() { close(fd); }
-  };
-  auto pending = std::make_shared<Pending>();
-  bus::Handlers handlers{[this] { return reconcile(); }, [this] { return reload(); }};
-  std::thread([pending, address = *options_.bus_address, handlers = std::move(handlers)] {
-    std::unique_ptr<bus::Server> server;
-    std::string error;
-    try {
-      server = bus::Server::start(address, handlers);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    std::lock_guard lock(pending->mu);
-    pending->server = std::move(server);
-    pending->error = std::move(error);
-    const uint64_t one = 1;
-    static_cast<void>(write(pending->fd, &one, sizeof one));
-  }).detach();
-  const auto id = std::make_shared<EventLoop::Id>(0);
-  *id = loop_.add_fd(pending->fd, POLLIN, [this, pending, id](short) {
-    loop_.remove(*id);
-    std::lock_guard lock(pending->mu);
-    if (!pending->server) {
-      // At early boot the bus may not be up yet: the job goes on, the bus comes later.
-      log::warn({},
-                pending->error + "; trying again in " + std::to_string(bus_retry_.count()) + " s");
-      loop_.add_timer(Clock::now() + bus_retry_, [this] { connect_bus(); });
-      bus_retry_ = std::min(bus_retry_ * 2, std::chrono::seconds(30));
-      return;
-    }
-    bus_ = std::move(pending->server);
-    publish();
-    bus_id_ = loop_.add(std::make_shared<BusSource>(*bus_, [this](const std::exception& e) {
-      log::warn({}, std::string("D-Bus connection lost: ") + e.what() + "; reconnecting");
-      loop_.remove(bus_id_);
-      bus_id_ = 0;
-      // The server is not deleted from within its own dispatch: the timer does it.
-      loop_.add_timer(Clock::now(), [this] {
-        bus_.reset();
-        connect_bus();
-      });
-    }));
-    bus_retry_ = std::chrono::seconds(1);
-    log::info({}, std::string("serving ") + bus::kBusName + " on D-Bus");
-  });
-}
-
 void Service::publish() {
-  if (!bus_) {
-    return;
-  }
-  try {
+  if (bus_) {
     bus_->publish(status_);
-  } catch (const std::exception& e) {
-    // The bus is for reading the status: it never stops the job.
-    log::warn({}, std::string("D-Bus: publishing the status failed: ") + e.what());
   }
 }
 

@@ -8,17 +8,16 @@
 #include <vector>
 
 #include "bringup.hpp"
-#include "drift.hpp"
+#include "bus_connector.hpp"
+#include "drift_watch.hpp"
 #include "event_loop.hpp"
 #include "host_roots.hpp"
-#include "vfready/bus/bus.hpp"
-#include "vfready/host/links.hpp"
 #include "vfready/host/notifier.hpp"
-#include "vfready/host/sysfs.hpp"
-#include "vfready/host/udev_wait.hpp"
 
 // vfreadyd as a service: the loop with its sources (signals, the bring-up, the bus,
-// the watchdog), and what happens on each.
+// the drift watch, the watchdog) and the pass scheduler: when a pass runs, over which
+// PFs, and what its outcome tells systemd. The loop's thread owns the status and is its
+// only writer; passes report to it.
 namespace vfready::daemon {
 
 struct ServiceOptions {
@@ -44,21 +43,14 @@ class Service {
 
  private:
   void start_bringup(std::set<std::string> only = {});
-  void watch();
-  void on_link_events();
-  void on_udev_events();
-  // What an event means now, judged against the link as it is and the last status.
-  std::optional<Drift> judge_link_event(const host::LinkEvent& event);
-  std::optional<Drift> judge_new_netdev(int ifindex);
   // Drift on a PF whose pass is running is judged again when the pass ends: the pass may
   // have read the PF before the change (a VF rebound while the pass looked at it).
-  void on_drift(const Drift& drift, const std::function<std::optional<Drift>()>& judge_again);
+  void on_drift(const Drift& drift, const DriftWatch::Judge& judge_again);
   void schedule_pass();
   void on_bringup_finished();
   void on_signal();
   std::optional<std::string> reconcile();
   std::optional<std::string> reload();
-  void connect_bus();
   void publish();
   void arm_watchdog();
 
@@ -73,17 +65,12 @@ class Service {
   std::shared_ptr<pipeline::NameRegistry> names_ = std::make_shared<pipeline::NameRegistry>();
   std::shared_ptr<Bringup> bringup_;
   EventLoop::Id bringup_id_ = 0;
-  std::unique_ptr<bus::Server> bus_;
-  EventLoop::Id bus_id_ = 0;
-  std::chrono::seconds bus_retry_{1};
+  std::unique_ptr<BusConnector> bus_;
   int signal_fd_ = -1;
-  // Watching for drift once the first bring-up is done.
-  std::unique_ptr<host::LinkMonitor> monitor_;
-  std::unique_ptr<host::UdevNetdevWatch> udev_watch_;
-  std::unique_ptr<host::NetlinkLinks> links_;
+  std::unique_ptr<DriftWatch> drift_;
   std::set<std::string> dirty_;  // PFs a reconcile pass should look at
   // Events that came during a pass of their PF, to judge again when it ends.
-  std::vector<std::function<std::optional<Drift>()>> deferred_;
+  std::vector<DriftWatch::Judge> deferred_;
   bool pass_scheduled_ = false;
   bool ready_sent_ = false;
   bool first_done_ = false;

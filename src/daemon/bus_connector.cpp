@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bus_connector.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <mutex>
+#include <thread>
+
+#include "log.hpp"
+
+namespace vfready::daemon {
+
+namespace {
+
+// The bus as a loop source: sdbus-c++'s external-loop pattern.
+class BusSource final : public EventSource {
+ public:
+  BusSource(bus::Server& server, std::function<void(const std::exception&)> on_lost)
+      : server_(server), on_lost_(std::move(on_lost)) {}
+  PollSpec prepare() override {
+    const auto d = server_.poll_data();
+    return {d.fd, d.events, d.deadline};
+  }
+  void dispatch(short /*revents*/) override {
+    try {
+      server_.process();
+    } catch (const std::exception& e) {
+      on_lost_(e);
+    }
+  }
+
+ private:
+  bus::Server& server_;
+  std::function<void(const std::exception&)> on_lost_;
+};
+
+}  // namespace
+
+BusConnector::BusConnector(EventLoop& loop, std::string address, bus::Handlers handlers,
+                           std::function<void()> connected)
+    : loop_(loop),
+      address_(std::move(address)),
+      handlers_(std::move(handlers)),
+      connected_(std::move(connected)) {}
+
+BusConnector::~BusConnector() = default;
+
+void BusConnector::start() {
+  // The server comes back through an eventfd; the worker may outlive this object (a bus
+  // that never answers), so what it shares is owned by shared_ptr.
+  struct Pending {
+    std::mutex mu;
+    std::unique_ptr<bus::Server> server;
+    std::string error;
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    ~Pending() { close(fd); }
+  };
+  auto pending = std::make_shared<Pending>();
+  std::thread([pending, address = address_, handlers = handlers_] {
+    std::unique_ptr<bus::Server> server;
+    std::string error;
+    try {
+      server = bus::Server::start(address, handlers);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    std::lock_guard lock(pending->mu);
+    pending->server = std::move(server);
+    pending->error = std::move(error);
+    const uint64_t one = 1;
+    static_cast<void>(write(pending->fd, &one, sizeof one));
+  }).detach();
+  const auto id = std::make_shared<EventLoop::Id>(0);
+  *id = loop_.add_fd(pending->fd, POLLIN, [this, pending, id](short) {
+    loop_.remove(*id);
+    std::lock_guard lock(pending->mu);
+    if (!pending->server) {
+      // At early boot the bus may not be up yet: the job goes on, the bus comes later.
+      log::warn({}, pending->error + "; trying again in " + std::to_string(retry_.count()) + " s");
+      loop_.add_timer(Clock::now() + retry_, [this] { start(); });
+      retry_ = std::min(retry_ * 2, std::chrono::seconds(30));
+      return;
+    }
+    server_ = std::move(pending->server);
+    source_ = loop_.add(
+        std::make_shared<BusSource>(*server_, [this](const std::exception& e) { on_lost(e); }));
+    retry_ = std::chrono::seconds(1);
+    log::info({}, std::string("serving ") + bus::kBusName + " on D-Bus");
+    connected_();
+  });
+}
+
+void BusConnector::on_lost(const std::exception& e) {
+  log::warn({}, std::string("D-Bus connection lost: ") + e.what() + "; reconnecting");
+  loop_.remove(source_);
+  source_ = 0;
+  // The server is not deleted from within its own dispatch: the timer does it.
+  loop_.add_timer(Clock::now(), [this] {
+    server_.reset();
+    start();
+  });
+}
+
+void BusConnector::publish(const model::DaemonStatus& status) {
+  if (!server_) {
+    return;
+  }
+  try {
+    server_->publish(status);
+  } catch (const std::exception& e) {
+    log::warn({}, std::string("D-Bus: publishing the status failed: ") + e.what());
+  }
+}
+
+}  // namespace vfready::daemon

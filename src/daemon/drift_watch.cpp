@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "drift_watch.hpp"
+
+#include <poll.h>
+
+#include "log.hpp"
+#include "vfready/host/sysfs.hpp"
+#include "vfready/host/sysfs_sriov_host.hpp"
+
+namespace vfready::daemon {
+
+DriftWatch::DriftWatch(EventLoop& loop, const model::DaemonStatus& status, HostRoots roots,
+                       Hooks hooks)
+    : loop_(loop), status_(status), roots_(std::move(roots)), hooks_(std::move(hooks)) {}
+
+DriftWatch::~DriftWatch() = default;
+
+void DriftWatch::start() {
+  try {
+    monitor_ = std::make_unique<host::LinkMonitor>();
+    links_ = std::make_unique<host::NetlinkLinks>();
+    loop_.add_fd(monitor_->fd(), POLLIN, [this](short) { on_link_events(); });
+  } catch (const std::exception& e) {
+    log::warn({}, std::string(e.what()) + ": drift of names goes unseen until a reconcile");
+  }
+  udev_watch_ = std::make_unique<host::UdevNetdevWatch>(roots_.udev_run);
+  if (udev_watch_->fd() >= 0) {
+    loop_.add_fd(udev_watch_->fd(), POLLIN, [this](short) { on_udev_events(); });
+  }
+}
+
+void DriftWatch::on_link_events() {
+  bool overflowed = false;
+  const auto events = monitor_->drain(&overflowed);
+  if (overflowed) {
+    log::warn({}, "link events were lost (netlink buffer overrun): looking at every PF");
+    hooks_.lost();
+  }
+  for (const auto& e : events) {
+    if (auto drift = judge_link_event(e)) {
+      hooks_.drift(*drift, [this, e] { return judge_link_event(e); });
+    }
+  }
+  hooks_.judged();
+}
+
+std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) {
+  auto drift = drift_of(status_, event);
+  if (drift && links_) {
+    // Events are read some time after they happen: judge by what the link is now,
+    // not by a name it had on its way (a pass's own rename read after the pass ended).
+    auto now = event;
+    const auto link = links_->get(event.ifindex);
+    now.removed = !link;
+    now.name = link ? link->name : event.name;
+    drift = drift_of(status_, now);
+  }
+  return drift;
+}
+
+void DriftWatch::on_udev_events() {
+  bool overflowed = false;
+  const auto ifindexes = udev_watch_->drain(&overflowed);
+  if (overflowed) {
+    hooks_.lost();
+  }
+  for (const int ifindex : ifindexes) {
+    if (auto drift = judge_new_netdev(ifindex)) {
+      hooks_.drift(*drift, [this, ifindex] { return judge_new_netdev(ifindex); });
+    }
+  }
+  hooks_.judged();
+}
+
+std::optional<Drift> DriftWatch::judge_new_netdev(int ifindex) {
+  const auto link = links_ ? links_->get(ifindex) : std::nullopt;
+  if (!link) {
+    return std::nullopt;  // gone again, or not in this namespace
+  }
+  host::RootedSysfs sysfs(roots_.sysfs);
+  const auto device = host::SysfsSriovHost(sysfs, *links_).device_of_netdev(link->name);
+  if (!device.pci) {
+    return std::nullopt;  // a virtual device (veth, bridge): not ours
+  }
+  return drift_of_new_netdev(status_, ifindex, link->name, *device.pci, device.physfn.value_or(""));
+}
+
+}  // namespace vfready::daemon

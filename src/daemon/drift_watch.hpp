@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "drift.hpp"
+#include "event_loop.hpp"
+#include "host_roots.hpp"
+#include "vfready/host/links.hpp"
+#include "vfready/host/udev_wait.hpp"
+#include "vfready/model/status.hpp"
+
+// Watches link events (netlink) and netdevs udev has just initialized, and judges each
+// against the status and the link as it is now: drift of a configured PF, or nothing.
+// Runs on the loop; reads the status, never changes it.
+namespace vfready::daemon {
+
+class DriftWatch {
+ public:
+  // Judges an event again later (against a pass's outcome).
+  using Judge = std::function<std::optional<Drift>()>;
+  struct Hooks {
+    // Drift of one PF, and how to judge the same event again.
+    std::function<void(const Drift&, const Judge&)> drift;
+    // Events were lost (a buffer overran): every PF needs a look.
+    std::function<void()> lost;
+    // A batch of events has been judged.
+    std::function<void()> judged;
+  };
+
+  DriftWatch(EventLoop& loop, const model::DaemonStatus& status, HostRoots roots, Hooks hooks);
+  ~DriftWatch();
+  DriftWatch(const DriftWatch&) = delete;
+  DriftWatch& operator=(const DriftWatch&) = delete;
+
+  // Subscribes to both sources. Call before the bring-up reads anything, so that
+  // nothing changes unseen. A source that cannot be opened is logged and left out.
+  void start();
+
+ private:
+  void on_link_events();
+  void on_udev_events();
+  std::optional<Drift> judge_link_event(const host::LinkEvent& event);
+  std::optional<Drift> judge_new_netdev(int ifindex);
+
+  EventLoop& loop_;
+  const model::DaemonStatus& status_;
+  HostRoots roots_;
+  Hooks hooks_;
+  std::unique_ptr<host::LinkMonitor> monitor_;
+  std::unique_ptr<host::UdevNetdevWatch> udev_watch_;
+  std::unique_ptr<host::NetlinkLinks> links_;
+};
+
+}  // namespace vfready::daemon

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "pass_workers.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+#include <thread>
+
+#include "vfready/host/host_reader.hpp"
+#include "vfready/host/links.hpp"
+#include "vfready/host/sysfs.hpp"
+#include "vfready/host/sysfs_sriov_host.hpp"
+#include "vfready/host/udev_wait.hpp"
+#include "vfready/model/checks.hpp"
+#include "vfready/pipeline/pf_bringup.hpp"
+
+namespace vfready::daemon {
+
+PassChannel::PassChannel() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  if (fd_ < 0) {
+    throw std::system_error(errno, std::generic_category(), "eventfd");
+  }
+}
+
+PassChannel::~PassChannel() { close(fd_); }
+
+void PassChannel::post(PassMessage m) {
+  {
+    std::lock_guard lock(mu_);
+    queue_.push_back(std::move(m));
+  }
+  const uint64_t one = 1;
+  static_cast<void>(write(fd_, &one, sizeof one));
+}
+
+std::deque<PassMessage> PassChannel::take() {
+  uint64_t count = 0;
+  static_cast<void>(read(fd_, &count, sizeof count));
+  std::deque<PassMessage> out;
+  std::lock_guard lock(mu_);
+  out.swap(queue_);
+  return out;
+}
+
+void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
+  // Reading sysfs can block (a driver holding its device lock): not on the loop.
+  std::thread([channel = std::move(channel), in = std::move(in)] {
+    PassMessage m;
+    try {
+      host::RootedSysfs sysfs(in.roots.sysfs);
+      auto host = std::make_shared<const model::HostInfo>(
+          host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}));
+      auto plan = model::make_plan(in.config, *host);
+      if (!plan) {
+        m.kind = PassMessage::Kind::kStopped;
+        m.problems.push_back(
+            model::problem(model::EventKind::kConfigInvalid, plan.error().message));
+      } else {
+        const auto driver = model::check_driver(in.config, in.table, *host);
+        m.kind = driver.ok() ? PassMessage::Kind::kPlanned : PassMessage::Kind::kStopped;
+        m.problems = driver.failures;
+        m.warnings = driver.warnings;
+        m.targets = plan->pfs;
+        m.host = host;
+      }
+    } catch (const std::exception& e) {
+      m.kind = PassMessage::Kind::kStopped;
+      m.problems.push_back(model::problem(model::EventKind::kHostReadFailed,
+                                          std::string("reading the host failed: ") + e.what()));
+    }
+    channel->post(std::move(m));
+  }).detach();
+}
+
+void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyPfs> busy,
+                     std::shared_ptr<pipeline::NameRegistry> names, std::size_t index,
+                     model::PfTarget target, BringupInputs in,
+                     std::shared_ptr<const model::HostInfo> host) {
+  // Detached: a worker stuck in a write the kernel never finishes must not hold the
+  // daemon.
+  std::thread([channel = std::move(channel), busy = std::move(busy), names = std::move(names),
+               index, target = std::move(target), in = std::move(in), host = std::move(host)] {
+    host::RootedSysfs sysfs(in.roots.sysfs);
+    host::RunDirUdevWait udev(in.roots.udev_run);
+    model::PfStatus status;
+    try {
+      host::NetlinkLinks links;
+      host::SysfsSriovHost sriov(sysfs, links);
+      pipeline::PfHost os{sriov, links, udev};
+      status = pipeline::bring_up_pf(
+          target, in.config, in.table, *host, os, *names, [&](const char* step) {
+            channel->post({.kind = PassMessage::Kind::kStep, .pf = index, .step = step});
+          });
+    } catch (const std::exception& e) {
+      status.pci = target.pci.str();
+      status.state = model::PfState::kFailed;
+      status.problems.push_back(
+          model::problem(model::EventKind::kInternalError, e.what(), target.pci.str()));
+    }
+    {
+      std::lock_guard lock(busy->mu);
+      busy->pcis.erase(target.pci.str());
+    }
+    channel->post({.kind = PassMessage::Kind::kDone, .pf = index, .done = std::move(status)});
+  }).detach();
+}
+
+}  // namespace vfready::daemon

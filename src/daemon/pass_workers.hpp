@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "host_roots.hpp"
+#include "vfready/model/compat_table.hpp"
+#include "vfready/model/config.hpp"
+#include "vfready/model/plan.hpp"
+#include "vfready/model/problem.hpp"
+#include "vfready/model/status.hpp"
+#include "vfready/pipeline/name_registry.hpp"
+
+// The threads of a pass, which do what can block (reading sysfs, calls into the driver)
+// and tell the loop what happened through a channel. A worker may outlive the pass that
+// gave up on it (a write that never returns): what it touches is its own copy or owned
+// by shared_ptr, never by the loop's stack.
+namespace vfready::daemon {
+
+struct BringupInputs {
+  model::Config config;
+  model::CompatTable table;
+  HostRoots roots;
+};
+
+// PFs with a worker still running, across passes: a worker stuck in a write the kernel
+// never finishes keeps its PF out of later passes.
+struct BusyPfs {
+  std::mutex mu;
+  std::set<std::string> pcis;
+};
+
+// What workers tell the loop.
+struct PassMessage {
+  enum class Kind { kPlanned, kStopped, kStep, kDone } kind = Kind::kStep;
+  std::size_t pf = 0;
+  std::string step{};
+  std::optional<model::PfStatus> done{};
+  std::vector<model::PfTarget> targets{};
+  std::shared_ptr<const model::HostInfo> host{};
+  std::vector<model::Problem> problems{};
+  std::vector<model::Problem> warnings{};
+};
+
+// Messages in order, and an eventfd that is readable while some wait.
+class PassChannel {
+ public:
+  PassChannel();
+  ~PassChannel();
+  PassChannel(const PassChannel&) = delete;
+  PassChannel& operator=(const PassChannel&) = delete;
+  [[nodiscard]] int fd() const { return fd_; }
+  void post(PassMessage m);
+  // Every message waiting (never blocks).
+  std::deque<PassMessage> take();
+
+ private:
+  std::mutex mu_;
+  std::deque<PassMessage> queue_;
+  int fd_;
+};
+
+// Reads the host, makes the plan and checks the driver; posts kPlanned or kStopped.
+void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in);
+
+// Brings PF `index` of the plan up; posts kStep as each step starts and kDone at the end.
+// Its PF stays in `busy` until it returns.
+void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyPfs> busy,
+                     std::shared_ptr<pipeline::NameRegistry> names, std::size_t index,
+                     model::PfTarget target, BringupInputs in,
+                     std::shared_ptr<const model::HostInfo> host);
+
+}  // namespace vfready::daemon
