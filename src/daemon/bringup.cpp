@@ -130,7 +130,7 @@ void Bringup::on_message(PassMessage& m) {
       for (const auto& w : m.warnings) {
         log_problem(spdlog::level::warn, "driver", "", w);
       }
-      on_planned(std::move(m.targets), std::move(m.host));
+      on_planned(std::move(m.targets), m.host);
       return;
     case PassMessage::Kind::kStep:
       on_step(m.pf, m.step);
