@@ -66,12 +66,10 @@ TEST(VfreadydJournal, EntriesCarryStepPfVfInterfaceAndMessageIds) {
   topology.function("0000:4f:00.0")["faults"] = {{"probe_fail_vfs", {2}}};
   FakeHost host(topology);
   NotifySocket journal("journal/socket");
-  sh("mkdir -p /run/systemd");
-  const auto run =
-      sh("unshare --mount --propagation private bash -c 'mount --bind " + journal.dir() +
-             " /run/systemd && exec " +
-             vfreadyd_command(host, repo_config(), "--once --log-target journal") + "'",
-         120s);
+  const auto run = sh(
+      vfreadyd_command(host, repo_config(), "--once --log-target journal", "",
+                       "mkdir -p /run/systemd && mount --bind " + journal.dir() + " /run/systemd"),
+      120s);
   EXPECT_EQ(run.exit_code, 1) << run.err;  // degraded, and the config says fail
   // The last entry is the outcome; the socket's reader may still be taking it in.
   ASSERT_TRUE(journal.wait_for("MESSAGE_ID=000ba400a11b45e5b06312b99feaa586", 10s));

@@ -13,9 +13,12 @@
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "errno_text.hpp"
 #include "fuse_mount.hpp"
+#include "host_exec.hpp"
 #include "host_logs.hpp"
 #include "kernel.hpp"
 #include "netdevs.hpp"
@@ -124,8 +127,31 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
 
 }  // namespace
 
+namespace {
+
+// `vfready-fakehost exec --root R --netns N -- CMD...`: CMD on the running fake host.
+int exec_main(int argc, char** argv) {
+  CLI::App app{
+      "Runs a command on a running fake host: in its network namespace, with its sysfs, "
+      "/run, kernel log and kernel release mounted where the real ones are",
+      "vfready-fakehost exec"};
+  std::string root;
+  std::string netns;
+  std::vector<std::string> command;
+  app.add_option("--root", root, "The fake host's --root")->required();
+  app.add_option("--netns", netns, "The fake host's --netns")->required();
+  app.add_option("command", command, "What to run (after --)")->required();
+  CLI11_PARSE(app, argc, argv);
+  vfready::fakehost::exec_in_host(std::filesystem::absolute(root).string(), netns, command);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   try {
+    if (argc > 1 && std::string_view(argv[1]) == "exec") {
+      return exec_main(argc - 1, argv + 1);
+    }
     CLI::App app{"vfready-fakehost: a simulated host (sysfs, netdevs, udev) for vfready's tests",
                  "vfready-fakehost"};
     std::string topology;
