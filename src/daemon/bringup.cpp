@@ -130,6 +130,7 @@ void Bringup::on_message(PassMessage& m) {
       for (const auto& w : m.warnings) {
         log_problem(spdlog::level::warn, "driver", "", w);
       }
+      udev_ = std::move(m.udev);
       on_planned(std::move(m.targets), m.host);
       return;
     case PassMessage::Kind::kStep:
@@ -200,7 +201,7 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
         continue;
       }
     }
-    start_pf_worker(channel_, busy_, names_, i, targets_[i], in_, host);
+    start_pf_worker(channel_, busy_, names_, i, targets_[i], in_, host, udev_);
   }
   if (left_ == 0) {
     finish();

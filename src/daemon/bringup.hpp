@@ -79,6 +79,7 @@ class Bringup final : public EventSource {
   BringupHooks hooks_;
   std::set<std::string> only_;
   std::shared_ptr<PassChannel> channel_;
+  std::shared_ptr<host::UdevWait> udev_;  // the pass's: every PF worker waits through it
   std::vector<model::PfTarget> targets_;
   std::vector<Running> running_;
   std::size_t left_ = 0;

@@ -23,9 +23,13 @@ void DriftWatch::start() {
   } catch (const std::exception& e) {
     log::warn({}, std::string(e.what()) + ": drift of names goes unseen until a reconcile");
   }
-  udev_watch_ = std::make_unique<host::UdevNetdevWatch>(roots_.udev_run);
-  if (udev_watch_->fd() >= 0) {
-    loop_.add_fd(udev_watch_->fd(), POLLIN, [this](short) { on_udev_events(); });
+  try {
+    udev_ = std::make_unique<host::UdevMonitor>();
+    loop_.add_fd(udev_->fd(), POLLIN, [this](short) { on_udev_events(); });
+  } catch (const std::exception& e) {
+    log::warn({}, std::string(e.what()) +
+                      ": VFs a driver reload re-creates go unseen until a "
+                      "reconcile");
   }
 }
 
@@ -60,11 +64,16 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
 
 void DriftWatch::on_udev_events() {
   bool overflowed = false;
-  const auto ifindexes = udev_watch_->drain(&overflowed);
+  const auto events = udev_->drain(&overflowed);
   if (overflowed) {
+    log::warn({}, "udev events were lost (monitor buffer overrun): looking at every PF");
     hooks_.lost();
   }
-  for (const int ifindex : ifindexes) {
+  for (const auto& e : events) {
+    if (e.action != "add" && e.action != "move") {
+      continue;  // a removal shows as a link event
+    }
+    const int ifindex = e.ifindex;
     if (auto drift = judge_new_netdev(ifindex)) {
       hooks_.drift(*drift, [this, ifindex] { return judge_new_netdev(ifindex); });
     }

@@ -9,10 +9,10 @@
 #include "event_loop.hpp"
 #include "host_roots.hpp"
 #include "vfready/host/links.hpp"
-#include "vfready/host/udev_wait.hpp"
+#include "vfready/host/udev.hpp"
 #include "vfready/model/status.hpp"
 
-// Watches link events (netlink) and netdevs udev has just initialized, and judges each
+// Watches link events (netlink) and udev's netdev events (libudev), and judges each
 // against the status and the link as it is now: drift of a configured PF, or nothing.
 // Runs on the loop; reads the status, never changes it.
 namespace vfready::daemon {
@@ -50,7 +50,7 @@ class DriftWatch {
   HostRoots roots_;
   Hooks hooks_;
   std::unique_ptr<host::LinkMonitor> monitor_;
-  std::unique_ptr<host::UdevNetdevWatch> udev_watch_;
+  std::unique_ptr<host::UdevMonitor> udev_;
   std::unique_ptr<host::NetlinkLinks> links_;
 };
 

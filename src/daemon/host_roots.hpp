@@ -10,7 +10,6 @@ struct HostRoots {
   std::string sysfs = "/sys";
   std::string proc = "/proc";
   std::string kernel_log = "/dev/kmsg";
-  std::string udev_run = "/run/udev";
 };
 
 }  // namespace vfready::daemon

@@ -49,8 +49,6 @@ int run(int argc, char** argv) {
   app.add_option("--sysfs-root", s.roots.sysfs, "sysfs to work on")->capture_default_str();
   app.add_option("--proc-root", s.roots.proc, "procfs to read")->capture_default_str();
   app.add_option("--kernel-log", s.roots.kernel_log, "Kernel log to scan")->capture_default_str();
-  app.add_option("--udev-run-dir", s.roots.udev_run, "udev's runtime directory")
-      ->capture_default_str();
   app.add_option("--compat", s.compat_paths,
                  "Compatibility tables (driver/kernel, firmware); later ones take precedence")
       ->capture_default_str();

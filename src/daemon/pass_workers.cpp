@@ -12,7 +12,7 @@
 #include "vfready/host/links.hpp"
 #include "vfready/host/sysfs.hpp"
 #include "vfready/host/sysfs_sriov_host.hpp"
-#include "vfready/host/udev_wait.hpp"
+#include "vfready/host/udev.hpp"
 #include "vfready/model/checks.hpp"
 #include "vfready/pipeline/pf_bringup.hpp"
 
@@ -49,6 +49,8 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
   std::thread([channel = std::move(channel), in = std::move(in)] {
     PassMessage m;
     try {
+      // Listening before anything is read or made: no netdev's udev event is missed.
+      m.udev = std::make_shared<host::LibudevWait>();
       host::RootedSysfs sysfs(in.roots.sysfs);
       auto host = std::make_shared<const model::HostInfo>(
           host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}));
@@ -77,18 +79,19 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
 void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyPfs> busy,
                      std::shared_ptr<pipeline::NameRegistry> names, std::size_t index,
                      model::PfTarget target, BringupInputs in,
-                     std::shared_ptr<const model::HostInfo> host) {
+                     std::shared_ptr<const model::HostInfo> host,
+                     std::shared_ptr<host::UdevWait> udev) {
   // Detached: a worker stuck in a write the kernel never finishes must not hold the
   // daemon.
   std::thread([channel = std::move(channel), busy = std::move(busy), names = std::move(names),
-               index, target = std::move(target), in = std::move(in), host = std::move(host)] {
+               index, target = std::move(target), in = std::move(in), host = std::move(host),
+               udev = std::move(udev)] {
     host::RootedSysfs sysfs(in.roots.sysfs);
-    host::RunDirUdevWait udev(in.roots.udev_run);
     model::PfStatus status;
     try {
       host::NetlinkLinks links;
       host::SysfsSriovHost sriov(sysfs, links);
-      pipeline::PfHost os{sriov, links, udev};
+      pipeline::PfHost os{sriov, links, *udev};
       status = pipeline::bring_up_pf(
           target, in.config, in.table, *host, os, *names, [&](const char* step) {
             channel->post({.kind = PassMessage::Kind::kStep, .pf = index, .step = step});

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host_roots.hpp"
+#include "vfready/host/udev_wait.hpp"
 #include "vfready/model/compat_table.hpp"
 #include "vfready/model/config.hpp"
 #include "vfready/model/plan.hpp"
@@ -45,6 +46,7 @@ struct PassMessage {
   std::optional<model::PfStatus> done{};
   std::vector<model::PfTarget> targets{};
   std::shared_ptr<const model::HostInfo> host{};
+  std::shared_ptr<host::UdevWait> udev{};  // the pass's, for every PF worker
   std::vector<model::Problem> problems{};
   std::vector<model::Problem> warnings{};
 };
@@ -67,7 +69,8 @@ class PassChannel {
   int fd_;
 };
 
-// Reads the host, makes the plan and checks the driver; posts kPlanned or kStopped.
+// Starts listening to udev, reads the host, makes the plan and checks the driver; posts
+// kPlanned or kStopped.
 void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in);
 
 // Brings PF `index` of the plan up; posts kStep as each step starts and kDone at the end.
@@ -75,6 +78,7 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in);
 void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyPfs> busy,
                      std::shared_ptr<pipeline::NameRegistry> names, std::size_t index,
                      model::PfTarget target, BringupInputs in,
-                     std::shared_ptr<const model::HostInfo> host);
+                     std::shared_ptr<const model::HostInfo> host,
+                     std::shared_ptr<host::UdevWait> udev);
 
 }  // namespace vfready::daemon

@@ -20,14 +20,16 @@ void add(std::vector<model::Problem>& to, const StepResult& result) {
 }
 
 // Step "udev" for one VF, waiting as it asks until `deadline`.
-void settle(PfRun& run, model::VfStatus& vs, Clock::time_point deadline) {
-  add(vs.problems, run_until(run.os, deadline, [&] { return settle_vf(run, vs); }));
+void settle(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev,
+            Clock::time_point deadline) {
+  add(vs.problems, run_until(run.os, deadline, [&] { return settle_vf(run, vs, netdev); }));
 }
 
 // A VF after its probe: its netdev and udev, its name, its read-back. False when its
 // port does not use its GUID.
 bool finish_vf(PfRun& run, model::VfStatus& vs) {
-  settle(run, vs, Clock::now() + std::chrono::milliseconds(run.config.timeouts.udev_ms));
+  settle(run, vs, host::UdevWait::Netdev::kNew,
+         Clock::now() + std::chrono::milliseconds(run.config.timeouts.udev_ms));
   name_vf(run, vs);
   return validate_vf(run, vs);
 }
@@ -150,7 +152,8 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   // The VFs that were not probed in this pass (bound already, with the right GUID).
   step(StepNames::kUdev);
   const auto deadline = Clock::now() + std::chrono::milliseconds(config.timeouts.udev_ms);
-  not_done([&](model::VfStatus& vs) { settle(run, vs, deadline); });
+  not_done(
+      [&](model::VfStatus& vs) { settle(run, vs, host::UdevWait::Netdev::kExisting, deadline); });
 
   step(StepNames::kNames);
   name_pf(run);

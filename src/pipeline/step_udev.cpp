@@ -8,7 +8,7 @@
 
 namespace vfready::pipeline {
 
-StepResult settle_vf(PfRun& run, model::VfStatus& vs) {
+StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev) {
   if (!vs.in_use.empty()) {
     return StepResult::done();
   }
@@ -39,7 +39,7 @@ StepResult settle_vf(PfRun& run, model::VfStatus& vs) {
     vs.ifindex = link->ifindex;
     vs.name = link->name;
   }
-  if (os.udev.wait_initialized(vs.ifindex, std::chrono::steady_clock::now())) {
+  if (os.udev.wait_initialized(vs.ifindex, netdev, std::chrono::steady_clock::now())) {
     return StepResult::done();
   }
   const auto bound = std::to_string(run.config.timeouts.udev_ms);
@@ -49,7 +49,7 @@ StepResult settle_vf(PfRun& run, model::VfStatus& vs) {
                      "udev did not finish with " + vs.name + " (ifindex " +
                          std::to_string(vs.ifindex) + ") within " + bound + " ms",
                      run.status.pci, vs.pci),
-      vs.ifindex);
+      vs.ifindex, netdev);
 }
 
 StepResult run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
@@ -65,7 +65,8 @@ StepResult run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
       return StepResult::failed(result.on_timeout);
     }
     if (result.wait_ifindex != 0) {
-      os.udev.wait_initialized(result.wait_ifindex, deadline);  // its answer: the next look
+      // Its answer is the step's next look.
+      os.udev.wait_initialized(result.wait_ifindex, result.wait_netdev, deadline);
     } else {
       // What sends no event (a port's state) is looked at again after a while.
       std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(result.retry, deadline - now));

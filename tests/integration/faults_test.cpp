@@ -133,3 +133,32 @@ TEST(VfreadydFault, NetlinkGuidsOnANonIpoibNetdevFailThatPfWithEopnotsupp) {
   expect_scoped_failure(t,
                         "through netlink on ibp64s0 failed: Operation not supported (EOPNOTSUPP)");
 }
+
+// vfready waits for udev's event per netdev (libudev), and reports one udev never
+// finished with, within the configured bound.
+TEST(VfreadydUdev, ReportsANetdevUdevDidNotFinishWithInItsBound) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_latency_ms(60000));
+  auto config = nlohmann::json::parse(read_file(repo_config()));
+  config["timeouts"] = {{"udev_ms", 300}};
+  config["pfs"][0]["select"]["pci"] = {"0000:18:00.0"};
+  config["pfs"][0]["vfs"] = 2;
+  auto r = sh(vfreadyd_command(host, write_config(host, config.dump())), 60s);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, testing::ContainsRegex("udev did not finish with ibp24s0v0 \\(ifindex "
+                                            "[0-9]+\\) within 300 ms"));
+}
+
+TEST(VfreadydUdev, NamesEachNetdevOnceUdevHasAnnouncedIt) {
+  VFREADY_REQUIRE_ROOT();
+  // udev takes 400 ms per netdev. A wait that missed udev's event would last its whole
+  // bound (30 s) and end in a udev-timeout problem; the other test shows the wait is real.
+  FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_latency_ms(400));
+  auto config = nlohmann::json::parse(read_file(repo_config()));
+  config["pfs"][0]["select"]["pci"] = {"0000:18:00.0"};
+  config["pfs"][0]["vfs"] = 2;
+  auto r = sh(vfreadyd_command(host, write_config(host, config.dump())), 60s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(host.renames(), Contains(HasSubstr(" ibp24s0v0 ibs0v0")));
+  EXPECT_THAT(host.renames(), Contains(HasSubstr(" ibp24s0v1 ibs0v1")));
+}

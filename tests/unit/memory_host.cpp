@@ -474,7 +474,8 @@ int MemoryHost::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, mode
 
 // --- host::UdevWait
 
-bool MemoryHost::wait_initialized(int ifindex, std::chrono::steady_clock::time_point deadline) {
+bool MemoryHost::wait_initialized(int ifindex, Netdev /*netdev*/,
+                                  std::chrono::steady_clock::time_point deadline) {
   {
     std::lock_guard lock(mu_);
     if (initialized_.contains(ifindex)) {

@@ -87,7 +87,8 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
   int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) override;
 
   // --- host::UdevWait: an uninitialized netdev stays so, and the wait lasts its bound.
-  bool wait_initialized(int ifindex, std::chrono::steady_clock::time_point deadline) override;
+  bool wait_initialized(int ifindex, Netdev netdev,
+                        std::chrono::steady_clock::time_point deadline) override;
 
  private:
   struct Failure {

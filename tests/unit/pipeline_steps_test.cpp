@@ -35,6 +35,9 @@ vfready::model::Problem timed_out() {
   return vfready::model::problem(vfready::model::EventKind::kUdevTimeout, "x timed out");
 }
 
+constexpr auto kNew = vfready::host::UdevWait::Netdev::kNew;
+constexpr auto kExisting = vfready::host::UdevWait::Netdev::kExisting;
+
 }  // namespace
 
 class AStep : public vfready::testing::PipelineTest {};
@@ -108,16 +111,17 @@ TEST_F(AStep, UdevIsDoneForAnInitializedNetdevAndWaitsOnAnother) {
   auto& r = run();
   VfStatus vs;
   vs.index = 0;
-  EXPECT_TRUE(vfready::pipeline::settle_vf(r, vs).is_done());
+  EXPECT_TRUE(vfready::pipeline::settle_vf(r, vs, kExisting).is_done());
   EXPECT_EQ(vs.name, "ibp24s0v0");
   host.udev_initializes = false;
   ASSERT_EQ(host.unbind_vf(host.pf(kPf).vfs[1].pci, "mlx5_core"), 0);
   ASSERT_EQ(host.probe_vf(host.pf(kPf).vfs[1].pci), 0);
   VfStatus second;
   second.index = 1;
-  const auto result = vfready::pipeline::settle_vf(r, second);
+  const auto result = vfready::pipeline::settle_vf(r, second, kNew);
   ASSERT_TRUE(result.is_waiting());
   EXPECT_EQ(result.wait_ifindex, second.ifindex);
+  EXPECT_EQ(result.wait_netdev, kNew);
   EXPECT_EQ(result.waiting_on, "udev to finish with ibp24s0v1");
 }
 
@@ -129,13 +133,13 @@ TEST_F(AStep, UdevFailsForAnUnboundVfAndCallsAPodsVfInUse) {
   VfStatus unbound;
   unbound.index = 0;
   unbound.pci = "0000:18:00.1";
-  const auto result = vfready::pipeline::settle_vf(r, unbound);
+  const auto result = vfready::pipeline::settle_vf(r, unbound, kNew);
   ASSERT_TRUE(result.is_failed());
   EXPECT_THAT(texts(result.problems), ElementsAre(AllOf(HasSubstr("VF 0000:18:00.1 has no netdev"),
                                                         HasSubstr("it is not bound"))));
   VfStatus pod;
   pod.index = 1;
-  EXPECT_TRUE(vfready::pipeline::settle_vf(r, pod).is_done());
+  EXPECT_TRUE(vfready::pipeline::settle_vf(r, pod, kExisting).is_done());
   EXPECT_EQ(pod.in_use, "its netdev is in another network namespace");
 }
 

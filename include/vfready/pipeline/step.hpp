@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "vfready/host/udev_wait.hpp"
 #include "vfready/model/problem.hpp"
 
 // What a step answers: done; waiting (on what, how to know when to look again, and the
@@ -20,8 +21,9 @@ struct StepResult {
   std::vector<model::Problem> problems;  // failed
   std::string waiting_on;                // waiting
   model::Problem on_timeout;             // waiting: the problem if the bound passes
-  int wait_ifindex = 0;                  // waiting for udev to initialize this netdev, or
-  std::chrono::milliseconds retry{0};    // waiting on what sends no event: look again then
+  int wait_ifindex = 0;                  // waiting for udev to initialize this netdev,
+  host::UdevWait::Netdev wait_netdev = host::UdevWait::Netdev::kNew;  // made by this pass?
+  std::chrono::milliseconds retry{0};  // or waiting on what sends no event: look again then
 
   static StepResult done() { return {}; }
   static StepResult failed(model::Problem problem) {
@@ -33,9 +35,11 @@ struct StepResult {
     r.problems = std::move(problems);
     return r;
   }
-  static StepResult waiting_for_udev(std::string on, model::Problem on_timeout, int ifindex) {
+  static StepResult waiting_for_udev(std::string on, model::Problem on_timeout, int ifindex,
+                                     host::UdevWait::Netdev netdev) {
     StepResult r = waiting(std::move(on), std::move(on_timeout), {});
     r.wait_ifindex = ifindex;
+    r.wait_netdev = netdev;
     return r;
   }
   static StepResult waiting(std::string on, model::Problem on_timeout,

@@ -61,8 +61,9 @@ std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
                                                 const model::PciAddress& vf);
 
 // Step "udev", for one VF: its netdev is here and udev is done with it. Waiting while
-// udev is not; done for a VF in use (nothing to wait for).
-StepResult settle_vf(PfRun& run, model::VfStatus& vs);
+// udev is not; done for a VF in use (nothing to wait for). `netdev`: whether this pass
+// probed the VF (its netdev is new) or found it bound.
+StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev);
 
 // Step "names": the PF's netdev, and one VF's (vs.ifindex), get name, altnames, MTU.
 // Problems go to the PF's or the VF's list.

@@ -69,7 +69,9 @@ bool is_error_line(const std::string& line) {
 
 Kernel::Kernel(const Topology& topology, Tree& tree, Netdevs& netdevs, UdevSim& udev,
                HostLogs& logs)
-    : topology_(topology), tree_(tree), netdevs_(netdevs), udev_(udev), logs_(logs) {}
+    : topology_(topology), tree_(tree), netdevs_(netdevs), udev_(udev), logs_(logs) {
+  udev_.set_describe([this](int ifindex) { return describe_netdev(ifindex); });
+}
 
 void Kernel::boot() {
   for (const auto& line : topology_.kernel_log) {

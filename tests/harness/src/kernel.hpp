@@ -104,6 +104,8 @@ class Kernel {
   void take_down_netdev(const Owner& owner);
   std::string read_numvfs(Pf& pf);
   std::string read_link(int ifindex, const std::string& field);
+  // A netdev's sysfs path and name for udev's messages.
+  std::optional<UdevSim::Netdev> describe_netdev(int ifindex);
   std::optional<Owner> owner_of_pci(std::string_view text);
   // Waits `ms` unless shutdown() comes first; false then.
   bool pause_ms(uint32_t ms);

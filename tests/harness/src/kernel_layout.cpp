@@ -2,6 +2,8 @@
 // The shape of the fake sysfs: where each PCI function, driver, module, netdev and
 // InfiniBand device lives and how the symlinks between them resolve (relative, as in
 // the real /sys).
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "kernel.hpp"
@@ -22,6 +24,29 @@ std::string hex4(unsigned value) {
 
 // "0x101e" -> "101e", as sriov_vf_device prints it.
 std::string bare_hex(const std::string& id) { return id.substr(2); }
+
+std::string upper(std::string s) {
+  for (auto& c : s) {
+    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return s;
+}
+
+// The uevent lines of a PCI function that do not change ("0x15b3", "0x1021").
+std::string pci_uevent(const model::PciAddress& pci, const std::string& vendor,
+                       const std::string& device) {
+  return "PCI_ID=" + upper(bare_hex(vendor)) + ":" + upper(bare_hex(device)) +
+         "\nPCI_SLOT_NAME=" + pci.str() + "\n";
+}
+
+// From a directory to the root of the tree, as a relative link's prefix.
+std::string up_to_root(const std::string& dir) {
+  std::string out;
+  for (std::size_t n = std::count(dir.begin(), dir.end(), '/') + 1; n > 0; --n) {
+    out += "../";
+  }
+  return out;
+}
 
 // Every function of one root bus sits in one directory, the PF's parent; VFs go
 // beside their PF there, whatever bus their routing ID falls on.
@@ -94,6 +119,8 @@ void Kernel::lay_out_pf(Pf& pf) {
   tree_.add_value(pf.dir + "/class", f.infiniband ? kIbClass : "0x020000");
   tree_.add_value(pf.dir + "/numa_node", std::to_string(f.numa_node));
   tree_.add_link(pf.dir + "/subsystem", "../../../bus/pci");
+  tree_.add_value(pf.dir + "/uevent", (f.driver ? "DRIVER=" + *f.driver + "\n" : std::string()) +
+                                          pci_uevent(f.pci, f.vendor, f.device));
   tree_.add_link("bus/pci/devices/" + f.pci.str(), "../../../" + pf.dir);
   if (f.driver) {
     tree_.add_link(pf.dir + "/driver", "../../../bus/pci/drivers/" + *f.driver);
@@ -146,6 +173,18 @@ void Kernel::lay_out_vf(Pf& pf, const Vf& vf) {
   tree_.add_value(dir + "/class", f.infiniband ? kIbClass : "0x020000");
   tree_.add_value(dir + "/numa_node", std::to_string(f.numa_node));
   tree_.add_link(dir + "/subsystem", "../../../bus/pci");
+  const auto vf_id = "0x" + bare_hex(f.sriov->vf_device);
+  tree_.add_file(
+      dir + "/uevent",
+      Attribute{[this, &pf, i = vf.index, tail = pci_uevent(vf.pci, f.vendor, vf_id)] {
+                  std::lock_guard lock(mu_);
+                  if (i >= pf.vfs.size()) {
+                    return std::string();
+                  }
+                  return (pf.vfs[i].bound ? std::string("DRIVER=mlx5_core\n") : std::string()) +
+                         tail;
+                },
+                {}});
   tree_.add_link(dir + "/physfn", "../" + f.pci.str());
   tree_.add_link(pf.dir + "/virtfn" + std::to_string(vf.index), "../" + vf.pci.str());
   tree_.add_link("bus/pci/devices/" + vf.pci.str(), "../../../" + dir);
@@ -189,6 +228,10 @@ void Kernel::add_net_entries(const std::string& dev_dir, const std::string& ifna
   tree_.add_file(dir + "/mtu",
                  Attribute{[this, ifindex] { return read_link(ifindex, "mtu"); }, {}});
   tree_.add_link(dir + "/device", "../../../" + dev_dir.substr(dev_dir.rfind('/') + 1));
+  // What libudev reads of a netdev: its properties, and its subsystem's name.
+  tree_.add_file(dir + "/uevent",
+                 Attribute{[this, ifindex] { return read_link(ifindex, "uevent"); }, {}});
+  tree_.add_link(dir + "/subsystem", up_to_root(dir) + "class/net");
   tree_.add_link("class/net/" + ifname, "../../" + dir);
 }
 

@@ -88,6 +88,7 @@ void Kernel::take_down_netdev(const Owner& owner) {
 
 void Kernel::on_link_event(const LinkEvent& event) {
   bool removed = false;
+  std::string moved_from;
   {
     std::lock_guard lock(mu_);
     auto it = netdev_owners_.find(event.ifindex);
@@ -106,6 +107,7 @@ void Kernel::on_link_event(const LinkEvent& event) {
     } else {
       links_[event.ifindex] = event;
       if (!event.name.empty() && event.name != net.ifname) {
+        moved_from = "/" + net.dir + "/net/" + net.ifname;
         logs_.rename(event.ifindex, net.ifname, event.name);
         tree_.rename(net.dir + "/net/" + net.ifname, net.dir + "/net/" + event.name);
         tree_.remove("class/net/" + net.ifname);
@@ -116,7 +118,19 @@ void Kernel::on_link_event(const LinkEvent& event) {
   }
   if (removed) {
     udev_.remove(event.ifindex);
+  } else if (!moved_from.empty()) {
+    udev_.moved(event.ifindex, moved_from);
   }
+}
+
+std::optional<UdevSim::Netdev> Kernel::describe_netdev(int ifindex) {
+  std::lock_guard lock(mu_);
+  auto it = netdev_owners_.find(ifindex);
+  if (it == netdev_owners_.end()) {
+    return std::nullopt;
+  }
+  auto net = net_of(it->second);
+  return UdevSim::Netdev{"/" + net.dir + "/net/" + net.ifname, net.ifname};
 }
 
 std::string Kernel::read_link(int ifindex, const std::string& field) {
@@ -124,6 +138,9 @@ std::string Kernel::read_link(int ifindex, const std::string& field) {
   auto it = links_.find(ifindex);
   if (it == links_.end()) {
     return {};
+  }
+  if (field == "uevent") {
+    return "INTERFACE=" + it->second.name + "\nIFINDEX=" + std::to_string(ifindex) + "\n";
   }
   return (field == "mtu" ? std::to_string(it->second.mtu) : it->second.address) + "\n";
 }

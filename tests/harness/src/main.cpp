@@ -96,8 +96,9 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   NamedNetns namespace_(netns);
   HostLogs logs(root);
   Scheduler scheduler;
+  UdevMessages udev_messages(namespace_.fd());
   UdevSim udev(root / "run/udev", std::chrono::milliseconds(topology->udev_init_latency_ms),
-               scheduler);
+               scheduler, udev_messages);
   Tree tree;
   std::atomic<Kernel*> kernel_ptr{nullptr};
   Netdevs netdevs(namespace_.fd(), [&kernel_ptr](const LinkEvent& e) {

@@ -8,8 +8,11 @@
 
 namespace vfready::fakehost {
 
-UdevSim::UdevSim(std::string run_dir, std::chrono::milliseconds latency, Scheduler& scheduler)
-    : run_dir_(std::move(run_dir)), latency_(latency), scheduler_(scheduler) {}
+UdevSim::UdevSim(std::string run_dir, std::chrono::milliseconds latency, Scheduler& scheduler,
+                 UdevMessages& messages)
+    : run_dir_(std::move(run_dir)), latency_(latency), scheduler_(scheduler), messages_(messages) {
+  std::ofstream(run_dir_ + "/control").flush();
+}
 
 std::string UdevSim::db_path(int ifindex) const {
   return run_dir_ + "/data/n" + std::to_string(ifindex);
@@ -37,14 +40,36 @@ void UdevSim::remove(int ifindex) {
 }
 
 void UdevSim::finish(int ifindex, const std::string& driver, unsigned generation) {
-  std::lock_guard lock(mu_);
-  auto it = pending_.find(ifindex);
-  if (it == pending_.end() || it->second != generation) {
-    return;
+  {
+    std::lock_guard lock(mu_);
+    auto it = pending_.find(ifindex);
+    if (it == pending_.end() || it->second != generation) {
+      return;
+    }
+    write_db(ifindex, driver);
+    pending_.erase(it);
+    update_queue_file();
   }
-  write_db(ifindex, driver);
-  pending_.erase(it);
-  update_queue_file();
+  // As udevd: the database first, then the message (a monitor's reader looks it up).
+  announce("add", ifindex, driver);
+}
+
+void UdevSim::moved(int ifindex, const std::string& old_devpath) {
+  announce("move", ifindex, "mlx5_core", old_devpath);
+}
+
+void UdevSim::announce(const std::string& action, int ifindex, const std::string& driver,
+                       const std::string& old_devpath) {
+  const auto netdev = describe_ ? describe_(ifindex) : std::nullopt;
+  if (!netdev) {
+    return;  // gone meanwhile: udevd sends its remove instead
+  }
+  std::vector<std::pair<std::string, std::string>> properties = {
+      {"INTERFACE", netdev->name}, {"IFINDEX", std::to_string(ifindex)}, {"ID_NET_DRIVER", driver}};
+  if (!old_devpath.empty()) {
+    properties.emplace_back("DEVPATH_OLD", old_devpath);
+  }
+  messages_.send(action, netdev->devpath, "net", properties);
 }
 
 void UdevSim::write_db(int ifindex, const std::string& driver) const {

@@ -2,21 +2,37 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "scheduler.hpp"
+#include "udev_messages.hpp"
 
-// Plays udevd's part that vfready watches: a new netdev is "initialized" a while after
-// it appears, when its database file run/udev/data/n<ifindex> is written (to a
-// temporary name, then renamed, as udevd does); run/udev/queue exists while any
-// device is still pending. Plain files on disk, so inotify works on them.
+// Plays udevd's part toward libudev: a new netdev is "initialized" a while after it
+// appears, when its database file run/udev/data/n<ifindex> is written (to a temporary
+// name, then renamed, as udevd does) and an "add" message goes to the monitors; a
+// rename sends "move". run/udev/queue exists while any device is still pending, and
+// run/udev/control always (libudev's monitors listen only where udevd runs).
 namespace vfready::fakehost {
 
 class UdevSim {
  public:
-  UdevSim(std::string run_dir, std::chrono::milliseconds latency, Scheduler& scheduler);
+  UdevSim(std::string run_dir, std::chrono::milliseconds latency, Scheduler& scheduler,
+          UdevMessages& messages);
+
+  // A netdev as a message names it: its sysfs path ("/devices/.../net/ibp24s0v3") and
+  // its name, nullopt when it is gone.
+  struct Netdev {
+    std::string devpath;
+    std::string name;
+  };
+  // How to find a netdev's path and name when its event is sent. Set once, before use.
+  void set_describe(std::function<std::optional<Netdev>(int ifindex)> describe) {
+    describe_ = std::move(describe);
+  }
 
   // A netdev appeared: it becomes initialized after the latency.
   void add(int ifindex, const std::string& driver);
@@ -24,6 +40,8 @@ class UdevSim {
   void add_initialized(int ifindex, const std::string& driver);
   // A netdev went away: its database file goes too.
   void remove(int ifindex);
+  // A netdev was renamed (it was at `old_devpath`).
+  void moved(int ifindex, const std::string& old_devpath);
 
  private:
   void finish(int ifindex, const std::string& driver, unsigned generation);
@@ -31,9 +49,14 @@ class UdevSim {
   void update_queue_file() const;  // call with mu_ held
   [[nodiscard]] std::string db_path(int ifindex) const;
 
+  void announce(const std::string& action, int ifindex, const std::string& driver,
+                const std::string& old_devpath = {});
+
   std::string run_dir_;
   std::chrono::milliseconds latency_;
   Scheduler& scheduler_;
+  UdevMessages& messages_;
+  std::function<std::optional<Netdev>(int)> describe_;
   std::mutex mu_;
   // ifindex -> generation of the pending add, so a stale timer of a removed netdev
   // whose ifindex came back does not mark the new one early.

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "vfready/host/udev_wait.hpp"
+
+// udev through libudev: whether udev has initialized a netdev, and udev's events about
+// netdevs as a monitor receives them (the "udev" source: sent once udevd has processed
+// the device, renames included). libudev reads /sys and /run/udev itself; vfready reads
+// neither of udev's files.
+namespace vfready::host {
+
+// A netdev event from udev.
+struct UdevNetdevEvent {
+  std::string action;  // "add", "move", "remove", ...
+  int ifindex = 0;
+  std::string name;
+};
+
+// A monitor of udev's netdev events. Not thread-safe.
+class UdevMonitor {
+ public:
+  UdevMonitor();  // throws std::runtime_error when libudev cannot make one
+  ~UdevMonitor();
+  UdevMonitor(const UdevMonitor&) = delete;
+  UdevMonitor& operator=(const UdevMonitor&) = delete;
+  // Readable when events wait.
+  [[nodiscard]] int fd() const;
+  // The events that wait (never blocks); `overflowed` when some were lost.
+  std::vector<UdevNetdevEvent> drain(bool* overflowed);
+  // Whether udevd runs here (its control socket exists). Without it nothing initializes
+  // devices, and nothing is waited for: as `udevadm settle` decides.
+  [[nodiscard]] bool udev_active() const;
+  // Whether udev has initialized the netdev `ifindex` (its database entry, by libudev).
+  [[nodiscard]] bool initialized(int ifindex) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// UdevWait over one monitor, for all the PF workers of a pass (thread-safe): a netdev
+// is initialized when udev's event for it has come, or, for one that was there before
+// the pass, when libudev says so. Make it before the pass creates netdevs, so that no
+// event of theirs is missed.
+class LibudevWait final : public UdevWait {
+ public:
+  LibudevWait();  // throws std::runtime_error when libudev cannot make a monitor
+  ~LibudevWait() override;
+  LibudevWait(const LibudevWait&) = delete;
+  LibudevWait& operator=(const LibudevWait&) = delete;
+  bool wait_initialized(int ifindex, Netdev netdev,
+                        std::chrono::steady_clock::time_point deadline) override;
+
+ private:
+  void drain_locked();
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  UdevMonitor monitor_;
+  std::set<int> initialized_;  // by the events received so far
+  bool polling_ = false;       // a waiter polls the monitor; the others wait on cv_
+};
+
+}  // namespace vfready::host
