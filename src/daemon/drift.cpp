@@ -36,6 +36,20 @@ std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::Lin
   return std::nullopt;
 }
 
+bool knows_netdev(const model::DaemonStatus& status, int ifindex) {
+  for (const auto& pf : status.pfs) {
+    if (pf.ifindex == ifindex) {
+      return true;
+    }
+    for (const auto& vf : pf.vfs) {
+      if (vf.ifindex == ifindex) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 std::optional<Drift> drift_of_new_netdev(const model::DaemonStatus& status, int ifindex,
                                          const std::string& name, const std::string& device_pci,
                                          const std::string& physfn_pci) {

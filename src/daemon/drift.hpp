@@ -22,6 +22,10 @@ struct Drift {
 // away from the name vfready gave it.
 std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::LinkEvent& event);
 
+// Whether `ifindex` is the netdev of a PF or VF in the status (ifindexes are unique in
+// a namespace and not reused while the netdev lives).
+bool knows_netdev(const model::DaemonStatus& status, int ifindex);
+
 // A netdev udev has just initialized, found (through sysfs) to belong to the device
 // `device_pci`, a VF of `physfn_pci` when that is not empty: drift when it is a netdev of
 // a configured PF or its VF that vfready does not know yet (a re-created VF).

@@ -70,18 +70,19 @@ void DriftWatch::on_udev_events() {
     hooks_.lost();
   }
   for (const auto& e : events) {
-    if (e.action != "add" && e.action != "move") {
-      continue;  // a removal shows as a link event
-    }
-    const int ifindex = e.ifindex;
-    if (auto drift = judge_new_netdev(ifindex)) {
-      hooks_.drift(*drift, [this, ifindex] { return judge_new_netdev(ifindex); });
+    // A new netdev is what a link event cannot tell apart from the pass's own; renames
+    // and removals of known netdevs are judged from link events.
+    if (e.action == "add") {
+      hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
     }
   }
   hooks_.judged();
 }
 
 std::optional<Drift> DriftWatch::judge_new_netdev(int ifindex) {
+  if (knows_netdev(status_, ifindex)) {
+    return std::nullopt;  // named by vfready already: no need to look further
+  }
   const auto link = links_ ? links_->get(ifindex) : std::nullopt;
   if (!link) {
     return std::nullopt;  // gone again, or not in this namespace

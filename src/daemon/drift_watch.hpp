@@ -22,8 +22,11 @@ class DriftWatch {
   // Judges an event again later (against a pass's outcome).
   using Judge = std::function<std::optional<Drift>()>;
   struct Hooks {
-    // Drift of one PF, and how to judge the same event again.
+    // Drift of one PF (a link event), and how to judge the same event again.
     std::function<void(const Drift&, const Judge&)> drift;
+    // A netdev udev has just announced, not judged yet: judging it reads sysfs, which
+    // the caller may put off (while a pass runs, most are the pass's own).
+    std::function<void(const Judge&)> netdev;
     // Events were lost (a buffer overran): every PF needs a look.
     std::function<void()> lost;
     // A batch of events has been judged.

@@ -65,6 +65,14 @@ int Service::run() {
         loop_, status_, options_.roots,
         DriftWatch::Hooks{
             .drift = [this](const Drift& d, const DriftWatch::Judge& again) { on_drift(d, again); },
+            .netdev =
+                [this](const DriftWatch::Judge& judge) {
+                  if (bringup_ && !bringup_->finished()) {
+                    deferred_.push_back(judge);  // judged against the pass's outcome
+                  } else if (auto drift = judge()) {
+                    on_drift(*drift, judge);
+                  }
+                },
             .lost =
                 [this] {
                   for (const auto& pf : status_.pfs) {

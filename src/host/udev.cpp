@@ -4,10 +4,14 @@
 
 #include <libudev.h>
 #include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <stdexcept>
+#include <system_error>
 
 namespace vfready::host {
 
@@ -27,10 +31,17 @@ int number(const char* text) {
 
 }  // namespace
 
+udev* new_context() {
+  udev* context = udev_new();
+  if (context == nullptr) {
+    throw std::runtime_error("libudev: cannot make a context");
+  }
+  return context;
+}
+
 struct UdevMonitor::State {
   udev* context = nullptr;
   udev_monitor* monitor = nullptr;
-  bool active = false;
   ~State() {
     udev_monitor_unref(monitor);
     udev_unref(context);
@@ -39,13 +50,7 @@ struct UdevMonitor::State {
 
 UdevMonitor::UdevMonitor() : state_(std::make_unique<State>()) {
   auto& s = *state_;
-  s.context = udev_new();
-  if (s.context == nullptr) {
-    throw std::runtime_error("libudev: cannot make a context");
-  }
-  udev_queue* queue = udev_queue_new(s.context);
-  s.active = queue != nullptr && udev_queue_get_udev_is_active(queue) != 0;
-  udev_queue_unref(queue);
+  s.context = new_context();
   s.monitor = udev_monitor_new_from_netlink(s.context, "udev");
   if (s.monitor == nullptr ||
       udev_monitor_filter_add_match_subsystem_devtype(s.monitor, "net", nullptr) < 0 ||
@@ -59,8 +64,6 @@ UdevMonitor::UdevMonitor() : state_(std::make_unique<State>()) {
 UdevMonitor::~UdevMonitor() = default;
 
 int UdevMonitor::fd() const { return udev_monitor_get_fd(state_->monitor); }
-
-bool UdevMonitor::udev_active() const { return state_->active; }
 
 std::vector<UdevNetdevEvent> UdevMonitor::drain(bool* overflowed) {
   std::vector<UdevNetdevEvent> out;
@@ -94,7 +97,24 @@ std::vector<UdevNetdevEvent> UdevMonitor::drain(bool* overflowed) {
   return out;
 }
 
-bool UdevMonitor::initialized(int ifindex) const {
+struct UdevDevices::State {
+  udev* context = nullptr;
+  bool active = false;
+  ~State() { udev_unref(context); }
+};
+
+UdevDevices::UdevDevices() : state_(std::make_unique<State>()) {
+  state_->context = new_context();
+  udev_queue* queue = udev_queue_new(state_->context);
+  state_->active = queue != nullptr && udev_queue_get_udev_is_active(queue) != 0;
+  udev_queue_unref(queue);
+}
+
+UdevDevices::~UdevDevices() = default;
+
+bool UdevDevices::udev_active() const { return state_->active; }
+
+bool UdevDevices::initialized(int ifindex) const {
   const auto id = "n" + std::to_string(ifindex);
   udev_device* device = udev_device_new_from_device_id(state_->context, id.c_str());
   if (device == nullptr) {
@@ -105,57 +125,73 @@ bool UdevMonitor::initialized(int ifindex) const {
   return done;
 }
 
-LibudevWait::LibudevWait() = default;
-LibudevWait::~LibudevWait() = default;
+LibudevWait::LibudevWait() : stop_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  if (stop_fd_ < 0) {
+    throw std::system_error(errno, std::generic_category(), "eventfd");
+  }
+  reader_ = std::thread([this] { read_events(); });
+}
 
-void LibudevWait::drain_locked() {
-  bool overflowed = false;
-  for (const auto& e : monitor_.drain(&overflowed)) {
-    if (e.action != "remove") {
+LibudevWait::~LibudevWait() {
+  const uint64_t one = 1;
+  static_cast<void>(write(stop_fd_, &one, sizeof one));
+  reader_.join();
+  close(stop_fd_);
+}
+
+void LibudevWait::read_events() {
+  std::array<pollfd, 2> fds{{{monitor_.fd(), POLLIN, 0}, {stop_fd_, POLLIN, 0}}};
+  while (poll(fds.data(), fds.size(), -1) >= 0 || errno == EINTR) {
+    if ((fds[1].revents & POLLIN) != 0) {
+      return;
+    }
+    if ((fds[0].revents & POLLIN) == 0) {
+      continue;
+    }
+    bool overflowed = false;
+    const auto events = monitor_.drain(&overflowed);
+    std::lock_guard lock(mu_);
+    for (const auto& e : events) {
+      if (e.action == "remove") {
+        continue;
+      }
       initialized_.insert(e.ifindex);
+      if (auto it = waiting_.find(e.ifindex); it != waiting_.end()) {
+        it->second.cv.notify_all();
+      }
+    }
+    if (overflowed) {
+      // Lost events: every waiter looks its netdev up again.
+      for (auto& [ifindex, waiters] : waiting_) {
+        waiters.cv.notify_all();
+      }
     }
   }
-  // A lost event only makes a waiter look the device up (below) or wait its bound.
-  static_cast<void>(overflowed);
 }
 
 bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
                                    std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(mu_);
-  if (!monitor_.udev_active()) {
+  if (!devices_.udev_active()) {
     return true;  // no udevd: nobody to wait for
   }
-  drain_locked();
   if (initialized_.contains(ifindex)) {
     return true;
   }
   // A netdev that was there before the pass may have been initialized long ago.
-  if (netdev == Netdev::kExisting && monitor_.initialized(ifindex)) {
+  if (netdev == Netdev::kExisting && devices_.initialized(ifindex)) {
     initialized_.insert(ifindex);
     return true;
   }
-  while (!initialized_.contains(ifindex)) {
-    const auto left =
-        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      // Missed events (an overrun) must not cost a good netdev its bound.
-      return monitor_.initialized(ifindex);
-    }
-    if (polling_) {
-      cv_.wait_until(lock, deadline);
-    } else {
-      // One waiter polls the monitor for all; the others wake when it has read.
-      polling_ = true;
-      lock.unlock();
-      pollfd p{monitor_.fd(), POLLIN, 0};
-      static_cast<void>(poll(&p, 1, static_cast<int>(left.count())));
-      lock.lock();
-      polling_ = false;
-      drain_locked();
-      cv_.notify_all();
-    }
+  auto& waiters = waiting_[ifindex];
+  ++waiters.count;
+  const bool done =
+      waiters.cv.wait_until(lock, deadline, [&] { return initialized_.contains(ifindex); }) ||
+      devices_.initialized(ifindex);  // an event lost to an overrun must not fail it
+  if (--waiters.count == 0) {
+    waiting_.erase(ifindex);
   }
-  return true;
+  return done;
 }
 
 }  // namespace vfready::host

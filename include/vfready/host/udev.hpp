@@ -3,10 +3,12 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "vfready/host/udev_wait.hpp"
@@ -35,10 +37,23 @@ class UdevMonitor {
   [[nodiscard]] int fd() const;
   // The events that wait (never blocks); `overflowed` when some were lost.
   std::vector<UdevNetdevEvent> drain(bool* overflowed);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// Whether udev has initialized a netdev, looked up by libudev (its database entry).
+// Not thread-safe.
+class UdevDevices {
+ public:
+  UdevDevices();  // throws std::runtime_error when libudev cannot make a context
+  ~UdevDevices();
+  UdevDevices(const UdevDevices&) = delete;
+  UdevDevices& operator=(const UdevDevices&) = delete;
   // Whether udevd runs here (its control socket exists). Without it nothing initializes
-  // devices, and nothing is waited for: as `udevadm settle` decides.
+  // devices, and nothing is to be waited for: as `udevadm settle` decides.
   [[nodiscard]] bool udev_active() const;
-  // Whether udev has initialized the netdev `ifindex` (its database entry, by libudev).
   [[nodiscard]] bool initialized(int ifindex) const;
 
  private:
@@ -48,8 +63,9 @@ class UdevMonitor {
 
 // UdevWait over one monitor, for all the PF workers of a pass (thread-safe): a netdev
 // is initialized when udev's event for it has come, or, for one that was there before
-// the pass, when libudev says so. Make it before the pass creates netdevs, so that no
-// event of theirs is missed.
+// the pass, when libudev says so. A thread of its own reads the monitor and wakes the
+// worker waiting for the netdev an event names (and no other). Make it before the pass
+// creates netdevs, so that no event of theirs is missed.
 class LibudevWait final : public UdevWait {
  public:
   LibudevWait();  // throws std::runtime_error when libudev cannot make a monitor
@@ -60,13 +76,19 @@ class LibudevWait final : public UdevWait {
                         std::chrono::steady_clock::time_point deadline) override;
 
  private:
-  void drain_locked();
+  void read_events();
 
   std::mutex mu_;
-  std::condition_variable cv_;
   UdevMonitor monitor_;
+  UdevDevices devices_;        // with mu_ held
   std::set<int> initialized_;  // by the events received so far
-  bool polling_ = false;       // a waiter polls the monitor; the others wait on cv_
+  struct Waiters {
+    std::condition_variable cv;
+    int count = 0;
+  };
+  std::map<int, Waiters> waiting_;  // by ifindex: the workers waiting for it
+  int stop_fd_ = -1;
+  std::thread reader_;
 };
 
 }  // namespace vfready::host

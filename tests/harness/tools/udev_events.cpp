@@ -43,8 +43,8 @@ int main(int argc, char** argv) {
   try {
     const std::string verb = argc > 1 ? argv[1] : "";
     if (verb == "initialized" && argc == 3) {
-      vfready::host::UdevMonitor monitor;
-      std::printf("%d\n", monitor.initialized(std::stoi(argv[2])) ? 1 : 0);
+      const vfready::host::UdevDevices devices;
+      std::printf("%d\n", devices.initialized(std::stoi(argv[2])) ? 1 : 0);
       return 0;
     }
     if (verb == "listen" && argc == 5) {
