@@ -83,7 +83,7 @@ void Bringup::start() {
 }
 
 PollSpec Bringup::prepare() {
-  PollSpec spec{finished_ ? -1 : channel_->fd(), POLLIN, std::nullopt};
+  PollSpec spec{channel_->fd(), static_cast<short>(finished_ ? 0 : POLLIN), std::nullopt};
   for (std::size_t i = 0; i < running_.size() && !finished_; ++i) {
     if (!running_[i].finished) {
       const auto until = running_[i].since + bound_of(i);

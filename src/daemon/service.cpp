@@ -3,7 +3,6 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,38 +15,13 @@
 
 namespace vfready::daemon {
 
-namespace {
-
-// A source the loop polls with no fd: calls `f` at `when`, then every `every`.
-class Ticker final : public EventSource {
- public:
-  Ticker(std::chrono::microseconds every, std::function<void()> f)
-      : every_(every), f_(std::move(f)), next_(Clock::now()) {}
-  PollSpec prepare() override { return {-1, 0, next_}; }
-  void dispatch(short /*revents*/) override {
-    next_ = Clock::now() + every_;
-    f_();
-  }
-
- private:
-  std::chrono::microseconds every_;
-  std::function<void()> f_;
-  Clock::time_point next_;
-};
-
-}  // namespace
-
 Service::Service(ServiceOptions options, BringupInputs inputs, host::Notifier& notifier)
     : options_(std::move(options)), inputs_(std::move(inputs)), notifier_(notifier) {
   status_.version = kVersion;
   status_.config_file = options_.config_path;
 }
 
-Service::~Service() {
-  if (signal_fd_ >= 0) {
-    close(signal_fd_);
-  }
-}
+Service::~Service() = default;
 
 int Service::run() {
   sigset_t signals;
@@ -55,10 +29,14 @@ int Service::run() {
   for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR2}) {
     sigaddset(&signals, s);
   }
+  // Blocked in every thread (workers are started later and inherit it): the loop takes
+  // them through a signalfd.
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  signal_fd_ = signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
-  loop_.add_fd(signal_fd_, POLLIN, [this](short) { on_signal(); });
-  arm_watchdog();
+  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR2}) {
+    loop_.add_signal(s, [this, s] { on_signal(s); });
+  }
+  // Pinged from the loop itself: a loop that is stuck stops pinging, and systemd acts.
+  loop_.feed_watchdog();
   if (!options_.once) {
     // Subscribed before the bring-up reads anything: nothing changes unseen.
     drift_ = std::make_unique<DriftWatch>(
@@ -91,15 +69,6 @@ int Service::run() {
   }
   start_bringup();
   return loop_.run();
-}
-
-void Service::arm_watchdog() {
-  const auto interval = notifier_.watchdog();
-  if (!interval) {
-    return;
-  }
-  // Pinged from the loop itself: a loop that is stuck stops pinging, and systemd acts.
-  loop_.add(std::make_shared<Ticker>(*interval / 2, [this] { notifier_.notify("WATCHDOG=1"); }));
 }
 
 void Service::on_drift(const Drift& drift, const DriftWatch::Judge& judge_again) {
@@ -156,8 +125,8 @@ void Service::start_bringup(std::set<std::string> only) {
   }
   bringup_ = std::make_shared<Bringup>(inputs_, status_, epoch_, busy_, names_, std::move(hooks),
                                        std::move(only));
-  bringup_id_ = loop_.add(bringup_);
   bringup_->start();
+  bringup_id_ = loop_.add(bringup_);
 }
 
 void Service::on_bringup_finished() {
@@ -198,31 +167,27 @@ void Service::on_bringup_finished() {
   schedule_pass();  // drift seen while this bring-up ran
 }
 
-void Service::on_signal() {
-  signalfd_siginfo si{};
-  while (read(signal_fd_, &si, sizeof si) == sizeof si) {
-    switch (si.ssi_signo) {
-      case SIGHUP:
-        if (auto refused = reload()) {
-          log::error({}, "reload: " + *refused);
+void Service::on_signal(int signo) {
+  switch (signo) {
+    case SIGHUP:
+      if (auto refused = reload()) {
+        log::error({}, "reload: " + *refused);
+      }
+      return;
+    case SIGUSR2:
+      if (options_.stall_on_sigusr2) {
+        log::warn({}, "SIGUSR2: stalling the event loop on purpose (--debug-stall-on-sigusr2)");
+        notifier_.notify("STATUS=Event loop stalled on purpose (SIGUSR2)");
+        for (;;) {
+          pause();
         }
-        break;
-      case SIGUSR2:
-        if (options_.stall_on_sigusr2) {
-          log::warn({}, "SIGUSR2: stalling the event loop on purpose (--debug-stall-on-sigusr2)");
-          notifier_.notify("STATUS=Event loop stalled on purpose (SIGUSR2)");
-          for (;;) {
-            pause();
-          }
-        }
-        break;
-      default:
-        log::info({}, "signal " + std::to_string(si.ssi_signo) +
-                          ": stopping; VFs, names and GUIDs stay as they are");
-        notifier_.notify("STOPPING=1");
-        loop_.quit(options_.once ? 1 : 0);  // --once: interrupted before its outcome
-        return;
-    }
+      }
+      return;
+    default:
+      log::info({}, "signal " + std::to_string(signo) +
+                        ": stopping; VFs, names and GUIDs stay as they are");
+      notifier_.notify("STOPPING=1");
+      loop_.quit(options_.once ? 1 : 0);  // --once: interrupted before its outcome
   }
 }
 

@@ -48,11 +48,10 @@ class Service {
   void on_drift(const Drift& drift, const DriftWatch::Judge& judge_again);
   void schedule_pass();
   void on_bringup_finished();
-  void on_signal();
+  void on_signal(int signo);
   std::optional<std::string> reconcile();
   std::optional<std::string> reload();
   void publish();
-  void arm_watchdog();
 
   ServiceOptions options_;
   BringupInputs inputs_;
@@ -66,7 +65,6 @@ class Service {
   std::shared_ptr<Bringup> bringup_;
   EventLoop::Id bringup_id_ = 0;
   std::unique_ptr<BusConnector> bus_;
-  int signal_fd_ = -1;
   std::unique_ptr<DriftWatch> drift_;
   std::set<std::string> dirty_;  // PFs a reconcile pass should look at
   // Events that came during a pass of their PF, to judge again when it ends.

@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
-// The one file that speaks to systemd through libsystemd: notifications, the watchdog
-// and the journal.
+// The one file that speaks to systemd through libsystemd: notifications, the journal,
+// and the event loop (sd-event) with its watchdog.
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <map>
 #include <string>
+#include <system_error>
+#include <utility>
+#include <vector>
 
+#include "vfready/host/event_loop.hpp"
 #include "vfready/host/journal.hpp"
 #include "vfready/host/notifier.hpp"
 
@@ -54,5 +62,235 @@ bool stderr_is_journal() {
   struct stat st {};
   return fstat(STDERR_FILENO, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
 }
+
+// --- The event loop.
+
+namespace {
+
+void check(int r, const char* what) {
+  if (r < 0) {
+    throw std::system_error(-r, std::generic_category(), what);
+  }
+}
+
+uint64_t usec_of(Clock::time_point t) {
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch());
+  return us.count() < 0 ? 0 : static_cast<uint64_t>(us.count());
+}
+
+}  // namespace
+
+struct EventLoop::Impl {
+  // One source of the loop: an EventSource (io + time), an fd, a timer or a signal.
+  struct Entry {
+    Impl* impl = nullptr;
+    Id id = 0;
+    sd_event_source* io = nullptr;
+    sd_event_source* time = nullptr;
+    sd_event_source* signal = nullptr;
+    std::shared_ptr<EventSource> source;
+    std::function<void(short)> on_fd;
+    std::function<void()> on_time;  // a timer's or a signal's
+    Entry() = default;
+    Entry(const Entry&) = delete;
+    Entry& operator=(const Entry&) = delete;
+    ~Entry() {
+      sd_event_source_disable_unref(io);
+      sd_event_source_disable_unref(time);
+      sd_event_source_disable_unref(signal);
+    }
+  };
+
+  Impl() { check(sd_event_new(&event), "sd_event_new"); }
+  ~Impl() {
+    entries.clear();
+    removed.clear();
+    sd_event_source_disable_unref(wake);
+    sd_event_unref(event);
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  Entry& make() {
+    auto entry = std::make_unique<Entry>();
+    entry->impl = this;
+    entry->id = next++;
+    auto& ref = *entry;
+    entries[ref.id] = std::move(entry);
+    return ref;
+  }
+
+  void remove(Id id) {
+    auto it = entries.find(id);
+    if (it == entries.end()) {
+      return;
+    }
+    // Disabled now; freed between dispatches, as its callback may be the one running.
+    for (auto* s : {it->second->io, it->second->time, it->second->signal}) {
+      sd_event_source_set_enabled(s, SD_EVENT_OFF);
+    }
+    removed.push_back(std::move(it->second));
+    entries.erase(it);
+  }
+
+  // Runs a callback: an exception is kept for run() to throw (it cannot cross
+  // sd-event's frames), and the loop is woken so that run() sees it at once.
+  template <class F>
+  int guarded(F&& f) noexcept {
+    try {
+      f();
+    } catch (...) {
+      error = std::current_exception();
+      sd_event_source_set_enabled(wake, SD_EVENT_ONESHOT);
+    }
+    return 0;
+  }
+
+  static Entry& entry_of(void* userdata) { return *static_cast<Entry*>(userdata); }
+
+  static int on_io(sd_event_source* /*s*/, int /*fd*/, uint32_t revents, void* userdata) {
+    auto& e = entry_of(userdata);
+    return e.impl->guarded([&] {
+      const auto r = static_cast<short>(revents);  // epoll's bits are poll's
+      if (e.source) {
+        e.source->dispatch(r);
+      } else {
+        e.on_fd(r);
+      }
+    });
+  }
+
+  static int on_time(sd_event_source* /*s*/, uint64_t /*usec*/, void* userdata) {
+    auto& e = entry_of(userdata);
+    return e.impl->guarded([&] {
+      if (e.source) {
+        e.source->dispatch(0);
+        return;
+      }
+      Impl* impl = e.impl;
+      const Id id = e.id;
+      e.on_time();
+      impl->remove(id);  // a one-shot timer is done
+    });
+  }
+
+  static int on_signal(sd_event_source* /*s*/, const signalfd_siginfo* /*si*/, void* userdata) {
+    auto& e = entry_of(userdata);
+    return e.impl->guarded([&] { e.on_time(); });
+  }
+
+  // Before each wait: what a source wants now.
+  static int on_prepare(sd_event_source* /*s*/, void* userdata) {
+    auto& e = entry_of(userdata);
+    return e.impl->guarded([&] {
+      const auto spec = e.source->prepare();
+      check(sd_event_source_set_io_events(e.io, static_cast<uint16_t>(spec.events)),
+            "sd_event_source_set_io_events");
+      if (spec.deadline) {
+        check(sd_event_source_set_time(e.time, usec_of(*spec.deadline)),
+              "sd_event_source_set_time");
+        check(sd_event_source_set_enabled(e.time, SD_EVENT_ONESHOT), "sd_event_source_set_enabled");
+      } else {
+        check(sd_event_source_set_enabled(e.time, SD_EVENT_OFF), "sd_event_source_set_enabled");
+      }
+    });
+  }
+
+  static int on_wake(sd_event_source* /*s*/, void* /*userdata*/) { return 0; }
+
+  sd_event* event = nullptr;
+  sd_event_source* wake = nullptr;  // enabled to end a wait at once
+  std::map<Id, std::unique_ptr<Entry>> entries;
+  std::vector<std::unique_ptr<Entry>> removed;
+  Id next = 1;
+  std::optional<int> quit;
+  uint64_t turns = 0;
+  std::exception_ptr error;
+};
+
+EventLoop::EventLoop() : impl_(std::make_unique<Impl>()) {
+  check(sd_event_add_defer(impl_->event, &impl_->wake, Impl::on_wake, nullptr),
+        "sd_event_add_defer");
+  check(sd_event_source_set_enabled(impl_->wake, SD_EVENT_OFF), "sd_event_source_set_enabled");
+}
+
+EventLoop::~EventLoop() = default;
+
+EventLoop::Id EventLoop::add(std::shared_ptr<EventSource> source) {
+  auto& e = impl_->make();
+  e.source = std::move(source);
+  const auto spec = e.source->prepare();
+  try {
+    check(sd_event_add_io(impl_->event, &e.io, spec.fd, static_cast<uint16_t>(spec.events),
+                          Impl::on_io, &e),
+          "sd_event_add_io");
+    check(sd_event_source_set_prepare(e.io, Impl::on_prepare), "sd_event_source_set_prepare");
+    check(sd_event_add_time(impl_->event, &e.time, CLOCK_MONOTONIC,
+                            spec.deadline ? usec_of(*spec.deadline) : 0, 0, Impl::on_time, &e),
+          "sd_event_add_time");
+    check(sd_event_source_set_enabled(e.time, spec.deadline ? SD_EVENT_ONESHOT : SD_EVENT_OFF),
+          "sd_event_source_set_enabled");
+  } catch (...) {
+    impl_->remove(e.id);
+    throw;
+  }
+  return e.id;
+}
+
+void EventLoop::remove(Id id) { impl_->remove(id); }
+
+EventLoop::Id EventLoop::add_fd(int fd, short events, std::function<void(short)> on_ready) {
+  auto& e = impl_->make();
+  e.on_fd = std::move(on_ready);
+  const int r =
+      sd_event_add_io(impl_->event, &e.io, fd, static_cast<uint16_t>(events), Impl::on_io, &e);
+  if (r < 0) {
+    impl_->remove(e.id);
+    check(r, "sd_event_add_io");
+  }
+  return e.id;
+}
+
+EventLoop::Id EventLoop::add_timer(Clock::time_point when, std::function<void()> on_time) {
+  auto& e = impl_->make();
+  e.on_time = std::move(on_time);
+  // Accuracy 1 ms: timers of the daemon are bounds and back-offs, not a metronome.
+  const int r = sd_event_add_time(impl_->event, &e.time, CLOCK_MONOTONIC, usec_of(when), 1000,
+                                  Impl::on_time, &e);
+  if (r < 0) {
+    impl_->remove(e.id);
+    check(r, "sd_event_add_time");
+  }
+  return e.id;
+}
+
+EventLoop::Id EventLoop::add_signal(int signo, std::function<void()> on_signal) {
+  auto& e = impl_->make();
+  e.on_time = std::move(on_signal);
+  const int r = sd_event_add_signal(impl_->event, &e.signal, signo, Impl::on_signal, &e);
+  if (r < 0) {
+    impl_->remove(e.id);
+    check(r, "sd_event_add_signal");
+  }
+  return e.id;
+}
+
+bool EventLoop::feed_watchdog() { return sd_event_set_watchdog(impl_->event, 1) > 0; }
+
+int EventLoop::run() {
+  while (!impl_->quit) {
+    impl_->removed.clear();
+    check(sd_event_run(impl_->event, UINT64_MAX), "sd_event_run");
+    ++impl_->turns;
+    if (impl_->error) {
+      std::rethrow_exception(std::exchange(impl_->error, nullptr));
+    }
+  }
+  return *impl_->quit;
+}
+
+void EventLoop::quit(int code) { impl_->quit = code; }
+
+uint64_t EventLoop::turns() const { return impl_->turns; }
 
 }  // namespace vfready::host

@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
+
+#include <stdexcept>
 
 #include <vector>
 
@@ -27,31 +30,93 @@ TEST(EventLoop, TimersFireInDeadlineOrderOnceEach) {
   EXPECT_EQ(fired, (std::vector<int>{1, 2, 3}));
 }
 
-TEST(EventLoop, AReadyFdIsDispatchedAndARemovedSourceIsNot) {
+TEST(EventLoop, NeverDispatchesASourceRemovedWhileReady) {
   EventLoop loop;
   const int a = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   const int b = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   int a_calls = 0;
   int b_calls = 0;
+  EventLoop::Id a_id = 0;
   EventLoop::Id b_id = 0;
-  loop.add_fd(a, POLLIN, [&](short revents) {
+  // Both are ready at once; whichever runs first removes the other, which must then
+  // never run.
+  a_id = loop.add_fd(a, POLLIN, [&](short revents) {
     EXPECT_TRUE((revents & POLLIN) != 0);
-    uint64_t v = 0;
-    static_cast<void>(read(a, &v, sizeof v));
     ++a_calls;
-    loop.remove(b_id);  // b is ready in the same round: it must not run
-    loop.quit(0);
+    loop.remove(b_id);
+    loop.remove(a_id);  // from its own callback too
+    loop.add_timer(Clock::now() + 20ms, [&] { loop.quit(0); });
   });
-  b_id = loop.add_fd(b, POLLIN, [&](short) { ++b_calls; });
+  b_id = loop.add_fd(b, POLLIN, [&](short) {
+    ++b_calls;
+    loop.remove(a_id);
+    loop.remove(b_id);
+    loop.add_timer(Clock::now() + 20ms, [&] { loop.quit(0); });
+  });
   const uint64_t one = 1;
   ASSERT_EQ(write(a, &one, sizeof one), 8);
   ASSERT_EQ(write(b, &one, sizeof one), 8);
-  // a was added first and runs first in a round.
-  loop.run();
-  EXPECT_EQ(a_calls, 1);
-  EXPECT_EQ(b_calls, 0);
+  EXPECT_EQ(loop.run(), 0);
+  EXPECT_EQ(a_calls + b_calls, 1);
   close(a);
   close(b);
+}
+
+TEST(EventLoop, AnExceptionInACallbackEndsRunWithIt) {
+  EventLoop loop;
+  loop.add_timer(Clock::now(), [] { throw std::runtime_error("from a timer"); });
+  EXPECT_THROW(loop.run(), std::runtime_error);
+}
+
+TEST(EventLoop, TakesABlockedSignal) {
+  EventLoop loop;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGUSR1);
+  ASSERT_EQ(pthread_sigmask(SIG_BLOCK, &set, nullptr), 0);
+  int got = 0;
+  loop.add_signal(SIGUSR1, [&] {
+    ++got;
+    loop.quit(3);
+  });
+  ASSERT_EQ(kill(getpid(), SIGUSR1), 0);
+  EXPECT_EQ(loop.run(), 3);
+  EXPECT_EQ(got, 1);
+}
+
+// A source that asks, before each wait, for its fd and a deadline (the bus's way).
+class Countdown final : public EventSource {
+ public:
+  Countdown(EventLoop& loop, int fd) : loop_(loop), fd_(fd) {}
+  PollSpec prepare() override {
+    ++prepared;
+    return {fd_, POLLIN, Clock::now() + 5ms};
+  }
+  void dispatch(short revents) override {
+    revents == 0 ? ++timeouts : ++reads;
+    if (timeouts == 2) {
+      loop_.quit(0);
+    }
+  }
+  int prepared = 0;
+  int timeouts = 0;
+  int reads = 0;
+
+ private:
+  EventLoop& loop_;
+  int fd_;
+};
+
+TEST(EventLoop, AsksASourceBeforeEachWaitAndDispatchesItsDeadline) {
+  EventLoop loop;
+  const int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  auto source = std::make_shared<Countdown>(loop, fd);
+  loop.add(source);
+  EXPECT_EQ(loop.run(), 0);
+  EXPECT_EQ(source->timeouts, 2);
+  EXPECT_EQ(source->reads, 0);
+  EXPECT_GE(source->prepared, 2);
+  close(fd);
 }
 
 TEST(EventLoop, WakesOnlyForItsSources) {
