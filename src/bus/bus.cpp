@@ -30,7 +30,7 @@ std::vector<StepStruct> steps_value(const std::vector<model::StepTiming>& steps)
   std::vector<StepStruct> out;
   out.reserve(steps.size());
   for (const auto& s : steps) {
-    out.emplace_back(s.name, s.state, s.started_ms, s.elapsed_ms);
+    out.emplace_back(s.name, model::to_string(s.state), s.started_ms, s.elapsed_ms);
   }
   return out;
 }
@@ -43,7 +43,7 @@ std::vector<VfStruct> vfs_value(const std::vector<model::VfStatus>& vfs) {
   std::vector<VfStruct> out;
   out.reserve(vfs.size());
   for (const auto& v : vfs) {
-    out.emplace_back(v.index, v.pci, v.name, v.altnames, v.guid, model::texts(v.problems));
+    out.emplace_back(v.index, v.pci.str(), v.name, v.altnames, v.guid, model::texts(v.problems));
   }
   return out;
 }
@@ -67,7 +67,7 @@ class ServerImpl;
 class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::PF_adaptor> {
  public:
   PfObject(sdbus::IConnection& connection, model::PfStatus pf)
-      : AdaptorInterfaces(connection, pf_path(pf.pci)), pf_(std::move(pf)) {
+      : AdaptorInterfaces(connection, pf_path(pf.pci.str())), pf_(std::move(pf)) {
     registerAdaptor();
   }
   virtual ~PfObject() { unregisterAdaptor(); }
@@ -99,7 +99,7 @@ class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::P
 
  private:
   std::string Describe() override { return model::to_json(pf_).dump(); }
-  std::string PciAddress() override { return pf_.pci; }
+  std::string PciAddress() override { return pf_.pci.str(); }
   std::string Name() override { return pf_.name; }
   std::string State() override { return model::to_string(pf_.state); }
   std::string Step() override { return pf_.step; }
@@ -180,7 +180,7 @@ class ManagerObject final
   std::string Describe() override { return model::to_json(status_).dump(); }
   std::string DescribePF(const std::string& key) override { return model::to_json(pf(key)).dump(); }
   sdbus::ObjectPath GetPF(const std::string& key) override {
-    return sdbus::ObjectPath(pf_path(pf(key).pci));
+    return sdbus::ObjectPath(pf_path(pf(key).pci.str()));
   }
   void Reconcile() override {
     require_root("Reconcile");
@@ -192,7 +192,7 @@ class ManagerObject final
   }
   std::string Version() override { return status_.version; }
   std::string ConfigFile() override { return status_.config_file; }
-  std::string State() override { return status_.state; }
+  std::string State() override { return model::to_string(status_.state); }
   std::string StatusText() override { return status_.text; }
   std::vector<std::string> Problems() override { return model::texts(status_.problems); }
   std::vector<std::string> ProblemCodes() override { return codes(status_.problems); }
@@ -202,7 +202,7 @@ class ManagerObject final
   std::vector<sdbus::ObjectPath> PFs() override {
     std::vector<sdbus::ObjectPath> out;
     for (const auto& pf : status_.pfs) {
-      out.emplace_back(pf_path(pf.pci));
+      out.emplace_back(pf_path(pf.pci.str()));
     }
     return out;
   }
@@ -239,13 +239,14 @@ class ServerImpl final : public Server {
     bool pfs_changed = status.pfs.size() != pfs_.size();
     std::map<std::string, std::unique_ptr<PfObject>> next;
     for (const auto& pf : status.pfs) {
-      auto it = pfs_.find(pf.pci);
+      const auto pci = pf.pci.str();
+      auto it = pfs_.find(pci);
       if (it == pfs_.end()) {
-        next[pf.pci] = std::make_unique<PfObject>(*connection_, pf);
+        next[pci] = std::make_unique<PfObject>(*connection_, pf);
         pfs_changed = true;
       } else {
         it->second->update(pf);
-        next[pf.pci] = std::move(it->second);
+        next[pci] = std::move(it->second);
       }
     }
     pfs_ = std::move(next);  // objects of PFs no longer configured go away

@@ -75,7 +75,7 @@ double Bringup::since_epoch_ms() const {
 void Bringup::start() {
   channel_ = std::make_shared<PassChannel>();
   started_ = Clock::now();
-  status_.state = "configuring";
+  status_.state = model::DaemonState::kConfiguring;
   status_.text = "Reading the host";
   status_.problems.clear();
   hooks_.progress(status_.text, std::chrono::milliseconds(30000));
@@ -158,9 +158,9 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
   for (const auto& t : targets_) {
     const auto pci = t.pci.str();
     auto it = std::find_if(status_.pfs.begin(), status_.pfs.end(),
-                           [&](const model::PfStatus& p) { return p.pci == pci; });
+                           [&](const model::PfStatus& p) { return p.pci == t.pci; });
     model::PfStatus pf = it == status_.pfs.end() ? model::PfStatus{} : *it;
-    pf.pci = pci;
+    pf.pci = t.pci;
     if (only_.empty() || only_.contains(pci) || it == status_.pfs.end()) {
       pf.state = model::PfState::kPending;
       pf.steps.clear();
@@ -208,9 +208,9 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
   }
 }
 
-void Bringup::close_step(std::size_t pf, const char* state) {
+void Bringup::close_step(std::size_t pf, model::StepState state) {
   auto& steps = status_.pfs[pf].steps;
-  if (!steps.empty() && steps.back().state == "running") {
+  if (!steps.empty() && steps.back().state == model::StepState::kRunning) {
     steps.back().state = state;
     steps.back().elapsed_ms = since_epoch_ms() - steps.back().started_ms;
   }
@@ -221,11 +221,11 @@ void Bringup::on_step(std::size_t pf, const std::string& step) {
     return;  // already given up as timed out
   }
   running_[pf] = {step, Clock::now(), false};
-  close_step(pf, "done");
+  close_step(pf, model::StepState::kDone);
   auto& status = status_.pfs[pf];
   status.step = step;
-  status.steps.push_back({step, "running", since_epoch_ms(), 0});
-  log::info({.step = step, .pf = status.pci}, step);
+  status.steps.push_back({step, model::StepState::kRunning, since_epoch_ms(), 0});
+  log::info({.step = step, .pf = status.pci.str()}, step);
   std::vector<std::string> steps;
   std::size_t done = 0;
   for (const auto& r : running_) {
@@ -246,7 +246,8 @@ void Bringup::on_done(std::size_t pf, model::PfStatus status) {
   }
   running_[pf].finished = true;
   --left_;
-  close_step(pf, status.state == model::PfState::kReady ? "done" : "failed");
+  close_step(pf, status.state == model::PfState::kReady ? model::StepState::kDone
+                                                        : model::StepState::kFailed);
   status.steps = std::move(status_.pfs[pf].steps);
   status_.pfs[pf] = std::move(status);
   const auto& s = status_.pfs[pf];
@@ -261,7 +262,7 @@ void Bringup::on_done(std::size_t pf, model::PfStatus status) {
       log_problem(spdlog::level::err, s.step, vf.name, p);
     }
   }
-  log::info({.pf = s.pci, .interface = s.name},
+  log::info({.pf = s.pci.str(), .interface = s.name},
             std::string(model::to_string(s.state)) + " in " +
                 std::to_string(static_cast<long>(s.elapsed_ms)) + " ms");
   status_.text =
@@ -273,15 +274,15 @@ void Bringup::on_done(std::size_t pf, model::PfStatus status) {
 void Bringup::give_up(std::size_t i, std::chrono::milliseconds bound) {
   running_[i].finished = true;
   --left_;
-  close_step(i, "failed");
+  close_step(i, model::StepState::kFailed);
   auto& pf = status_.pfs[i];
   pf.state = model::PfState::kFailed;
   pf.step = running_[i].step;
   pf.problems.push_back(model::problem(
       model::EventKind::kStepTimeout,
-      "step " + running_[i].step + " of PF " + pf.pci + " did not finish within " +
+      "step " + running_[i].step + " of PF " + pf.pci.str() + " did not finish within " +
           std::to_string(bound.count()) + " ms: given up (is the driver hung? see the kernel log)",
-      pf.pci));
+      pf.pci.str()));
   log_problem(spdlog::level::err, pf.step, "", pf.problems.back());
   hooks_.changed();
 }
@@ -293,7 +294,7 @@ void Bringup::stop(const std::string& why, std::vector<model::Problem> problems)
   status_.problems = std::move(problems);
   finished_ = true;
   outcome_ = model::Outcome::kFailed;
-  status_.state = model::to_string(outcome_);
+  status_.state = model::state_of(outcome_);
   status_.text = why + status_.problems.front().text;
   status_.ready_ms = since_epoch_ms();
   hooks_.changed();
@@ -307,8 +308,8 @@ void Bringup::finish() {
   for (const auto& pf : status_.pfs) {
     ready += pf.state == model::PfState::kReady ? 1 : 0;
   }
-  status_.state = model::to_string(outcome_);
-  status_.text = status_.state + ": " + std::to_string(ready) + "/" +
+  status_.state = model::state_of(outcome_);
+  status_.text = std::string(model::to_string(outcome_)) + ": " + std::to_string(ready) + "/" +
                  std::to_string(status_.pfs.size()) + " PFs ready";
   status_.ready_ms = since_epoch_ms();
   const auto event = outcome_ == model::Outcome::kReady      ? model::EventKind::kReady

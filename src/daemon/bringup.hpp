@@ -68,7 +68,7 @@ class Bringup final : public EventSource {
   void finish();
   [[nodiscard]] double since_epoch_ms() const;
   [[nodiscard]] std::chrono::milliseconds bound_of(std::size_t pf) const;
-  void close_step(std::size_t pf, const char* state);
+  void close_step(std::size_t pf, model::StepState state);
 
   BringupInputs in_;
   model::DaemonStatus& status_;

@@ -7,11 +7,12 @@ std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::Lin
   for (const auto& pf : status.pfs) {
     if (pf.ifindex == event.ifindex && !pf.name.empty()) {
       if (event.removed) {
-        return Drift{pf.pci, "", pf.name, "netdev " + pf.name + " of PF " + pf.pci + " is gone"};
+        return Drift{pf.pci.str(), "", pf.name,
+                     "netdev " + pf.name + " of PF " + pf.pci.str() + " is gone"};
       }
       if (event.name != pf.name) {
-        return Drift{pf.pci, "", event.name,
-                     "PF " + pf.pci + " was renamed from " + pf.name + " to " + event.name +
+        return Drift{pf.pci.str(), "", event.name,
+                     "PF " + pf.pci.str() + " was renamed from " + pf.name + " to " + event.name +
                          " by someone else: naming it back"};
       }
       return std::nullopt;
@@ -21,13 +22,13 @@ std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::Lin
         continue;
       }
       if (event.removed) {
-        return Drift{pf.pci, vf.pci, vf.name,
-                     "netdev " + vf.name + " of VF " + vf.pci +
+        return Drift{pf.pci.str(), vf.pci.str(), vf.name,
+                     "netdev " + vf.name + " of VF " + vf.pci.str() +
                          " is gone (unbound, or its driver reloaded)"};
       }
       if (event.name != vf.name) {
-        return Drift{pf.pci, vf.pci, event.name,
-                     "VF " + vf.pci + " was renamed from " + vf.name + " to " + event.name +
+        return Drift{pf.pci.str(), vf.pci.str(), event.name,
+                     "VF " + vf.pci.str() + " was renamed from " + vf.name + " to " + event.name +
                          " by someone else: naming it back"};
       }
       return std::nullopt;
@@ -55,21 +56,21 @@ std::optional<Drift> drift_of_new_netdev(const model::DaemonStatus& status, int 
                                          const std::string& physfn_pci) {
   const auto& pf_pci = physfn_pci.empty() ? device_pci : physfn_pci;
   for (const auto& pf : status.pfs) {
-    if (pf.pci != pf_pci) {
+    if (pf.pci.str() != pf_pci) {
       continue;
     }
     if (physfn_pci.empty()) {
       if (pf.ifindex == ifindex) {
         return std::nullopt;
       }
-      return Drift{pf.pci, "", name, "PF " + pf.pci + " has a new netdev " + name};
+      return Drift{pf.pci.str(), "", name, "PF " + pf.pci.str() + " has a new netdev " + name};
     }
     for (const auto& vf : pf.vfs) {
-      if (vf.pci == device_pci && vf.ifindex == ifindex) {
+      if (vf.pci.str() == device_pci && vf.ifindex == ifindex) {
         return std::nullopt;  // known: named by vfready
       }
     }
-    return Drift{pf.pci, device_pci, name,
+    return Drift{pf.pci.str(), device_pci, name,
                  "VF " + device_pci + " has a new netdev " + name + " (ifindex " +
                      std::to_string(ifindex) + "): re-applying its GUID, name and MTU"};
   }

@@ -97,7 +97,7 @@ void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyP
             channel->post({.kind = PassMessage::Kind::kStep, .pf = index, .step = step});
           });
     } catch (const std::exception& e) {
-      status.pci = target.pci.str();
+      status.pci = target.pci;
       status.state = model::PfState::kFailed;
       status.problems.push_back(
           model::problem(model::EventKind::kInternalError, e.what(), target.pci.str()));

@@ -54,7 +54,7 @@ int Service::run() {
             .lost =
                 [this] {
                   for (const auto& pf : status_.pfs) {
-                    dirty_.insert(pf.pci);
+                    dirty_.insert(pf.pci.str());
                   }
                 },
             .judged = [this] { schedule_pass(); }});

@@ -17,6 +17,65 @@ const char* to_string(PfState state) {
   return "unknown";
 }
 
+const char* to_string(VfState state) {
+  switch (state) {
+    case VfState::kReady:
+      return "ready";
+    case VfState::kInUse:
+      return "in use";
+    case VfState::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+VfState state_of(const VfStatus& vf) {
+  if (!vf.problems.empty()) {
+    return VfState::kFailed;
+  }
+  return vf.in_use.empty() ? VfState::kReady : VfState::kInUse;
+}
+
+const char* to_string(StepState state) {
+  switch (state) {
+    case StepState::kRunning:
+      return "running";
+    case StepState::kDone:
+      return "done";
+    case StepState::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+const char* to_string(DaemonState state) {
+  switch (state) {
+    case DaemonState::kStarting:
+      return "starting";
+    case DaemonState::kConfiguring:
+      return "configuring";
+    case DaemonState::kReady:
+      return "ready";
+    case DaemonState::kDegraded:
+      return "degraded";
+    case DaemonState::kFailed:
+      return "failed";
+  }
+  return "unknown";
+}
+
+DaemonState state_of(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kReady:
+      return DaemonState::kReady;
+    case Outcome::kDegraded:
+      return DaemonState::kDegraded;
+    case Outcome::kFailed:
+      break;
+  }
+  return DaemonState::kFailed;
+}
+
 const char* to_string(Outcome outcome) {
   switch (outcome) {
     case Outcome::kReady:
@@ -56,7 +115,8 @@ std::vector<StepTiming> overall_steps(const std::vector<PfStatus>& pfs) {
       it->started_ms = std::min(it->started_ms, s.started_ms);
       it->elapsed_ms = end - it->started_ms;
       // failed outranks running, which outranks done
-      if (s.state == "failed" || (s.state == "running" && it->state == "done")) {
+      if (s.state == StepState::kFailed ||
+          (s.state == StepState::kRunning && it->state == StepState::kDone)) {
         it->state = s.state;
       }
     }

@@ -9,7 +9,7 @@ namespace {
 
 nlohmann::json to_json(const StepTiming& s) {
   return {{"name", s.name},
-          {"state", s.state},
+          {"state", to_string(s.state)},
           {"started_ms", s.started_ms},
           {"elapsed_ms", s.elapsed_ms}};
 }
@@ -46,11 +46,12 @@ void add_events(nlohmann::json& events, const std::vector<Problem>& problems) {
 
 nlohmann::json to_json(const VfStatus& vf) {
   return {{"index", vf.index},
-          {"pci", vf.pci},
+          {"pci", vf.pci.str()},
           {"name", vf.name},
           {"altnames", vf.altnames},
           {"guid", vf.guid},
           {"ifindex", vf.ifindex},
+          {"state", to_string(state_of(vf))},
           {"in_use", vf.in_use},
           {"problems", texts(vf.problems)},
           {"problem_details", details(vf.problems)}};
@@ -68,7 +69,7 @@ nlohmann::json to_json(const PfStatus& pf) {
   for (const auto& vf : pf.vfs) {
     add_events(events, vf.problems);
   }
-  return {{"pci", pf.pci},
+  return {{"pci", pf.pci.str()},
           {"name", pf.name},
           {"state", to_string(pf.state)},
           {"step", pf.step},
@@ -97,7 +98,7 @@ nlohmann::json to_json(const DaemonStatus& status) {
   }
   return {{"version", status.version},
           {"config_file", status.config_file},
-          {"state", status.state},
+          {"state", to_string(status.state)},
           {"status", status.text},
           {"problems", texts(status.problems)},
           {"problem_details", details(status.problems)},
@@ -111,11 +112,11 @@ nlohmann::json to_json(const DaemonStatus& status) {
 
 const PfStatus* find_pf(const DaemonStatus& status, const std::string& key) {
   for (const auto& pf : status.pfs) {
-    if (pf.pci == key || (!pf.name.empty() && pf.name == key)) {
+    if (pf.pci.str() == key || (!pf.name.empty() && pf.name == key)) {
       return &pf;
     }
     if (std::any_of(pf.vfs.begin(), pf.vfs.end(), [&](const VfStatus& vf) {
-          return vf.pci == key || (!vf.name.empty() && vf.name == key);
+          return vf.pci.str() == key || (!vf.name.empty() && vf.name == key);
         })) {
       return &pf;
     }

@@ -177,7 +177,7 @@ void name_pf(PfRun& run) {
   }
   const auto& target = run.target;
   std::lock_guard lock(run.names.mutex());
-  Namer(run.os, run.names, run.status.pci, "")
+  Namer(run.os, run.names, run.status.pci.str(), "")
       .apply(link->ifindex, target.name, target.altnames, target.mtu, run.status.problems);
 }
 
@@ -187,7 +187,7 @@ void name_vf(PfRun& run, model::VfStatus& vs) {
   }
   const auto& vt = run.target.vf.at(vs.index);
   std::lock_guard lock(run.names.mutex());
-  Namer(run.os, run.names, run.status.pci, vs.pci)
+  Namer(run.os, run.names, run.status.pci.str(), vs.pci.str())
       .apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
 }
 

@@ -113,7 +113,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
                             PfHost& os, NameRegistry& names, const ProgressFn& progress) {
   const auto start = Clock::now();
   PfRun run{target, config, os, names};
-  run.status.pci = target.pci.str();
+  run.status.pci = target.pci;
   const auto step = [&](const char* name) {
     run.status.step = name;
     progress(name);
@@ -166,9 +166,8 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   const auto port_bound = Clock::now() + std::chrono::milliseconds(config.timeouts.port_active_ms);
   failed(run_until(os, port_bound, [&] { return check_port_active(run); }));
   not_done([&](model::VfStatus& vs) {
-    const auto pci = model::PciAddress::parse(vs.pci);
-    if (!validate_vf(run, vs) && vs.in_use.empty() && vs.ifindex != 0 && pci) {
-      reprobe(run, vs, pci.value());
+    if (!validate_vf(run, vs) && vs.in_use.empty() && vs.ifindex != 0) {
+      reprobe(run, vs, vs.pci);
     }
   });
   return finish(run, start);

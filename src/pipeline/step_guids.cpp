@@ -85,7 +85,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     // The pass read the PF (and its VFs) just before: no second read.
     const auto vf = vt.index < run.info.vfs.size() ? run.info.vfs[vt.index]
                                                    : run.os.sriov.read_vf(run.target.pci, vt.index);
-    vs.pci = vf.pci.str();
+    vs.pci = vf.pci;
     const auto action = guid_action(vt, vf, path);
     if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
       vs.in_use = action == GuidAction::kInUse ? in_use(vf).value_or("") : "";
@@ -95,9 +95,9 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     if (action == GuidAction::kConflict) {
       vs.problems.push_back(model::problem(
           model::EventKind::kGuidConflict,
-          "VF " + vs.pci + " has GUID " + vf.effective_guid.value_or(model::Guid{0}).str() +
+          "VF " + vs.pci.str() + " has GUID " + vf.effective_guid.value_or(model::Guid{0}).str() +
               ", not " + vt.guid.str() + ", but a pod uses it: not rebinding",
-          run.target.pci.str(), vs.pci));
+          run.target.pci.str(), vs.pci.str()));
       status.vfs.push_back(vs);
       continue;
     }

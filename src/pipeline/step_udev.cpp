@@ -30,11 +30,11 @@ StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev net
     if (!binding.netdev || !link) {
       return StepResult::failed(model::problem(
           model::EventKind::kVfNoNetdev,
-          "VF " + vs.pci + " has no netdev" +
+          "VF " + vs.pci.str() + " has no netdev" +
               (binding.driver || binding.netdev ? std::string()
                                                 : ": it is not bound (its probe failed?)") +
               "; see the kernel log",
-          run.status.pci, vs.pci));
+          run.status.pci.str(), vs.pci.str()));
     }
     vs.ifindex = link->ifindex;
     vs.name = link->name;
@@ -48,7 +48,7 @@ StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev net
       model::problem(model::EventKind::kUdevTimeout,
                      "udev did not finish with " + vs.name + " (ifindex " +
                          std::to_string(vs.ifindex) + ") within " + bound + " ms",
-                     run.status.pci, vs.pci),
+                     run.status.pci.str(), vs.pci.str()),
       vs.ifindex, netdev);
 }
 

@@ -11,7 +11,7 @@ namespace {
 bool active(const std::string& state) { return state.find("ACTIVE") != std::string::npos; }
 
 void add(PfRun& run, model::VfStatus& vs, model::EventKind kind, std::string text) {
-  vs.problems.push_back(model::problem(kind, std::move(text), run.status.pci, vs.pci));
+  vs.problems.push_back(model::problem(kind, std::move(text), run.status.pci.str(), vs.pci.str()));
 }
 
 }  // namespace
@@ -25,7 +25,7 @@ bool validate_vf(PfRun& run, model::VfStatus& vs) {
   const bool guid_right = !run.info.ofed_sriov || effective == vt.guid;
   if (!guid_right && vs.problems.empty()) {
     add(run, vs, model::EventKind::kGuidWrong,
-        "VF " + vs.pci + " uses GUID " + vs.guid + ", not " + vt.guid.str());
+        "VF " + vs.pci.str() + " uses GUID " + vs.guid + ", not " + vt.guid.str());
   }
   if (vs.ifindex == 0) {
     return guid_right;
@@ -39,13 +39,14 @@ bool validate_vf(PfRun& run, model::VfStatus& vs) {
   vs.altnames = link->altnames;
   if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
     add(run, vs, model::EventKind::kNameMismatch,
-        "VF " + vs.pci + " is named " + link->name + ", not " + vt.name->str());
+        "VF " + vs.pci.str() + " is named " + link->name + ", not " + vt.name->str());
   }
   for (const auto& alt : vt.altnames) {
     if (std::find(link->altnames.begin(), link->altnames.end(), alt.str()) ==
             link->altnames.end() &&
         vs.problems.empty()) {
-      add(run, vs, model::EventKind::kNameMismatch, "VF " + vs.pci + " lacks altname " + alt.str());
+      add(run, vs, model::EventKind::kNameMismatch,
+          "VF " + vs.pci.str() + " lacks altname " + alt.str());
     }
   }
   return guid_right;

@@ -111,8 +111,8 @@ TEST_F(APfPass, LeavesAVfInAPodAloneAndReportsItsWrongGuidAsAConflict) {
   ASSERT_EQ(s.vfs.at(1).problems.size(), 1u);
   EXPECT_THAT(s.vfs.at(1).problems.front().text, HasSubstr("a pod uses it: not rebinding"));
   EXPECT_EQ(s.vfs.at(1).problems.front().kind, vfready::model::EventKind::kGuidConflict);
-  EXPECT_EQ(s.vfs.at(1).problems.front().vf, s.vfs.at(1).pci);
-  EXPECT_THAT(host.calls_named("unbind"), Not(Contains(HasSubstr(s.vfs.at(1).pci))));
+  EXPECT_EQ(s.vfs.at(1).problems.front().vf, s.vfs.at(1).pci.str());
+  EXPECT_THAT(host.calls_named("unbind"), Not(Contains(HasSubstr(s.vfs.at(1).pci.str()))));
   EXPECT_THAT(texts(s.vfs.at(0).problems), IsEmpty());
 }
 
@@ -161,7 +161,7 @@ TEST_F(APfPass, FailsEveryVfWhenThePfNetdevTakesNoVfGuids) {
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kFailed);
   for (const auto& vf : s.vfs) {
-    EXPECT_THAT(texts(vf.problems), Contains(HasSubstr("not IPoIB"))) << vf.pci;
+    EXPECT_THAT(texts(vf.problems), Contains(HasSubstr("not IPoIB"))) << vf.pci.str();
   }
 }
 

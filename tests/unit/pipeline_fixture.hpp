@@ -55,7 +55,7 @@ class PipelineTest : public ::testing::Test {
     names.configure({kPf});
     run_ = std::make_unique<pipeline::PfRun>(pipeline::PfRun{planned, config, os, names});
     run_->info = *host.read_pf(planned.pci, true);
-    run_->status.pci = kPf;
+    run_->status.pci = planned.pci;
     return *run_;
   }
 

@@ -132,7 +132,7 @@ TEST_F(AStep, UdevFailsForAnUnboundVfAndCallsAPodsVfInUse) {
   auto& r = run();
   VfStatus unbound;
   unbound.index = 0;
-  unbound.pci = "0000:18:00.1";
+  unbound.pci = vfready::model::PciAddress::parse("0000:18:00.1").value();
   const auto result = vfready::pipeline::settle_vf(r, unbound, kNew);
   ASSERT_TRUE(result.is_failed());
   EXPECT_THAT(texts(result.problems), ElementsAre(AllOf(HasSubstr("VF 0000:18:00.1 has no netdev"),
@@ -169,7 +169,7 @@ TEST_F(AStep, ValidateOfAVfTellsAWrongGuidOnTheOfedPath) {
   auto& r = run();
   VfStatus vs;
   vs.index = 2;
-  vs.pci = "0000:18:00.3";
+  vs.pci = vfready::model::PciAddress::parse("0000:18:00.3").value();
   EXPECT_FALSE(vfready::pipeline::validate_vf(r, vs));
   EXPECT_THAT(texts(vs.problems), ElementsAre(HasSubstr("uses GUID 02:00:00:00:00:00:00:03")));
 }

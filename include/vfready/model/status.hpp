@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "vfready/model/events.hpp"
+#include "vfready/model/pci_address.hpp"
 #include "vfready/model/problem.hpp"
 
 // What vfready reports: per PF and VF, what is there and what is wrong.
@@ -14,7 +15,7 @@ namespace vfready::model {
 
 struct VfStatus {
   uint16_t index = 0;
-  std::string pci;
+  PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
   std::string name;
   std::vector<std::string> altnames;
   std::string guid;  // effective GUID as read back, "" when unknown
@@ -25,19 +26,27 @@ struct VfStatus {
   std::vector<Problem> problems;
 };
 
+// A VF as reported: ready, left alone because something uses it, or with problems.
+enum class VfState { kReady, kInUse, kFailed };
+const char* to_string(VfState state);
+VfState state_of(const VfStatus& vf);
+
 enum class PfState { kPending, kReady, kFailed };
 const char* to_string(PfState state);
+
+enum class StepState { kRunning, kDone, kFailed };
+const char* to_string(StepState state);
 
 // One step of one PF's bring-up, as the daemon saw it start and end.
 struct StepTiming {
   std::string name;
-  std::string state;      // "running", "done", "failed"
+  StepState state = StepState::kRunning;
   double started_ms = 0;  // since the daemon started
   double elapsed_ms = 0;  // so far, while running
 };
 
 struct PfStatus {
-  std::string pci;
+  PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
   std::string name;
   int ifindex = 0;
   std::string link_layer;
@@ -55,6 +64,10 @@ struct PfStatus {
 enum class Outcome { kReady, kDegraded, kFailed };
 const char* to_string(Outcome outcome);
 
+enum class DaemonState { kStarting, kConfiguring, kReady, kDegraded, kFailed };
+const char* to_string(DaemonState state);
+DaemonState state_of(Outcome outcome);
+
 // ready: every PF ready; failed: none; degraded: some.
 Outcome outcome_of(const std::vector<PfStatus>& pfs);
 
@@ -70,9 +83,9 @@ struct DriftEvent {
 struct DaemonStatus {
   std::string version;
   std::string config_file;
-  std::string state = "starting";  // starting, configuring, ready, degraded, failed
-  std::string text;                // the last STATUS= line
-  std::vector<Problem> problems;   // not of one PF: driver, config, reload
+  DaemonState state = DaemonState::kStarting;
+  std::string text;               // the last STATUS= line
+  std::vector<Problem> problems;  // not of one PF: driver, config, reload
   std::vector<PfStatus> pfs;
   std::vector<DriftEvent> recent_events;  // the latest, oldest first
   double ready_ms = -1;  // when the bring-up reached its outcome, since start; -1 before
