@@ -93,12 +93,36 @@ int exchange(nl_sock* sk, nl_msg* msg, std::vector<Link>* out = nullptr) {
   return err < 0 ? EIO : 0;
 }
 
-// A link query without VF details: a PF with many VFs otherwise overflows the answer.
-// Built by hand: libnl's rtnl_link_build_get_request asks for VF details and cannot
-// look a link up by an altname (IFLA_ALT_IFNAME).
-nl_msg* link_query(int flags, int ifindex) {
-  nl_msg* msg = link_request(RTM_GETLINK, flags, ifindex);
-  nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+// The one place that builds messages attribute by attribute, for what libnl 3.7 has
+// no API for: altnames (RTM_NEWLINKPROP / RTM_DELLINKPROP with a nested
+// IFLA_PROP_LIST), and lookups of a link by ifindex, name or altname without VF details
+// or stats (libnl's rtnl_link_build_get_request asks for VF details, which for a PF
+// with many VFs fill the answer, and cannot name an altname).
+enum class Raw { kLookup, kAddAltname, kDelAltname };
+nl_msg* raw_link_message(Raw what, int ifindex, const std::string& name = {}) {
+  nl_msg* msg = nullptr;
+  switch (what) {
+    case Raw::kLookup:
+      msg = link_request(RTM_GETLINK, NLM_F_REQUEST, ifindex);
+      nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+      // The kernel looks names and altnames up in one table; IFLA_IFNAME takes at
+      // most 15 bytes, longer altnames go as IFLA_ALT_IFNAME.
+      if (!name.empty()) {
+        nla_put_string(msg, name.size() < IFNAMSIZ ? IFLA_IFNAME : IFLA_ALT_IFNAME, name.c_str());
+      }
+      return msg;
+    case Raw::kAddAltname:
+      msg = link_request(RTM_NEWLINKPROP,
+                         NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL | NLM_F_APPEND,
+                         ifindex);
+      break;
+    case Raw::kDelAltname:
+      msg = link_request(RTM_DELLINKPROP, NLM_F_REQUEST | NLM_F_ACK, ifindex);
+      break;
+  }
+  nlattr* list = nla_nest_start(msg, IFLA_PROP_LIST);
+  nla_put_string(msg, IFLA_ALT_IFNAME, name.c_str());
+  nla_nest_end(msg, list);
   return msg;
 }
 
@@ -167,19 +191,15 @@ NetlinkLinks::~NetlinkLinks() {
 
 std::optional<Link> NetlinkLinks::get(int ifindex) {
   std::vector<Link> out;
-  if (exchange(socket_->sk, link_query(NLM_F_REQUEST, ifindex), &out) != 0 || out.empty()) {
+  if (exchange(socket_->sk, raw_link_message(Raw::kLookup, ifindex), &out) != 0 || out.empty()) {
     return std::nullopt;
   }
   return out.front();
 }
 
 std::optional<Link> NetlinkLinks::by_name(const std::string& name) {
-  // RTM_GETLINK by name looks in the table of names and altnames alike; IFLA_IFNAME
-  // takes at most 15 bytes, longer altnames go as IFLA_ALT_IFNAME.
-  nl_msg* msg = link_query(NLM_F_REQUEST, 0);
-  nla_put_string(msg, name.size() < IFNAMSIZ ? IFLA_IFNAME : IFLA_ALT_IFNAME, name.c_str());
   std::vector<Link> out;
-  if (exchange(socket_->sk, msg, &out) != 0 || out.empty()) {
+  if (exchange(socket_->sk, raw_link_message(Raw::kLookup, 0, name), &out) != 0 || out.empty()) {
     return std::nullopt;  // ENODEV: nobody has it
   }
   return out.front();
@@ -197,24 +217,12 @@ int NetlinkLinks::set_mtu(int ifindex, uint32_t mtu) {
   return exchange(socket_->sk, change_request(ifindex, changes.get()));
 }
 
-// libnl 3.7 has no altname API: RTM_NEWLINKPROP / RTM_DELLINKPROP with a nested
-// IFLA_PROP_LIST are built by hand, the only raw messages that change a link.
 int NetlinkLinks::add_altname(int ifindex, const std::string& name) {
-  nl_msg* msg =
-      link_request(RTM_NEWLINKPROP,
-                   NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL | NLM_F_APPEND, ifindex);
-  nlattr* list = nla_nest_start(msg, IFLA_PROP_LIST);
-  nla_put_string(msg, IFLA_ALT_IFNAME, name.c_str());
-  nla_nest_end(msg, list);
-  return exchange(socket_->sk, msg);
+  return exchange(socket_->sk, raw_link_message(Raw::kAddAltname, ifindex, name));
 }
 
 int NetlinkLinks::del_altname(int ifindex, const std::string& name) {
-  nl_msg* msg = link_request(RTM_DELLINKPROP, NLM_F_REQUEST | NLM_F_ACK, ifindex);
-  nlattr* list = nla_nest_start(msg, IFLA_PROP_LIST);
-  nla_put_string(msg, IFLA_ALT_IFNAME, name.c_str());
-  nla_nest_end(msg, list);
-  return exchange(socket_->sk, msg);
+  return exchange(socket_->sk, raw_link_message(Raw::kDelAltname, ifindex, name));
 }
 
 int NetlinkLinks::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
