@@ -293,6 +293,7 @@ void Bringup::stop(const std::string& why, std::vector<model::Problem> problems)
   }
   status_.problems = std::move(problems);
   finished_ = true;
+  udev_.reset();
   outcome_ = model::Outcome::kFailed;
   status_.state = model::state_of(outcome_);
   status_.text = why + status_.problems.front().text;
@@ -303,6 +304,7 @@ void Bringup::stop(const std::string& why, std::vector<model::Problem> problems)
 
 void Bringup::finish() {
   finished_ = true;
+  udev_.reset();  // its monitor is for this pass's netdevs; workers hold their own
   outcome_ = model::outcome_of(status_.pfs);
   std::size_t ready = 0;
   for (const auto& pf : status_.pfs) {

@@ -20,8 +20,14 @@ class BusSource final : public EventSource {
   BusSource(bus::Server& server, std::function<void(const std::exception&)> on_lost)
       : server_(server), on_lost_(std::move(on_lost)) {}
   PollSpec prepare() override {
-    const auto d = server_.poll_data();
-    return {d.fd, d.events, d.deadline};
+    try {
+      const auto d = server_.poll_data();
+      fd_ = d.fd;
+      return {d.fd, d.events, d.deadline};
+    } catch (const std::exception& e) {
+      on_lost_(e);  // as in dispatch: the connection is replaced
+      return {fd_, 0, std::nullopt};
+    }
   }
   void dispatch(short /*revents*/) override {
     try {
@@ -34,6 +40,7 @@ class BusSource final : public EventSource {
  private:
   bus::Server& server_;
   std::function<void(const std::exception&)> on_lost_;
+  int fd_ = -1;
 };
 
 }  // namespace

@@ -110,6 +110,6 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "vfreadyd: " << e.what() << '\n';
-    return 1;
+    leave(1);  // workers may still run: no destructors behind their backs
   }
 }

@@ -141,12 +141,21 @@ LibudevWait::~LibudevWait() {
 
 void LibudevWait::read_events() {
   std::array<pollfd, 2> fds{{{monitor_.fd(), POLLIN, 0}, {stop_fd_, POLLIN, 0}}};
-  while (poll(fds.data(), fds.size(), -1) >= 0 || errno == EINTR) {
-    if ((fds[1].revents & POLLIN) != 0) {
+  for (;;) {
+    if (poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      // Cannot happen with these fds; should it, waiters look their netdevs up.
+      std::lock_guard lock(mu_);
+      broken_ = true;
+      for (auto& [ifindex, waiters] : waiting_) {
+        waiters.cv.notify_all();
+      }
       return;
     }
-    if ((fds[0].revents & POLLIN) == 0) {
-      continue;
+    if ((fds[1].revents & POLLIN) != 0) {
+      return;
     }
     bool overflowed = false;
     const auto events = monitor_.drain(&overflowed);
@@ -162,6 +171,7 @@ void LibudevWait::read_events() {
     }
     if (overflowed) {
       // Lost events: every waiter looks its netdev up again.
+      ++lost_;
       for (auto& [ifindex, waiters] : waiting_) {
         waiters.cv.notify_all();
       }
@@ -185,9 +195,22 @@ bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
   }
   auto& waiters = waiting_[ifindex];
   ++waiters.count;
-  const bool done =
-      waiters.cv.wait_until(lock, deadline, [&] { return initialized_.contains(ifindex); }) ||
-      devices_.initialized(ifindex);  // an event lost to an overrun must not fail it
+  bool done = false;
+  for (;;) {
+    const auto lost = lost_;
+    done = waiters.cv.wait_until(
+        lock, deadline, [&] { return initialized_.contains(ifindex) || lost_ != lost || broken_; });
+    // At the deadline, after lost events or without a reader: libudev is asked, so that
+    // a missed event does not fail a netdev udev is done with.
+    done = done && initialized_.contains(ifindex);
+    if (done || devices_.initialized(ifindex)) {
+      done = true;
+      break;
+    }
+    if (broken_ || std::chrono::steady_clock::now() >= deadline) {
+      break;
+    }
+  }
   if (--waiters.count == 0) {
     waiting_.erase(ifindex);
   }

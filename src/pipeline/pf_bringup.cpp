@@ -52,8 +52,7 @@ void reprobe(PfRun& run, model::VfStatus& vs, const model::PciAddress& pci) {
 // Step "guids" with the probes beside it: the probes run one after another on a thread
 // of their own, each as soon as its VF's GUID is set, and each VF whose probe has ended
 // goes through udev, naming and its read-back on this thread meanwhile, so little is
-// left to do when the last probe ends. The VFs (indexes in status.vfs) so finished,
-// or whose probe failed.
+// left to do when the last probe ends. The VFs (indexes in status.vfs) so finished.
 std::set<std::size_t> set_guids_and_probe(PfRun& run) {
   struct ToProbe {
     std::size_t at;  // index in status.vfs
@@ -84,11 +83,11 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
   }
   while (auto p = probed.pop()) {
     auto& vs = run.status.vfs[p->at];
-    done.insert(p->at);
     if (p->error) {
-      vs.problems.push_back(*p->error);  // its one problem: it has no netdev to look at
-      continue;
+      vs.problems.push_back(*p->error);
+      continue;  // read back with the rest, its netdev looked for again
     }
+    done.insert(p->at);
     if (!finish_vf(run, vs) && vs.in_use.empty() && vs.ifindex != 0) {
       reprobe(run, vs, p->pci);
     }
@@ -124,12 +123,15 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   };
 
   step(StepNames::kHardware);
-  if (failed(check_hardware(run, table, host))) {
+  const bool checked = !failed(check_hardware(run, table, host));
+  // Made after the check has read the PF: autoprobe found off (a predecessor died
+  // mid-pass) is turned on however this pass ends, even when the check failed.
+  AutoprobeGuard autoprobe(os.sriov, target.pci, run.info.autoprobe);
+  if (!checked) {
     return finish(run, start);
   }
 
   step(StepNames::kVfs);
-  AutoprobeGuard autoprobe(os.sriov, target.pci, run.info.autoprobe);
   if (failed(ensure_vf_count(run, autoprobe))) {
     return finish(run, start);  // autoprobe is restored as the guard goes
   }

@@ -28,6 +28,10 @@ StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev net
       return StepResult::done();
     }
     if (!binding.netdev || !link) {
+      if (!vs.problems.empty()) {
+        // Its problem (a failed probe, a GUID not set) says why already.
+        return StepResult::failed(std::vector<model::Problem>{});
+      }
       return StepResult::failed(model::problem(
           model::EventKind::kVfNoNetdev,
           "VF " + vs.pci.str() + " has no netdev" +

@@ -74,6 +74,17 @@ TEST_F(APfPass, TurnsAutoprobeBackOnWhenAPassThatDiedLeftItOff) {
   EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
 }
 
+TEST_F(APfPass, TurnsAutoprobeBackOnEvenWhenTheHardwareCheckFails) {
+  host.create_vfs(kPf, 4);
+  host.pf(kPf).autoprobe = false;
+  host.pf(kPf).info.ports.front().link_layer = "Ethernet";
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  EXPECT_EQ(s.problems.at(0).kind, vfready::model::EventKind::kEthernetFallback);
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+  EXPECT_THAT(host.calls_named("numvfs"), IsEmpty());
+}
+
 TEST_F(APfPass, ProbesVfsLeftUnboundByAPassThatDiedWithTheirGuids) {
   host.pf(kPf).autoprobe = false;
   host.set_num_vfs(vfready::model::PciAddress::parse(kPf).value(), 4);  // unbound, GUID 0

@@ -87,6 +87,8 @@ class LibudevWait final : public UdevWait {
     int count = 0;
   };
   std::map<int, Waiters> waiting_;  // by ifindex: the workers waiting for it
+  uint64_t lost_ = 0;               // how often events were lost: waiters then look their netdev up
+  bool broken_ = false;             // the reader stopped: waiters look their netdev up
   int stop_fd_ = -1;
   std::thread reader_;
 };
