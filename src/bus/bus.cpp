@@ -235,7 +235,9 @@ class ServerImpl final : public Server {
   ServerImpl(const ServerImpl&) = delete;
   ServerImpl& operator=(const ServerImpl&) = delete;
 
-  void publish(const model::DaemonStatus& status) override {
+  void publish(const model::DaemonStatus& raw) override {
+    // D-Bus carries valid UTF-8 only; netdev names (and so messages) may be any bytes.
+    const auto status = model::printable(raw);
     bool pfs_changed = status.pfs.size() != pfs_.size();
     std::map<std::string, std::unique_ptr<PfObject>> next;
     for (const auto& pf : status.pfs) {

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "config_files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "vfready/host/sysfs.hpp"
 
 namespace vfready::daemon {
 
@@ -12,14 +17,68 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Result<std::string> slurp(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return Error{path + ": cannot be read"};
+// A configuration is at most this big: anything larger is not one (a symlink to
+// /dev/zero, a log file given by mistake).
+constexpr std::size_t kMaxFile = std::size_t{1024} * 1024;
+
+const char* kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) {
+    return "a directory";
   }
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  if (S_ISFIFO(mode)) {
+    return "a FIFO";
+  }
+  if (S_ISCHR(mode) || S_ISBLK(mode)) {
+    return "a device";
+  }
+  if (S_ISSOCK(mode)) {
+    return "a socket";
+  }
+  return "not a regular file";
+}
+
+// The whole of a regular file of at most kMaxFile bytes. Opened without blocking, so
+// that a FIFO (which would wait for a writer) is refused, not waited on.
+Result<std::string> slurp(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    return Error{path + ": cannot be read: " + host::errno_name(errno)};
+  }
+  struct stat st {};
+  std::string out;
+  std::optional<Error> error;
+  if (fstat(fd, &st) != 0) {
+    error = Error{path + ": cannot be read: " + host::errno_name(errno)};
+  } else if (!S_ISREG(st.st_mode)) {
+    error =
+        Error{path + ": is " + kind_of(st.st_mode) + "; a configuration must be a regular file"};
+  } else {
+    char buf[65536];
+    for (;;) {
+      const ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) {
+        continue;
+      }
+      if (n < 0) {
+        error = Error{path + ": cannot be read: " + host::errno_name(errno)};
+        break;
+      }
+      if (n == 0) {
+        break;
+      }
+      out.append(buf, static_cast<std::size_t>(n));
+      if (out.size() > kMaxFile) {
+        error = Error{path + ": is larger than " + std::to_string(kMaxFile) +
+                      " bytes; a configuration is far smaller"};
+        break;
+      }
+    }
+  }
+  close(fd);
+  if (error) {
+    return *error;
+  }
+  return out;
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <vector>
 
+#include "vfready/model/printable.hpp"
+
 namespace vfready::daemon::log {
 
 namespace {
@@ -68,7 +70,12 @@ class JournalSink final : public spdlog::sinks::base_sink<std::mutex> {
 
 }  // namespace
 
-void write(spdlog::level::level_enum level, const Fields& fields, const std::string& message) {
+void write(spdlog::level::level_enum level, const Fields& raw, const std::string& message) {
+  // Names and messages may carry any bytes the host gave a netdev: escaped, so that no
+  // control character reaches a terminal or the journal.
+  Fields fields = raw;
+  fields.interface = model::printable(raw.interface);
+  fields.step = model::printable(raw.step);
   tls_fields = &fields;
   std::string line;
   if (!fields.vf.empty()) {
@@ -76,7 +83,7 @@ void write(spdlog::level::level_enum level, const Fields& fields, const std::str
   } else if (!fields.pf.empty()) {
     line = "[" + fields.pf + "] ";
   }
-  spdlog::log(level, "{}{}", line, message);
+  spdlog::log(level, "{}{}", line, model::printable(message));
   tls_fields = nullptr;
 }
 

@@ -25,7 +25,7 @@ struct Fields {
   std::optional<model::EventKind> event{};
 };
 
-void write(spdlog::level::level_enum level, const Fields& fields, const std::string& message);
+void write(spdlog::level::level_enum level, const Fields& raw, const std::string& message);
 inline void info(const Fields& f, const std::string& m) { write(spdlog::level::info, f, m); }
 inline void warn(const Fields& f, const std::string& m) { write(spdlog::level::warn, f, m); }
 inline void error(const Fields& f, const std::string& m) { write(spdlog::level::err, f, m); }

@@ -144,8 +144,8 @@ void Service::on_bringup_finished() {
     notifier_.notify("STATUS=" + status_.text);
   }
   if (options_.once) {
-    static_cast<void>(
-        std::fputs(model::render_status(model::to_json(status_), false).c_str(), stdout));
+    static_cast<void>(std::fputs(
+        model::render_status(model::to_json(model::printable(status_)), false).c_str(), stdout));
     loop_.quit(ready ? 0 : 1);
     return;
   }

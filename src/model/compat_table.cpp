@@ -2,6 +2,7 @@
 #include "vfready/model/compat_table.hpp"
 
 #include "text.hpp"
+#include "vfready/model/json_document.hpp"
 #include "vfready/model/json_reader.hpp"
 
 namespace vfready::model {
@@ -99,16 +100,14 @@ const FirmwareMinimum* CompatTable::firmware_for(uint16_t device) const {
 Result<CompatTable> parse_compat_table(const std::vector<ConfigSource>& sources) {
   CompatTable table;
   for (const auto& source : sources) {
-    nlohmann::json doc;
-    try {
-      doc = nlohmann::json::parse(source.text);
-    } catch (const nlohmann::json::parse_error& e) {
-      return Error{source.path + ": not valid JSON: " + e.what()};
+    auto doc = parse_json_document(source.path, source.text);
+    if (!doc) {
+      return doc.error();
     }
     try {
-      read_file(JsonReader(doc, "$"), &table);
+      read_file(JsonReader(doc.value(), "$"), &table);
     } catch (const JsonError& e) {
-      return Error{source.path + ": " + e.path + ": " + e.what};
+      return Error{source.path + ": " + text::printable(e.path) + ": " + text::printable(e.what)};
     }
   }
   return table;

@@ -5,6 +5,7 @@
 
 #include "text.hpp"
 #include "vfready/model/guid_scheme.hpp"
+#include "vfready/model/json_document.hpp"
 #include "vfready/model/json_reader.hpp"
 
 namespace vfready::model {
@@ -268,12 +269,11 @@ Result<Config> parse_config(const std::vector<ConfigSource>& sources) {
   json merged = json::object();
   std::map<std::string, std::string> owner;  // top-level key -> file that last set it
   for (const auto& source : sources) {
-    json doc;
-    try {
-      doc = json::parse(source.text);
-    } catch (const json::parse_error& e) {
-      return Error{source.path + ": not valid JSON: " + e.what()};
+    auto parsed = parse_json_document(source.path, source.text);
+    if (!parsed) {
+      return parsed.error();
     }
+    const json doc = std::move(parsed).value();
     if (!doc.is_object()) {
       return Error{source.path + ": $: must be a JSON object"};
     }
@@ -292,7 +292,7 @@ Result<Config> parse_config(const std::vector<ConfigSource>& sources) {
   } catch (const JsonError& e) {
     // The file to blame is the one that last set the top-level key the path is under.
     const auto key = e.path.size() > 2 ? e.path.substr(2, e.path.find_first_of(".[", 2) - 2) : "";
-    return Error{file_of(key) + ": " + e.path + ": " + e.what};
+    return Error{file_of(key) + ": " + text::printable(e.path) + ": " + text::printable(e.what)};
   }
 }
 

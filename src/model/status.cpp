@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "vfready/model/printable.hpp"
+
 namespace vfready::model {
 
 const char* to_string(PfState state) {
@@ -122,6 +124,62 @@ std::vector<StepTiming> overall_steps(const std::vector<PfStatus>& pfs) {
     }
   }
   return out;
+}
+
+}  // namespace vfready::model
+
+namespace vfready::model {
+
+namespace {
+
+void clean(std::string& s) { s = printable(s); }
+
+void clean(std::vector<std::string>& list) {
+  for (auto& s : list) {
+    clean(s);
+  }
+}
+
+void clean(std::vector<Problem>& problems) {
+  for (auto& p : problems) {
+    clean(p.pf);
+    clean(p.vf);
+    clean(p.text);
+    clean(p.remedy);
+  }
+}
+
+}  // namespace
+
+DaemonStatus printable(DaemonStatus status) {
+  clean(status.version);
+  clean(status.config_file);
+  clean(status.text);
+  clean(status.problems);
+  for (auto& pf : status.pfs) {
+    clean(pf.name);
+    clean(pf.link_layer);
+    clean(pf.port_state);
+    clean(pf.step);
+    clean(pf.problems);
+    clean(pf.warnings);
+    for (auto& step : pf.steps) {
+      clean(step.name);
+    }
+    for (auto& vf : pf.vfs) {
+      clean(vf.name);
+      clean(vf.altnames);
+      clean(vf.guid);
+      clean(vf.in_use);
+      clean(vf.problems);
+    }
+  }
+  for (auto& e : status.recent_events) {
+    clean(e.pf);
+    clean(e.vf);
+    clean(e.message);
+  }
+  return status;
 }
 
 }  // namespace vfready::model

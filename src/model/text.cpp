@@ -28,6 +28,37 @@ std::string hex(uint64_t value, int digits) {
   return out;
 }
 
+namespace {
+
+// The length of the valid UTF-8 sequence at the start of `s` (1-4), 0 when none is.
+std::size_t utf8_sequence(std::string_view s) {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const auto cont = [&](std::size_t i) { return i < s.size() && (b(i) & 0xc0U) == 0x80U; };
+  const unsigned char lead = b(0);
+  if (lead < 0x80) {
+    return 1;
+  }
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    return cont(1) ? 2 : 0;
+  }
+  if (lead >= 0xe0 && lead <= 0xef) {
+    if (!cont(1) || !cont(2) || (lead == 0xe0 && b(1) < 0xa0) || (lead == 0xed && b(1) > 0x9f)) {
+      return 0;  // overlong, or a surrogate
+    }
+    return 3;
+  }
+  if (lead >= 0xf0 && lead <= 0xf4) {
+    if (!cont(1) || !cont(2) || !cont(3) || (lead == 0xf0 && b(1) < 0x90) ||
+        (lead == 0xf4 && b(1) > 0x8f)) {
+      return 0;  // overlong, or past U+10FFFF
+    }
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace
+
 std::string quote(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
@@ -46,7 +77,28 @@ std::string quote(std::string_view text) {
     }
   }
   out += '"';
-  return out;
+  return printable(out);
 }
 
 }  // namespace vfready::model::text
+
+namespace vfready::model {
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  while (!text.empty()) {
+    const auto n = text::utf8_sequence(text);
+    const auto byte = static_cast<unsigned char>(text.front());
+    if (n == 0 || (n == 1 && (byte < 0x20 || byte == 0x7f))) {
+      out += "\\x" + text::hex(byte, 2);
+      text.remove_prefix(1);
+      continue;
+    }
+    out.append(text.substr(0, n));
+    text.remove_prefix(n);
+  }
+  return out;
+}
+
+}  // namespace vfready::model

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "vfready/model/printable.hpp"
+
 namespace vfready::model::text {
 
 // Parses exactly the whole of `digits` as a number in `base`; no sign, no prefix,
@@ -14,6 +16,8 @@ std::optional<uint64_t> parse_uint(std::string_view digits, int base, uint64_t m
 
 // `value` as exactly `digits` lower-case hex digits (the low bits when it is wider).
 std::string hex(uint64_t value, int digits);
+
+using model::printable;  // vfready/model/printable.hpp
 
 // `text` quoted for a message, with control bytes escaped, so that what a person
 // reads shows exactly what was given (a trailing newline, a tab).

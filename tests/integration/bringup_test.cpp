@@ -178,5 +178,38 @@ INSTANTIATE_TEST_SUITE_P(
                       "is also the name of"},
         BadConfigCase{"BadGuidScheme", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1,
                       "guid": {"scheme": "random"}}]})",
-                      "$.pfs[0].guid.scheme: is \"random\""}),
+                      "$.pfs[0].guid.scheme: is \"random\""},
+        BadConfigCase{"NumberOverflow",
+                      R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1e400}]})",
+                      "$.pfs[0].vfs: not valid JSON"},
+        BadConfigCase{"KeyTwice", R"({"pfs": [], "pfs": []})", "$.pfs: appears twice"}),
     [](const testing::TestParamInfo<BadConfigCase>& info) { return info.param.name; });
+
+// What is not a configuration file at all: refused at once, naming the path, with
+// nothing written (a FIFO would block a reader; /dev/zero never ends).
+class VfreadydRefusesAsConfig : public testing::TestWithParam<const char*> {};
+
+TEST_P(VfreadydRefusesAsConfig, WhatIsNotARegularFileOfJson) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  const std::string kind = GetParam();
+  const auto path = host.root() + "/etc/not-a-config.json";
+  sh("mkdir -p " + host.root() + "/etc");
+  if (kind == "fifo") {
+    ASSERT_EQ(sh("mkfifo " + path).exit_code, 0);
+  } else if (kind == "zero") {
+    ASSERT_EQ(sh("ln -s /dev/zero " + path).exit_code, 0);
+  } else if (kind == "directory") {
+    ASSERT_EQ(sh("mkdir " + path).exit_code, 0);
+  } else {
+    ASSERT_EQ(sh("python3 -c \"print('[' * 100000 + ']' * 100000)\" > " + path).exit_code, 0);
+  }
+  auto r = sh(vfreadyd_command(host, path, "--check-config"), 20s);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr(path + ": "));
+  EXPECT_TRUE(host.writes().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(NotConfigs, VfreadydRefusesAsConfig,
+                         testing::Values("fifo", "zero", "directory", "deep"));

@@ -249,3 +249,52 @@ TEST(VfreadydBus, GivesEachProblemItsStableCode) {
   }
   EXPECT_EQ(daemon.stop(), 0);
 }
+
+TEST(VfreadydReload, SurvivesHostileConfigsKeepingTheRunningOne) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  const auto path = write_config(host, read_file(repo_config()));
+  ServiceDaemon daemon(host, path, "--bus-address " + bus.address());
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+  const std::vector<std::pair<const char*, std::string>> hostile = {
+      {"1e400", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1e400}]})"},
+      {"nested", std::string(100000, '[') + std::string(100000, ']')},
+      {"twice", R"({"pfs": [], "pfs": []})"}};
+  for (const auto& [name, text] : hostile) {
+    write_config(host, text);
+    const auto by_bus = sh(vfreadyctl(bus, "reload"));
+    EXPECT_EQ(by_bus.exit_code, 1) << name << ": " << by_bus.err;
+    EXPECT_THAT(by_bus.err, HasSubstr(path)) << name;
+    // And by SIGHUP, as systemctl reload sends it.
+    const auto before = daemon.notify().count();
+    daemon.process().signal(SIGHUP);
+    EXPECT_TRUE(daemon.notify().wait_for_text("the running configuration stays", 10s, before))
+        << name;
+    EXPECT_FALSE(daemon.process().exited()) << name << ": " << daemon.log();
+    EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "State"))).out), "s \"ready\"");
+    EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "ProblemCodes"))).out),
+              "as 1 \"reload-refused\"")
+        << name;
+  }
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
+TEST(VfreadydBus, AnswersEveryoneAfterANetdevWasNamedWithBytesThatAreNotUtf8) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+  ASSERT_EQ(sh("ip -n " + host.netns() + " link set ibs0v0 name $'ib\\xff\\xfe'").exit_code, 0);
+  // vfready names it back; the event it logs names the bytes it saw.
+  ASSERT_TRUE(wait_until([&] { return exists(host.pci("0000:18:00.1", "net/ibs0v0")); }, 10s));
+  const auto json = sh(as_nobody(vfreadyctl(bus, "status --json")));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("ib\\\\xff\\\\xfe"));  // escaped, in a JSON string
+  EXPECT_EQ(sh(as_nobody(vfreadyctl(bus, "status"))).exit_code, 0);
+  EXPECT_FALSE(daemon.process().exited()) << daemon.log();
+  EXPECT_EQ(daemon.stop(), 0);
+}

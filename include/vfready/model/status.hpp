@@ -91,6 +91,10 @@ struct DaemonStatus {
   double ready_ms = -1;  // when the bring-up reached its outcome, since start; -1 before
 };
 
+// The status with every text made printable (vfready/model/printable.hpp): what D-Bus
+// and JSON may carry, whatever names the host gave its netdevs.
+DaemonStatus printable(DaemonStatus status);
+
 // Each step across all PFs: earliest start, latest end, the worst state.
 std::vector<StepTiming> overall_steps(const std::vector<PfStatus>& pfs);
 

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace vfready::model {
+
+// Text from the host or a user made safe where it leaves the process (D-Bus, JSON, a
+// message, the journal): valid UTF-8 is kept; control bytes and bytes that are not
+// valid UTF-8 become \xNN. A netdev may be named with any bytes but '/', ':', NUL and
+// whitespace, and D-Bus and JSON take valid UTF-8 only.
+std::string printable(std::string_view text);
+
+}  // namespace vfready::model

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/model/json_document.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "vfready/model/config.hpp"
+#include "vfready/model/printable.hpp"
+
+using testing::HasSubstr;
+using vfready::model::parse_json_document;
+
+TEST(AJsonDocument, NamesTheFileThePathAndTheValueOfANumberThatDoesNotFit) {
+  const auto r = parse_json_document("/etc/vfready/vfready.json", R"({"pfs": [{"vfs": 1e400}]})");
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("/etc/vfready/vfready.json: $.pfs[0].vfs: "));
+  EXPECT_THAT(r.error().message, HasSubstr("1e400"));
+}
+
+TEST(AJsonDocument, RefusesNestingBeyondItsLimitBeforeAnythingRecurses) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const auto r = parse_json_document("x.json", deep);
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("nested deeper than 32 levels"));
+  EXPECT_TRUE(parse_json_document("x.json", std::string(32, '[') + std::string(32, ']')));
+}
+
+TEST(AJsonDocument, RefusesAKeyGivenTwice) {
+  const auto r =
+      parse_json_document("x.json", R"({"outcome": {"degraded": "ready", "degraded": "fail"}})");
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("x.json: $.outcome.degraded: appears twice"));
+  EXPECT_TRUE(parse_json_document("x.json", R"([{"a": 1}, {"a": 2}])"));
+}
+
+TEST(AJsonDocument, TellsWhereASyntaxErrorStopped) {
+  const auto r = parse_json_document("x.json", R"({"pfs": [1, 2, }])");
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("x.json: $.pfs[2]: not valid JSON"));
+}
+
+TEST(AConfig, EscapesWhatItEchoesOfAnUnknownKey) {
+  const auto c =
+      vfready::model::parse_config({{"v.json", "{\"pfs\": [], \"\\u001b[31mred\\n\": 1}"}});
+  ASSERT_FALSE(c);
+  EXPECT_THAT(c.error().message, HasSubstr("$.\\x1b[31mred\\x0a: unknown key"));
+  EXPECT_EQ(c.error().message.find('\x1b'), std::string::npos);
+}
+
+TEST(PrintableText, KeepsValidUtf8AndEscapesTheRest) {
+  using vfready::model::printable;
+  EXPECT_EQ(printable("ibs0v1"), "ibs0v1");
+  EXPECT_EQ(printable("gr\xc3\xbc\xc3\x9f"), "gr\xc3\xbc\xc3\x9f");  // valid UTF-8 stays
+  EXPECT_EQ(printable("ib\xff\xfe"), "ib\\xff\\xfe");
+  EXPECT_EQ(printable("a\nb\x7f"), "a\\x0ab\\x7f");
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");           // overlong
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
+  EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");           // cut short
+}
