@@ -164,6 +164,15 @@ void Service::on_bringup_finished() {
       on_drift(*drift, judge);
     }
   }
+  if (pending_) {
+    // A reload that came while this pass ran: its pass covers every PF, drift included.
+    inputs_ = std::move(*pending_);
+    pending_.reset();
+    dirty_.clear();
+    log::info({}, "applying the configuration read while the last pass ran");
+    start_bringup();
+    return;
+  }
   schedule_pass();  // drift seen while this bring-up ran
 }
 
@@ -201,10 +210,12 @@ std::optional<std::string> Service::reconcile() {
 }
 
 std::optional<std::string> Service::reload() {
-  if (bringup_ && !bringup_->finished()) {
-    return "a bring-up is running; try again when it has finished";
+  // systemd's reload protocol applies once the service has started; before READY=1 a
+  // reload is read all the same, and applied after the first pass.
+  const std::string ready = ready_sent_ ? "READY=1\n" : "";
+  if (ready_sent_) {
+    notifier_.notify("RELOADING=1\nSTATUS=Reloading " + options_.config_path);
   }
-  notifier_.notify("RELOADING=1\nSTATUS=Reloading " + options_.config_path);
   auto config = load_config(options_.config_path);
   auto table = config ? load_compat_tables(options_.compat_paths)
                       : Result<model::CompatTable>(config.error());
@@ -213,13 +224,21 @@ std::optional<std::string> Service::reload() {
         (config ? table.error() : config.error()).message + ": the running configuration stays";
     status_.problems = {model::problem(model::EventKind::kReloadRefused, message)};
     publish();
-    notifier_.notify("READY=1\nSTATUS=" + message);
+    notifier_.notify(ready + "STATUS=" + message);
     return message;
   }
-  log::info({}, "reloaded " + options_.config_path);
+  log::info({}, "read " + options_.config_path);
+  if (bringup_ && !bringup_->finished()) {
+    // Never lost: applied when the running pass ends, the latest of several winning.
+    pending_ = BringupInputs{config.value(), table.value(), inputs_.roots};
+    const std::string text = "New configuration read; it applies when the running pass ends";
+    log::info({}, text);
+    notifier_.notify(ready + "STATUS=" + text);
+    return std::nullopt;
+  }
   inputs_.config = config.value();
   inputs_.table = table.value();
-  notifier_.notify("READY=1");
+  notifier_.notify(ready.empty() ? "STATUS=Reloaded" : "READY=1");
   start_bringup();
   return std::nullopt;
 }

@@ -69,6 +69,8 @@ class Service {
   std::set<std::string> dirty_;  // PFs a reconcile pass should look at
   // Events that came during a pass of their PF, to judge again when it ends.
   std::vector<DriftWatch::Judge> deferred_;
+  // A configuration read while a pass ran, applied when it ends.
+  std::optional<BringupInputs> pending_;
   bool pass_scheduled_ = false;
   bool ready_sent_ = false;
   bool first_done_ = false;

@@ -298,3 +298,30 @@ TEST(VfreadydBus, AnswersEveryoneAfterANetdevWasNamedWithBytesThatAreNotUtf8) {
   EXPECT_FALSE(daemon.process().exited()) << daemon.log();
   EXPECT_EQ(daemon.stop(), 0);
 }
+
+TEST(VfreadydReload, ReadDuringAPassIsAppliedWhenItEnds) {
+  VFREADY_REQUIRE_ROOT();
+  // 8 VFs x 200 ms per PF: the first pass runs long enough to be interrupted.
+  FakeHost host(TopologyBuilder::reference().probe_ms(200));
+  std::string config = read_file(repo_config());
+  const auto path = write_config(host, config);
+  ServiceDaemon daemon(host, path, "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for_text("guids", 30s)) << daemon.log();
+  const auto pos = config.find("\"mtu\": 4092");
+  ASSERT_NE(pos, std::string::npos);
+  config.replace(pos, std::string("\"mtu\": 4092").size(), "\"mtu\": 2044");
+  write_config(host, config);
+  daemon.process().signal(SIGHUP);
+  ASSERT_TRUE(daemon.notify().wait_for_text("it applies when the running pass ends", 10s))
+      << daemon.log();
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  // The pass that READY=1 ended set 4092; the queued reload's pass sets 2044.
+  EXPECT_TRUE(wait_until(
+      [&] {
+        const auto r = sh("ip -n " + host.netns() + " -j link show ibs7v7");
+        return r.exit_code == 0 && nlohmann::json::parse(r.out)[0]["mtu"] == 2044;
+      },
+      60s))
+      << daemon.log();
+  EXPECT_EQ(daemon.stop(), 0);
+}
