@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/host/sysfs_sriov_host.hpp"
 
+#include <tuple>
+
 #include "vfready/host/host_reader.hpp"
 
 namespace vfready::host {
@@ -83,12 +85,14 @@ int SysfsSriovHost::set_num_vfs(const model::PciAddress& pf, uint16_t count) {
 std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAddress& pf,
                                                               uint16_t index, model::Guid guid,
                                                               const std::string& policy) {
+  using File = OfedGuidError::File;
   const auto dir = ofed_dir(pf, index);
-  for (const auto& [file, value] : {std::pair<const char*, std::string>{"node", guid.str()},
-                                    {"port", guid.str()},
-                                    {"policy", policy}}) {
-    if (const int err = device_write(DeviceCall::kGuidFile, dir + file, value); err != 0) {
-      return OfedGuidError{"sriov/" + std::to_string(index) + "/" + file, err};
+  for (const auto& [file, name, value] :
+       {std::tuple<File, const char*, std::string>{File::kNode, "node", guid.str()},
+        {File::kPort, "port", guid.str()},
+        {File::kPolicy, "policy", policy}}) {
+    if (const int err = device_write(DeviceCall::kGuidFile, dir + name, value); err != 0) {
+      return OfedGuidError{file, err};
     }
   }
   return std::nullopt;

@@ -53,9 +53,12 @@ StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
   switch (path) {
     case GuidPath::kOfedSysfs:
       if (auto e = os.sriov.set_vf_guid_ofed(pf, vt.index, vt.guid, run.target.guid_policy)) {
-        return failed(
-            "writing " + (e->file.ends_with("policy") ? run.target.guid_policy : vt.guid.str()) +
-            " to " + e->file + " of PF " + pf.str() + " failed: " + host::errno_name(e->err));
+        using File = host::OfedGuidError::File;
+        const bool policy = e->file == File::kPolicy;
+        const char* name = policy ? "policy" : e->file == File::kPort ? "port" : "node";
+        return failed("writing " + (policy ? run.target.guid_policy : vt.guid.str()) +
+                      " to sriov/" + std::to_string(vt.index) + "/" + name + " of PF " + pf.str() +
+                      " failed: " + host::errno_name(e->err));
       }
       return StepResult::done();
     case GuidPath::kNetlink:

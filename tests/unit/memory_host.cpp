@@ -326,17 +326,17 @@ std::optional<host::OfedGuidError> MemoryHost::set_vf_guid_ofed(const model::Pci
                                                                 uint16_t index, model::Guid guid,
                                                                 const std::string& policy) {
   std::lock_guard lock(mu_);
-  const auto file = "sriov/" + std::to_string(index) + "/";
+  using File = host::OfedGuidError::File;
   Pf* pf = find_pf(pci);
   if (pf == nullptr || !pf->info.ofed_sriov || index >= pf->vfs.size()) {
-    return host::OfedGuidError{file + "node", ENOENT};
+    return host::OfedGuidError{File::kNode, ENOENT};
   }
   if (const int err = call("guid", pci.str() + " " + std::to_string(index) + " " + guid.str());
       err != 0) {
-    return host::OfedGuidError{file + "port", err};
+    return host::OfedGuidError{File::kPort, err};
   }
   if (policy != "Down" && policy != "Up" && policy != "Follow") {
-    return host::OfedGuidError{file + "policy", EINVAL};
+    return host::OfedGuidError{File::kPolicy, EINVAL};
   }
   pf->vfs[index].configured = guid;
   return std::nullopt;

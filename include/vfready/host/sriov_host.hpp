@@ -29,9 +29,11 @@ struct NetdevDevice {
   std::optional<std::string> physfn;
 };
 
-// A failed write of a VF's GUID through OFED's sysfs: which file, which errno.
+// A failed write of a VF's GUID through OFED's sysfs: which of its files
+// (sriov/<n>/node, port, policy), which errno.
 struct OfedGuidError {
-  std::string file;  // "sriov/3/port"
+  enum class File { kNode, kPort, kPolicy };
+  File file = File::kNode;
   int err = 0;
 };
 
