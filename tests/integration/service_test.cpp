@@ -28,6 +28,17 @@ std::string vfreadyctl(const PrivateBus& bus, const std::string& args) {
   return VFREADYCTL_PATH " --bus-address " + bus.address() + " " + args;
 }
 
+// vfreadyd has said READY=1 and owns its name on the bus.
+testing::AssertionResult serving(ServiceDaemon& daemon, PrivateBus& bus) {
+  if (!daemon.notify().wait_for("READY=1", 60s)) {
+    return testing::AssertionFailure() << "no READY=1: " << daemon.log();
+  }
+  if (!bus.wait_for_owner("org.vfready.vfready1")) {
+    return testing::AssertionFailure() << "not on the bus: " << daemon.log();
+  }
+  return testing::AssertionSuccess();
+}
+
 }  // namespace
 
 TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
@@ -35,8 +46,7 @@ TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
   FakeHost host(TopologyBuilder::reference().probe_ms(20));
   PrivateBus bus(PrivateBus::Policy::kShipped);
   ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
-  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+  ASSERT_TRUE(serving(daemon, bus));
 
   const auto introspect = sh(busctl(bus, "introspect org.vfready.vfready1 /org/vfready/vfready1"));
   ASSERT_EQ(introspect.exit_code, 0) << introspect.err;
@@ -106,8 +116,7 @@ TEST(VfreadydBus, ReadsAreForEveryoneChangesForRoot) {
   FakeHost host(TopologyBuilder::reference().probe_ms(5));
   PrivateBus bus(PrivateBus::Policy::kShipped);
   ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
-  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+  ASSERT_TRUE(serving(daemon, bus));
 
   const auto state = sh(as_nobody(busctl(bus, manager("get-property", "State"))));
   EXPECT_EQ(state.exit_code, 0) << state.err;
@@ -133,8 +142,7 @@ TEST(VfreadydBus, ItsOwnUidCheckDeniesWhereThePolicyWouldAllow) {
   FakeHost host(TopologyBuilder::reference().probe_ms(5));
   PrivateBus bus(PrivateBus::Policy::kOpen);
   ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
-  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+  ASSERT_TRUE(serving(daemon, bus));
   for (const char* method : {"reconcile", "reload"}) {
     const auto r = sh(as_nobody(vfreadyctl(bus, method)));
     EXPECT_EQ(r.exit_code, 4) << method;
@@ -185,8 +193,7 @@ TEST(VfreadydReload, KeepsTheRunningConfigOnABadOneAndAppliesAGoodOne) {
   std::string config = read_file(repo_config());
   const auto path = write_config(host, config);
   ServiceDaemon daemon(host, path, "--bus-address " + bus.address());
-  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+  ASSERT_TRUE(serving(daemon, bus));
 
   write_config(host, "{\"pfs\": [ {\"vfs\": \"eight\"} ]}");
   const auto bad = sh(vfreadyctl(bus, "reload"));
@@ -222,8 +229,7 @@ TEST(VfreadydBus, GivesEachProblemItsStableCode) {
   const auto config = write_degraded_ready_config(host);
   PrivateBus bus(PrivateBus::Policy::kShipped);
   ServiceDaemon daemon(host, config, "--bus-address " + bus.address());
-  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+  ASSERT_TRUE(serving(daemon, bus));
 
   const auto codes = sh(busctl(bus,
                                "get-property org.vfready.vfready1 "
@@ -256,8 +262,7 @@ TEST(VfreadydReload, SurvivesHostileConfigsKeepingTheRunningOne) {
   PrivateBus bus(PrivateBus::Policy::kShipped);
   const auto path = write_config(host, read_file(repo_config()));
   ServiceDaemon daemon(host, path, "--bus-address " + bus.address());
-  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+  ASSERT_TRUE(serving(daemon, bus));
   const std::vector<std::pair<const char*, std::string>> hostile = {
       {"1e400", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1e400}]})"},
       {"nested", std::string(100000, '[') + std::string(100000, ']')},
@@ -286,8 +291,7 @@ TEST(VfreadydBus, AnswersEveryoneAfterANetdevWasNamedWithBytesThatAreNotUtf8) {
   FakeHost host(TopologyBuilder::reference().probe_ms(5));
   PrivateBus bus(PrivateBus::Policy::kShipped);
   ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
-  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
-  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+  ASSERT_TRUE(serving(daemon, bus));
   ASSERT_EQ(sh("ip -n " + host.netns() + " link set ibs0v0 name $'ib\\xff\\xfe'").exit_code, 0);
   // vfready names it back; the event it logs names the bytes it saw.
   ASSERT_TRUE(wait_until([&] { return exists(host.pci("0000:18:00.1", "net/ibs0v0")); }, 10s));
