@@ -11,6 +11,7 @@
 
 #include "manager_adaptor.hpp"
 #include "pf_adaptor.hpp"
+#include "vfready/model/printable.hpp"
 #include "vfready/model/status_json.hpp"
 
 namespace vfready::bus {
@@ -20,6 +21,21 @@ namespace {
 constexpr const char* kAccessDenied = "org.freedesktop.DBus.Error.AccessDenied";
 constexpr const char* kRefusedError = "org.vfready.vfready1.Error.Refused";
 constexpr const char* kNoSuchPf = "org.vfready.vfready1.Error.NoSuchPF";
+constexpr const char* kInternal = "org.vfready.vfready1.Error.Internal";
+
+// The error boundary of every method: what is not already a D-Bus error becomes
+// org.vfready.vfready1.Error.Internal for the caller, never an exception that would
+// reach the connection (and cost every client its daemon).
+template <class F>
+auto answer(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const sdbus::Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw sdbus::Error(kInternal, model::printable(e.what()));
+  }
+}
 
 using EventStruct = sdbus::Struct<double, std::string, std::string, std::string>;
 using StepStruct = sdbus::Struct<std::string, std::string, double, double>;
@@ -98,7 +114,9 @@ class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::P
   }
 
  private:
-  std::string Describe() override { return model::to_json(pf_).dump(); }
+  std::string Describe() override {
+    return answer([&] { return model::to_json(pf_).dump(); });
+  }
   std::string PciAddress() override { return pf_.pci.str(); }
   std::string Name() override { return pf_.name; }
   std::string State() override { return model::to_string(pf_.state); }
@@ -171,24 +189,32 @@ class ManagerObject final
   const model::PfStatus& pf(const std::string& key) {
     const auto* found = model::find_pf(status_, key);
     if (found == nullptr) {
-      throw sdbus::Error(kNoSuchPf,
-                         "no configured PF or VF has the PCI address or name \"" + key + "\"");
+      throw sdbus::Error(kNoSuchPf, "no configured PF or VF has the PCI address or name \"" +
+                                        model::printable(key) + "\"");
     }
     return *found;
   }
 
-  std::string Describe() override { return model::to_json(status_).dump(); }
-  std::string DescribePF(const std::string& key) override { return model::to_json(pf(key)).dump(); }
+  std::string Describe() override {
+    return answer([&] { return model::to_json(status_).dump(); });
+  }
+  std::string DescribePF(const std::string& key) override {
+    return answer([&] { return model::to_json(pf(key)).dump(); });
+  }
   sdbus::ObjectPath GetPF(const std::string& key) override {
-    return sdbus::ObjectPath(pf_path(pf(key).pci.str()));
+    return answer([&] { return sdbus::ObjectPath(pf_path(pf(key).pci.str())); });
   }
   void Reconcile() override {
-    require_root("Reconcile");
-    run(handlers_.reconcile);
+    answer([&] {
+      require_root("Reconcile");
+      run(handlers_.reconcile);
+    });
   }
   void Reload() override {
-    require_root("Reload");
-    run(handlers_.reload);
+    answer([&] {
+      require_root("Reload");
+      run(handlers_.reload);
+    });
   }
   std::string Version() override { return status_.version; }
   std::string ConfigFile() override { return status_.config_file; }

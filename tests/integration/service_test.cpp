@@ -107,6 +107,11 @@ TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
   EXPECT_THAT(one.out, HasSubstr("PF 0000:5e:00.0 (ibs3): ready"));
   EXPECT_THAT(one.out, HasSubstr("validate done"));
   EXPECT_EQ(sh(vfreadyctl(bus, "describe ibs99")).exit_code, 1);
+  // What a caller sent comes back escaped in the error, never as control bytes.
+  const auto odd = sh(busctl(bus, manager("call", "DescribePF s $'x\\x1by'")));
+  EXPECT_NE(odd.exit_code, 0);
+  EXPECT_THAT(odd.err, HasSubstr("x\\x1by")) << odd.err;
+  EXPECT_EQ(odd.err.find('\x1b'), std::string::npos);
 
   EXPECT_EQ(daemon.stop(), 0);
 }
