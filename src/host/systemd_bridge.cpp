@@ -30,14 +30,6 @@ bool SystemdNotifier::notify(std::string_view assignments) {
   return sd_notify(0, message.c_str()) >= 0;
 }
 
-std::optional<std::chrono::microseconds> SystemdNotifier::watchdog() {
-  uint64_t usec = 0;
-  if (sd_watchdog_enabled(0, &usec) > 0 && usec > 0) {
-    return std::chrono::microseconds(usec);
-  }
-  return std::nullopt;
-}
-
 bool SystemdJournal::send(const std::vector<std::string>& fields) {
   std::vector<iovec> iov;
   iov.reserve(fields.size());

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <chrono>
-#include <optional>
 #include <string_view>
 
 namespace vfready::host {
@@ -15,15 +13,13 @@ class Notifier {
   // Sends newline-separated KEY=VALUE assignments in one datagram.
   // Returns false when the datagram could not be sent.
   virtual bool notify(std::string_view assignments) = 0;
-  // The watchdog interval systemd expects pings within, if it watches this process.
-  virtual std::optional<std::chrono::microseconds> watchdog() = 0;
 };
 
-// The real notifier, over libsystemd's sd_notify and sd_watchdog_enabled.
+// The real notifier, over libsystemd's sd_notify. (The watchdog is fed by the event
+// loop: EventLoop::feed_watchdog.)
 class SystemdNotifier final : public Notifier {
  public:
   bool notify(std::string_view assignments) override;
-  std::optional<std::chrono::microseconds> watchdog() override;
 };
 
 }  // namespace vfready::host
