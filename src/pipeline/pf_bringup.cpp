@@ -38,9 +38,9 @@ bool finish_vf(PfRun& run, model::VfStatus& vs) {
 // GUID was set: someone else bound it between this pass's look and its own probe (a VF
 // re-created while drift is repaired), or it was mid-probe when the pass looked and
 // seemed a pod's. Once more: GUID, unbind, probe, and through the rest again.
-void reprobe(PfRun& run, model::VfStatus& vs, const model::PciAddress& pci) {
+void reprobe(PfRun& run, model::VfStatus& vs) {
   vs.problems.clear();
-  if (auto error = reprobe_with_guid(run, vs.index, pci)) {
+  if (auto error = reprobe_with_guid(run, vs.index, vs.pci)) {
     vs.problems.push_back(*error);
     return;
   }
@@ -60,7 +60,6 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
   };
   struct Probed {
     std::size_t at;
-    model::PciAddress pci;
     std::optional<model::Problem> error;
   };
   std::set<std::size_t> done;
@@ -68,7 +67,7 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
   HandOff<Probed> probed;
   std::jthread prober([&] {
     while (auto next = to_probe.pop()) {
-      probed.push({next->at, next->pci, probe_vf(run, next->pci)});
+      probed.push({next->at, probe_vf(run, next->pci)});
     }
     probed.close();
   });
@@ -89,7 +88,7 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
     }
     done.insert(p->at);
     if (!finish_vf(run, vs) && vs.in_use.empty() && vs.ifindex != 0) {
-      reprobe(run, vs, p->pci);
+      reprobe(run, vs);
     }
   }
   return done;
@@ -169,7 +168,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   failed(run_until(os, port_bound, [&] { return check_port_active(run); }));
   not_done([&](model::VfStatus& vs) {
     if (!validate_vf(run, vs) && vs.in_use.empty() && vs.ifindex != 0) {
-      reprobe(run, vs, vs.pci);
+      reprobe(run, vs);
     }
   });
   return finish(run, start);
