@@ -44,6 +44,14 @@ std::deque<PassMessage> PassChannel::take() {
   return out;
 }
 
+namespace {
+
+std::chrono::milliseconds device_call_bound(const model::Config& config) {
+  return std::chrono::milliseconds(config.timeouts.device_call_ms);
+}
+
+}  // namespace
+
 void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
   // Reading sysfs can block (a driver holding its device lock): not on the loop.
   std::thread([channel = std::move(channel), in = std::move(in)] {
@@ -51,7 +59,7 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
     try {
       // Listening before anything is read or made: no netdev's udev event is missed.
       m.udev = std::make_shared<host::LibudevWait>();
-      host::RootedSysfs sysfs(in.roots.sysfs);
+      host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
       auto host = std::make_shared<const model::HostInfo>(
           host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}));
       auto plan = model::make_plan(in.config, *host);
@@ -81,16 +89,20 @@ void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyP
                      model::PfTarget target, BringupInputs in,
                      std::shared_ptr<const model::HostInfo> host,
                      std::shared_ptr<host::UdevWait> udev) {
-  // Detached: a worker stuck in a write the kernel never finishes must not hold the
-  // daemon.
+  // Detached: a worker past its step's bound (its calls into the driver are bounded,
+  // udev and port waits too, but the sum may be long) must not hold the daemon.
   std::thread([channel = std::move(channel), busy = std::move(busy), names = std::move(names),
                index, target = std::move(target), in = std::move(in), host = std::move(host),
                udev = std::move(udev)] {
-    host::RootedSysfs sysfs(in.roots.sysfs);
+    host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
     model::PfStatus status;
     try {
       host::NetlinkLinks links;
-      host::SysfsSriovHost sriov(sysfs, links);
+      const auto& t = in.config.timeouts;
+      host::SysfsSriovHost sriov(
+          sysfs, links,
+          {std::chrono::milliseconds(t.numvfs_ms), std::chrono::milliseconds(t.bind_ms),
+           device_call_bound(in.config)});
       pipeline::PfHost os{sriov, links, *udev};
       status = pipeline::bring_up_pf(
           target, in.config, in.table, *host, os, *names, [&](const char* step) {

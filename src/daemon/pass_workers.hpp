@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host_roots.hpp"
+#include "vfready/host/device_calls.hpp"
 #include "vfready/host/udev_wait.hpp"
 #include "vfready/model/compat_table.hpp"
 #include "vfready/model/config.hpp"
@@ -29,10 +30,13 @@ struct BringupInputs {
   model::Config config;
   model::CompatTable table;
   HostRoots roots;
+  // The daemon's helpers for calls that take a device lock: one pool for its life, so
+  // that a PF stuck in one pass is known stuck in the next.
+  std::shared_ptr<host::DeviceCalls> calls = std::make_shared<host::DeviceCalls>();
 };
 
-// PFs with a worker still running, across passes: a worker stuck in a write the kernel
-// never finishes keeps its PF out of later passes.
+// PFs with a worker still running, across passes: a worker that outlived its step's
+// bound keeps its PF out of later passes until it returns.
 struct BusyPfs {
   std::mutex mu;
   std::set<std::string> pcis;

@@ -25,7 +25,9 @@ std::string join(const std::vector<model::AltName>& names) {
 
 int print_plan(const model::Config& config, const model::CompatTable& table,
                const HostRoots& roots) {
-  host::RootedSysfs sysfs(roots.sysfs);
+  // A PF whose driver holds its lock is read as stuck within the bound, not waited for.
+  host::RootedSysfs sysfs(roots.sysfs, std::make_shared<host::DeviceCalls>(),
+                          std::chrono::milliseconds(config.timeouts.device_call_ms));
   const auto host = host::read_host(sysfs, {roots.proc, roots.kernel_log});
   auto plan = model::make_plan(config, host);
   if (!plan) {
@@ -53,7 +55,13 @@ int print_plan(const model::Config& config, const model::CompatTable& table,
                 : current == 0    ? "writes sriov_drivers_autoprobe=0, sriov_numvfs"
                                   : "writes sriov_numvfs=0 then the count, if no VF is in use");
     auto problems = pf.problems;
-    if (problems.empty()) {
+    if (info != nullptr && info->stuck) {
+      problems.insert(problems.begin(),
+                      model::problem(model::EventKind::kPfStuck,
+                                     "PF " + pf.pci.str() + " is stuck: " + *info->stuck +
+                                         " did not return within " +
+                                         std::to_string(config.timeouts.device_call_ms) + " ms"));
+    } else if (problems.empty()) {
       problems = model::check_hardware(pf, info, config, table, host).failures;
     }
     for (const auto& p : problems) {

@@ -5,10 +5,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "config_files.hpp"
 #include "log.hpp"
+#include "vfready/host/sysfs.hpp"
 #include "vfready/model/status_json.hpp"
 #include "vfready/model/status_table.hpp"
 #include "vfready/version.hpp"
@@ -35,6 +37,7 @@ int Service::run() {
   for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR2}) {
     loop_.add_signal(s, [this, s] { on_signal(s); });
   }
+  loop_.on_error([this](const std::exception_ptr& e) { on_internal_error(e); });
   // Pinged from the loop itself: a loop that is stuck stops pinging, and systemd acts.
   loop_.feed_watchdog();
   if (!options_.once) {
@@ -156,6 +159,7 @@ void Service::on_bringup_finished() {
     loop_.quit(1);
     return;
   }
+  watch_stuck();
   // Events of this pass's PFs that came while it ran, judged against its outcome.
   auto deferred = std::move(deferred_);
   deferred_.clear();
@@ -174,6 +178,53 @@ void Service::on_bringup_finished() {
     return;
   }
   schedule_pass();  // drift seen while this bring-up ran
+}
+
+void Service::watch_stuck() {
+  const bool any = std::any_of(status_.pfs.begin(), status_.pfs.end(),
+                               [](const auto& pf) { return pf.state == model::PfState::kStuck; });
+  if (stuck_watched_ || !any) {
+    return;
+  }
+  stuck_watched_ = true;
+  loop_.add_timer(Clock::now() + std::chrono::seconds(1), [this] {
+    stuck_watched_ = false;
+    for (const auto& r : inputs_.calls->collect()) {
+      const auto took =
+          std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.stuck.since);
+      log::info({.pf = r.stuck.device},
+                "PF " + r.stuck.device + ": " + r.stuck.call + " returned after " +
+                    std::to_string(took.count()) + " s (" +
+                    (r.err == 0 ? std::string("it succeeded") : host::errno_name(r.err)) +
+                    "); bringing the PF up again");
+      dirty_.insert(r.stuck.device);
+    }
+    schedule_pass();
+    watch_stuck();
+  });
+}
+
+void Service::on_internal_error(const std::exception_ptr& error) {
+  std::string what = "unknown exception";
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+  }
+  const auto now = Clock::now();
+  std::erase_if(internal_errors_,
+                [&](Clock::time_point t) { return now - t > std::chrono::minutes(1); });
+  internal_errors_.push_back(now);
+  constexpr std::size_t kPerMinute = 10;
+  if (internal_errors_.size() >= kPerMinute) {
+    log::error({.event = model::EventKind::kInternalError},
+               "internal error: " + what + "; " + std::to_string(kPerMinute) +
+                   " within a minute: exiting so that systemd restarts vfready");
+    loop_.quit(1);
+    return;
+  }
+  log::error({.event = model::EventKind::kInternalError}, "internal error: " + what + "; going on");
 }
 
 void Service::on_signal(int signo) {
@@ -230,7 +281,7 @@ std::optional<std::string> Service::reload() {
   log::info({}, "read " + options_.config_path);
   if (bringup_ && !bringup_->finished()) {
     // Never lost: applied when the running pass ends, the latest of several winning.
-    pending_ = BringupInputs{config.value(), table.value(), inputs_.roots};
+    pending_ = BringupInputs{config.value(), table.value(), inputs_.roots, inputs_.calls};
     const std::string text = "New configuration read; it applies when the running pass ends";
     log::info({}, text);
     notifier_.notify(ready + "STATUS=" + text);

@@ -49,6 +49,12 @@ class Service {
   void schedule_pass();
   void on_bringup_finished();
   void on_signal(int signo);
+  // While a PF is stuck, looks every second whether its call has returned, and brings
+  // the PF up again when it has.
+  void watch_stuck();
+  // What a loop callback threw: logged, and the loop goes on, unless such errors come
+  // so often that a restart by systemd is the better way out.
+  void on_internal_error(const std::exception_ptr& error);
   std::optional<std::string> reconcile();
   std::optional<std::string> reload();
   void publish();
@@ -72,6 +78,8 @@ class Service {
   // A configuration read while a pass ran, applied when it ends.
   std::optional<BringupInputs> pending_;
   bool pass_scheduled_ = false;
+  bool stuck_watched_ = false;
+  std::vector<Clock::time_point> internal_errors_;  // the recent ones
   bool ready_sent_ = false;
   bool first_done_ = false;
 };

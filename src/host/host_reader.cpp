@@ -11,6 +11,7 @@
 #include <exception>
 #include <fstream>
 #include <mutex>
+#include <span>
 #include <thread>
 
 namespace vfready::host {
@@ -83,20 +84,61 @@ std::optional<model::PciAddress> read_vf_address(Sysfs& sysfs, const std::string
   return pci ? std::optional<model::PciAddress>(pci.value()) : std::nullopt;
 }
 
-std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const std::string& pf_dir,
-                                             uint16_t index) {
-  return guid(sysfs, pf_dir + "sriov/" + std::to_string(index) + "/port");
+namespace {
+
+std::optional<model::Guid> parsed_guid(const DeviceOpResult& r) {
+  if (r.err != 0) {
+    return std::nullopt;
+  }
+  auto g = model::Guid::parse(r.text);
+  return g ? std::optional<model::Guid>(g.value()) : std::nullopt;
 }
 
-model::VfInfo read_vf(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
+// The node and port GUIDs of VFs (OFED's sriov/<n>/{node,port}), read in one device
+// call: OFED answers each from the firmware, which can hang.
+void read_vf_guids(Sysfs& sysfs, const model::PciAddress& pci, const std::string& pf_dir,
+                   std::span<model::VfInfo> vfs) {
+  std::vector<DeviceOp> ops;
+  for (const auto& vf : vfs) {
+    const auto dir = pf_dir + "sriov/" + std::to_string(vf.index) + "/";
+    ops.push_back({DeviceOp::Kind::kRead, dir + "node", {}});
+    ops.push_back({DeviceOp::Kind::kRead, dir + "port", {}});
+  }
+  const auto got = sysfs.on_device(pci.str(), std::move(ops), {});
+  for (std::size_t i = 0; i < vfs.size() && 2 * i + 1 < got.size(); ++i) {
+    vfs[i].node_guid = parsed_guid(got[2 * i]);
+    vfs[i].effective_guid = parsed_guid(got[2 * i + 1]);
+  }
+}
+
+// Without its GUIDs.
+model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
   model::VfInfo vf;
   vf.index = index;
   const auto link = pf_dir + "virtfn" + std::to_string(index);
   vf.pci = read_vf_address(sysfs, pf_dir, index).value_or(vf.pci);
   vf.driver = sysfs.link_target_name(link + "/driver");
   read_netdev(sysfs, link + "/", &vf.netdev, &vf.ifindex);
-  vf.node_guid = guid(sysfs, pf_dir + "sriov/" + std::to_string(index) + "/node");
-  vf.effective_guid = read_vf_port_guid(sysfs, pf_dir, index);
+  return vf;
+}
+
+}  // namespace
+
+std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddress& pf,
+                                             uint16_t index) {
+  const auto got =
+      sysfs.on_device(pf.str(),
+                      {{DeviceOp::Kind::kRead,
+                        "bus/pci/devices/" + pf.str() + "/sriov/" + std::to_string(index) + "/port",
+                        {}}},
+                      {});
+  return parsed_guid(got.back());
+}
+
+model::VfInfo read_vf(Sysfs& sysfs, const model::PciAddress& pf, uint16_t index) {
+  const auto dir = "bus/pci/devices/" + pf.str() + "/";
+  auto vf = read_vf_links(sysfs, dir, index);
+  read_vf_guids(sysfs, pf, dir, {&vf, 1});
   return vf;
 }
 
@@ -115,7 +157,18 @@ std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
   if (auto total = number<uint16_t>(sysfs, dir + "sriov_totalvfs")) {
     pf.sriov = true;
     pf.totalvfs = *total;
-    pf.numvfs = number<uint16_t>(sysfs, dir + "sriov_numvfs").value_or(0);
+    // The one attribute here that takes the device lock: it waits for a write of it.
+    const auto numvfs =
+        sysfs.on_device(pci.str(), {{DeviceOp::Kind::kRead, dir + "sriov_numvfs", {}}}, {});
+    if (numvfs.back().err == kStuck) {
+      const auto stuck = sysfs.stuck(pci.str());
+      pf.stuck = stuck ? stuck->call : "a read of sriov_numvfs";
+    } else if (numvfs.back().err == 0) {
+      uint16_t n = 0;
+      const auto& t = numvfs.back().text;
+      auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+      pf.numvfs = ec == std::errc{} && ptr == t.data() + t.size() ? n : 0;
+    }
     pf.first_vf_offset = number<uint16_t>(sysfs, dir + "sriov_offset").value_or(1);
     pf.vf_stride = number<uint16_t>(sysfs, dir + "sriov_stride").value_or(1);
     pf.autoprobe = text(sysfs, dir + "sriov_drivers_autoprobe").value_or("1") != "0";
@@ -141,10 +194,13 @@ std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
                           text(sysfs, port_dir + "phys_state").value_or("")});
     }
   }
-  for (uint16_t i = 0; with_vfs && i < pf.numvfs; ++i) {
-    pf.vfs.push_back(read_vf(sysfs, dir, i));
-  }
   pf.ofed_sriov = sysfs.exists(dir + "sriov/0/port");
+  for (uint16_t i = 0; with_vfs && i < pf.numvfs; ++i) {
+    pf.vfs.push_back(read_vf_links(sysfs, dir, i));
+  }
+  if (pf.ofed_sriov && !pf.vfs.empty()) {
+    read_vf_guids(sysfs, pci, dir, pf.vfs);
+  }
   return pf;
 }
 

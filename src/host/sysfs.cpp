@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,9 @@
 namespace vfready::host {
 
 std::string errno_name(int err) {
+  if (err == kStuck) {
+    return "the call did not return within its deadline (the device is stuck)";
+  }
   char buf[128];
   std::string text = strerror_r(err, buf, sizeof buf);  // GNU: returns the message
   if (const char* name = strerrorname_np(err)) {
@@ -22,10 +24,13 @@ std::string errno_name(int err) {
   return text;
 }
 
-Result<std::string> RootedSysfs::read(const std::string& rel) {
-  const int fd = ::open(path(rel).c_str(), O_RDONLY | O_CLOEXEC);
+namespace {
+
+// 0 and the attribute's value without its trailing newline, or the errno.
+DeviceOpResult read_absolute(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return Error{path(rel) + ": " + errno_name(errno)};
+    return {errno, {}};
   }
   std::string out;
   char buf[4096];
@@ -37,7 +42,7 @@ Result<std::string> RootedSysfs::read(const std::string& rel) {
     if (n < 0) {
       const int err = errno;
       ::close(fd);
-      return Error{path(rel) + ": " + errno_name(err)};
+      return {err, {}};
     }
     out.append(buf, static_cast<std::size_t>(n));
     // A sysfs attribute comes whole in one read (its show() fills at most a page); a
@@ -50,45 +55,11 @@ Result<std::string> RootedSysfs::read(const std::string& rel) {
   while (!out.empty() && (out.back() == '\n' || out.back() == '\0')) {
     out.pop_back();
   }
-  return out;
+  return {0, std::move(out)};
 }
 
-namespace {
-
-// Writes from a child process and waits for it. A driver that never finishes the
-// write leaves only the child stuck (in D state, unkillable): the daemon's own thread
-// can be abandoned and the daemon can still exit, which it could not with one of its
-// threads inside the kernel.
-int write_in_child(const std::string& path, std::string_view value) {
-  const pid_t child = ::fork();
-  if (child < 0) {
-    return errno;
-  }
-  if (child == 0) {
-    // Only async-signal-safe calls here: the parent has other threads.
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-      ::_exit(errno);
-    }
-    const ssize_t n = ::write(fd, value.data(), value.size());
-    ::_exit(n < 0 ? errno : 0);
-  }
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0) {
-    if (errno != EINTR) {
-      return errno;
-    }
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
-}
-
-}  // namespace
-
-int RootedSysfs::write(const std::string& rel, std::string_view value, WriteIn where) {
-  if (where == WriteIn::kChild) {
-    return write_in_child(path(rel), value);
-  }
-  const int fd = ::open(path(rel).c_str(), O_WRONLY | O_CLOEXEC);
+int write_absolute(const std::string& path, std::string_view value) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) {
     return errno;
   }
@@ -100,6 +71,47 @@ int RootedSysfs::write(const std::string& rel, std::string_view value, WriteIn w
   const int err = n < 0 ? errno : 0;
   ::close(fd);
   return err;
+}
+
+}  // namespace
+
+Result<std::string> RootedSysfs::read(const std::string& rel) {
+  auto got = read_absolute(path(rel));
+  if (got.err != 0) {
+    return Error{path(rel) + ": " + errno_name(got.err)};
+  }
+  return std::move(got.text);
+}
+
+int RootedSysfs::write(const std::string& rel, std::string_view value) {
+  return write_absolute(path(rel), value);
+}
+
+std::vector<DeviceOpResult> RootedSysfs::on_device(const std::string& device,
+                                                   std::vector<DeviceOp> ops,
+                                                   std::chrono::milliseconds deadline) {
+  for (auto& op : ops) {
+    op.path = path(op.path);
+  }
+  if (calls_) {
+    return calls_->run(device, ops, deadline.count() == 0 ? read_deadline_ : deadline);
+  }
+  std::vector<DeviceOpResult> out;
+  for (const auto& op : ops) {
+    if (op.kind == DeviceOp::Kind::kRead) {
+      out.push_back(read_absolute(op.path));
+      continue;
+    }
+    out.push_back({write_absolute(op.path, op.value), {}});
+    if (out.back().err != 0) {
+      break;
+    }
+  }
+  return out;
+}
+
+std::optional<StuckCall> RootedSysfs::stuck(const std::string& device) {
+  return calls_ ? calls_->stuck(device) : std::nullopt;
 }
 
 bool RootedSysfs::exists(const std::string& rel) {

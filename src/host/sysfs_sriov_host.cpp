@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/host/sysfs_sriov_host.hpp"
 
-#include <tuple>
+#include <cerrno>
 
 #include "vfready/host/host_reader.hpp"
 
@@ -15,22 +15,22 @@ std::string ofed_dir(const model::PciAddress& pf, uint16_t index) {
   return pf_dir(pf) + "sriov/" + std::to_string(index) + "/";
 }
 
-}  // namespace
-
-int SysfsSriovHost::device_write(DeviceCall call, const std::string& rel, std::string_view value) {
-  // A write of sriov_numvfs waits for every VF's probe and is the one known to hang
-  // forever on a wedged driver: it runs in a child process, which alone is left behind
-  // in the kernel. The others wait on the same device lock but are not yet bounded.
-  const auto where = call == DeviceCall::kNumVfs ? WriteIn::kChild : WriteIn::kThisThread;
-  return sysfs_.write(rel, value, where);
+// One write into the driver of `pf`: 0, the errno, or kStuck.
+int write_on(Sysfs& sysfs, const model::PciAddress& pf, std::string rel, std::string value,
+             std::chrono::milliseconds deadline) {
+  const auto got = sysfs.on_device(
+      pf.str(), {{DeviceOp::Kind::kWrite, std::move(rel), std::move(value)}}, deadline);
+  return got.back().err;
 }
+
+}  // namespace
 
 std::optional<model::PfInfo> SysfsSriovHost::read_pf(const model::PciAddress& pf, bool with_vfs) {
   return host::read_pf(sysfs_, pf, with_vfs);
 }
 
 model::VfInfo SysfsSriovHost::read_vf(const model::PciAddress& pf, uint16_t index) {
-  return host::read_vf(sysfs_, pf_dir(pf), index);
+  return host::read_vf(sysfs_, pf, index);
 }
 
 std::optional<model::PciAddress> SysfsSriovHost::vf_address(const model::PciAddress& pf,
@@ -49,7 +49,7 @@ VfBinding SysfsSriovHost::vf_binding(const model::PciAddress& pf, uint16_t index
 
 std::optional<model::Guid> SysfsSriovHost::vf_port_guid(const model::PciAddress& pf,
                                                         uint16_t index) {
-  return read_vf_port_guid(sysfs_, pf_dir(pf), index);
+  return read_vf_port_guid(sysfs_, pf, index);
 }
 
 std::optional<std::string> SysfsSriovHost::netdev_of(const model::PciAddress& function) {
@@ -73,27 +73,39 @@ NetdevDevice SysfsSriovHost::device_of_netdev(const std::string& netdev) {
   return {std::move(pci), sysfs_.link_target_name(device + "/physfn")};
 }
 
+std::optional<StuckCall> SysfsSriovHost::stuck(const model::PciAddress& pf) {
+  return sysfs_.stuck(pf.str());
+}
+
 int SysfsSriovHost::set_autoprobe(const model::PciAddress& pf, bool on) {
-  return device_write(DeviceCall::kAutoprobe, pf_dir(pf) + "sriov_drivers_autoprobe",
-                      on ? "1" : "0");
+  return write_on(sysfs_, pf, pf_dir(pf) + "sriov_drivers_autoprobe", on ? "1" : "0",
+                  deadlines_.other);
 }
 
 int SysfsSriovHost::set_num_vfs(const model::PciAddress& pf, uint16_t count) {
-  return device_write(DeviceCall::kNumVfs, pf_dir(pf) + "sriov_numvfs", std::to_string(count));
+  return write_on(sysfs_, pf, pf_dir(pf) + "sriov_numvfs", std::to_string(count),
+                  deadlines_.numvfs);
 }
 
 std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAddress& pf,
                                                               uint16_t index, model::Guid guid,
                                                               const std::string& policy) {
-  using File = OfedGuidError::File;
+  // One device call for the three files, in this order; it stops at the first failure.
   const auto dir = ofed_dir(pf, index);
-  for (const auto& [file, name, value] :
-       {std::tuple<File, const char*, std::string>{File::kNode, "node", guid.str()},
-        {File::kPort, "port", guid.str()},
-        {File::kPolicy, "policy", policy}}) {
-    if (const int err = device_write(DeviceCall::kGuidFile, dir + name, value); err != 0) {
-      return OfedGuidError{file, err};
+  const auto got = sysfs_.on_device(pf.str(),
+                                    {{DeviceOp::Kind::kWrite, dir + "node", guid.str()},
+                                     {DeviceOp::Kind::kWrite, dir + "port", guid.str()},
+                                     {DeviceOp::Kind::kWrite, dir + "policy", policy}},
+                                    deadlines_.other);
+  static constexpr OfedGuidError::File kFiles[] = {
+      OfedGuidError::File::kNode, OfedGuidError::File::kPort, OfedGuidError::File::kPolicy};
+  for (std::size_t i = 0; i < got.size() && i < 3; ++i) {
+    if (got[i].err != 0) {
+      return OfedGuidError{kFiles[i], got[i].err};
     }
+  }
+  if (got.size() < 3) {
+    return OfedGuidError{kFiles[got.size()], EIO};  // not answered: cannot be
   }
   return std::nullopt;
 }
@@ -102,12 +114,13 @@ int SysfsSriovHost::set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::G
   return links_.set_vf_guids(pf_ifindex, index, guid, guid);
 }
 
-int SysfsSriovHost::probe_vf(const model::PciAddress& vf) {
-  return device_write(DeviceCall::kProbe, "bus/pci/drivers_probe", vf.str());
+int SysfsSriovHost::probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) {
+  return write_on(sysfs_, pf, "bus/pci/drivers_probe", vf.str(), deadlines_.probe);
 }
 
-int SysfsSriovHost::unbind_vf(const model::PciAddress& vf, const std::string& driver) {
-  return device_write(DeviceCall::kUnbind, "bus/pci/drivers/" + driver + "/unbind", vf.str());
+int SysfsSriovHost::unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
+                              const std::string& driver) {
+  return write_on(sysfs_, pf, "bus/pci/drivers/" + driver + "/unbind", vf.str(), deadlines_.other);
 }
 
 }  // namespace vfready::host

@@ -198,6 +198,7 @@ struct EventLoop::Impl {
   std::optional<int> quit;
   uint64_t turns = 0;
   std::exception_ptr error;
+  std::function<void(std::exception_ptr)> on_error;
 };
 
 EventLoop::EventLoop() : impl_(std::make_unique<Impl>()) {
@@ -274,11 +275,18 @@ int EventLoop::run() {
     impl_->removed.clear();
     check(sd_event_run(impl_->event, UINT64_MAX), "sd_event_run");
     ++impl_->turns;
-    if (impl_->error) {
-      std::rethrow_exception(std::exchange(impl_->error, nullptr));
+    if (auto error = std::exchange(impl_->error, nullptr)) {
+      if (!impl_->on_error) {
+        std::rethrow_exception(error);
+      }
+      impl_->on_error(error);
     }
   }
   return *impl_->quit;
+}
+
+void EventLoop::on_error(std::function<void(std::exception_ptr)> handler) {
+  impl_->on_error = std::move(handler);
 }
 
 void EventLoop::quit(int code) { impl_->quit = code; }

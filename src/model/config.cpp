@@ -203,7 +203,7 @@ Config config_from(const json& merged, const std::string& pfs_source) {
   }
   if (root.has("timeouts")) {
     const auto t = root["timeouts"];
-    t.only_keys({"numvfs_ms", "bind_ms", "udev_ms", "port_active_ms"});
+    t.only_keys({"numvfs_ms", "bind_ms", "udev_ms", "port_active_ms", "device_call_ms"});
     const auto ms = [&](const char* key, uint32_t* out) {
       if (t.has(key)) {
         *out = static_cast<uint32_t>(t[key].uint_in(1, 3600000));
@@ -213,6 +213,7 @@ Config config_from(const json& merged, const std::string& pfs_source) {
     ms("bind_ms", &c.timeouts.bind_ms);
     ms("udev_ms", &c.timeouts.udev_ms);
     ms("port_active_ms", &c.timeouts.port_active_ms);
+    ms("device_call_ms", &c.timeouts.device_call_ms);
   }
   if (root.has("outcome")) {
     const auto o = root["outcome"];

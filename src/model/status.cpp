@@ -15,6 +15,8 @@ const char* to_string(PfState state) {
       return "ready";
     case PfState::kFailed:
       return "failed";
+    case PfState::kStuck:
+      return "stuck";
   }
   return "unknown";
 }

@@ -22,10 +22,10 @@ std::string paint(const std::string& text, const std::string& state, bool colour
   if (!colour) {
     return text;
   }
-  const char* code = state == "ready" || state == "done"       ? "32"
-                     : state == "failed" || state == "problem" ? "31"
-                     : state == "degraded"                     ? "33"
-                                                               : "0";
+  const char* code = state == "ready" || state == "done"                           ? "32"
+                     : state == "failed" || state == "problem" || state == "stuck" ? "31"
+                     : state == "degraded"                                         ? "33"
+                                                                                   : "0";
   return std::string("\033[") + code + "m" + text + "\033[0m";
 }
 

@@ -20,7 +20,11 @@ std::optional<model::Problem> AutoprobeGuard::restore() {
     return std::nullopt;
   }
   off_ = false;
-  if (const int err = host_.set_autoprobe(pf_, true); err != 0) {
+  const int err = host_.set_autoprobe(pf_, true);
+  if (err == host::kStuck) {
+    return std::nullopt;  // the PF is reported stuck, which says more
+  }
+  if (err != 0) {
     return model::problem(model::EventKind::kAutoprobeFailed,
                           "cannot turn sriov_drivers_autoprobe of PF " + pf_.str() +
                               " back on: " + host::errno_name(err) +

@@ -100,6 +100,7 @@ model::PfStatus finish(PfRun& run, Clock::time_point start) {
                                   [](const model::VfStatus& v) { return v.problems.empty(); });
   status.state =
       status.problems.empty() && vfs_ok ? model::PfState::kReady : model::PfState::kFailed;
+  settle_stuck(run);
   status.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return std::move(status);
 }
@@ -116,9 +117,11 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
     run.status.step = name;
     progress(name);
   };
+  // A failed PF step ends the pass, and so does a stuck PF (every call would answer
+  // kStuck): the steps after it would only wait for what cannot come.
   const auto failed = [&](const StepResult& result) {
     add(run.status.problems, result);
-    return result.is_failed();
+    return result.is_failed() || os.sriov.stuck(target.pci).has_value();
   };
 
   step(StepNames::kHardware);
@@ -137,6 +140,9 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
 
   step(StepNames::kGuids);
   const auto done = set_guids_and_probe(run);
+  if (os.sriov.stuck(target.pci)) {
+    return finish(run, start);
+  }
   // VFs created later (a driver reload) probe by themselves again.
   if (auto warning = autoprobe.restore()) {
     run.status.warnings.push_back(*warning);
@@ -156,6 +162,9 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   not_done(
       [&](model::VfStatus& vs) { settle(run, vs, host::UdevWait::Netdev::kExisting, deadline); });
 
+  if (os.sriov.stuck(target.pci)) {
+    return finish(run, start);
+  }
   step(StepNames::kNames);
   name_pf(run);
   not_done([&](model::VfStatus& vs) { name_vf(run, vs); });

@@ -12,7 +12,11 @@ namespace {
 constexpr const char* kDriver = "mlx5_core";
 
 std::optional<model::Problem> unbind(PfRun& run, const model::PciAddress& vf) {
-  if (const int err = run.os.sriov.unbind_vf(vf, kDriver); err != 0) {
+  const int err = run.os.sriov.unbind_vf(run.target.pci, vf, kDriver);
+  if (err == host::kStuck) {
+    return stuck_problem(run);
+  }
+  if (err != 0) {
     return model::problem(model::EventKind::kUnbindFailed,
                           "unbinding VF " + vf.str() + " failed: " + host::errno_name(err),
                           run.target.pci.str(), vf.str());
@@ -53,6 +57,9 @@ StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
   switch (path) {
     case GuidPath::kOfedSysfs:
       if (auto e = os.sriov.set_vf_guid_ofed(pf, vt.index, vt.guid, run.target.guid_policy)) {
+        if (e->err == host::kStuck) {
+          return StepResult::failed(stuck_problem(run));
+        }
         using File = host::OfedGuidError::File;
         const bool policy = e->file == File::kPolicy;
         const char* name = policy ? "policy" : e->file == File::kPort ? "port" : "node";
@@ -121,7 +128,11 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
 }
 
 std::optional<model::Problem> probe_vf(PfRun& run, const model::PciAddress& vf) {
-  if (const int err = run.os.sriov.probe_vf(vf); err != 0) {
+  const int err = run.os.sriov.probe_vf(run.target.pci, vf);
+  if (err == host::kStuck) {
+    return stuck_problem(run);
+  }
+  if (err != 0) {
     return model::problem(model::EventKind::kVfProbeFailed,
                           "binding VF " + vf.str() + " failed: " + host::errno_name(err) +
                               " (see the kernel log for its probe)",

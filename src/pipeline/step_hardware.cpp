@@ -18,6 +18,9 @@ StepResult check_hardware(PfRun& run, const model::CompatTable& table,
     run.status.ifindex = seen->ifindex;
     run.status.link_layer = seen->link_layer();
   }
+  if ((seen != nullptr && seen->stuck) || run.os.sriov.stuck(target.pci)) {
+    return StepResult::failed(stuck_problem(run));  // nothing read of it can be trusted
+  }
   if (!target.problems.empty()) {
     return StepResult::failed(target.problems);  // found when the plan was made
   }

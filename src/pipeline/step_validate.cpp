@@ -60,6 +60,9 @@ StepResult validate_pf(PfRun& run) {
                                              "PF " + run.target.pci.str() + " vanished",
                                              run.target.pci.str()));
   }
+  if (info->stuck) {
+    return StepResult::failed(stuck_problem(run));
+  }
   // The PF's name as netlink has it, as for its VFs: its own rename has just happened,
   // and netlink is where it happened.
   const auto link = status.ifindex != 0 ? run.os.links.get(status.ifindex) : std::nullopt;

@@ -27,7 +27,11 @@ std::string numvfs_text(const model::PfTarget& target, uint16_t count, int err) 
   }
 }
 
-model::Problem numvfs_error(const model::PfTarget& target, uint16_t count, int err) {
+model::Problem numvfs_error(PfRun& run, uint16_t count, int err) {
+  const auto& target = run.target;
+  if (err == host::kStuck) {
+    return stuck_problem(run);
+  }
   return model::problem(model::EventKind::kNumvfsFailed, numvfs_text(target, count, err),
                         target.pci.str());
 }
@@ -89,6 +93,9 @@ StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe) {
   }
   if (target.vfs > 0) {
     if (const int err = autoprobe.turn_off(); err != 0) {
+      if (err == host::kStuck) {
+        return StepResult::failed(stuck_problem(run));
+      }
       return StepResult::failed(model::problem(model::EventKind::kAutoprobeFailed,
                                                "cannot turn off sriov_drivers_autoprobe of PF " +
                                                    target.pci.str() + ": " + host::errno_name(err),
@@ -102,12 +109,12 @@ StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe) {
   // A different nonzero count needs 0 first (the kernel answers EBUSY otherwise).
   if (info.numvfs != 0) {
     if (const int err = write_count(0); err != 0) {
-      return StepResult::failed(numvfs_error(target, 0, err));
+      return StepResult::failed(numvfs_error(run, 0, err));
     }
   }
   if (target.vfs != 0) {
     if (const int err = write_count(target.vfs); err != 0) {
-      return StepResult::failed(numvfs_error(target, target.vfs, err));
+      return StepResult::failed(numvfs_error(run, target.vfs, err));
     }
   }
   return locate_new_vfs(run);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "event_loop.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <stdexcept>
+#include <string>
 
 #include <vector>
 
@@ -66,6 +68,22 @@ TEST(EventLoop, AnExceptionInACallbackEndsRunWithIt) {
   EventLoop loop;
   loop.add_timer(Clock::now(), [] { throw std::runtime_error("from a timer"); });
   EXPECT_THROW(loop.run(), std::runtime_error);
+}
+
+TEST(EventLoop, WithAnErrorHandlerAnExceptionIsHandedOverAndTheLoopGoesOn) {
+  EventLoop loop;
+  std::vector<std::string> errors;
+  loop.on_error([&](const std::exception_ptr& e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      errors.emplace_back(x.what());
+    }
+  });
+  loop.add_timer(Clock::now(), [] { throw std::runtime_error("from a timer"); });
+  loop.add_timer(Clock::now() + std::chrono::milliseconds(1), [&] { loop.quit(7); });
+  EXPECT_EQ(loop.run(), 7);
+  EXPECT_THAT(errors, ::testing::ElementsAre("from a timer"));
 }
 
 TEST(EventLoop, TakesABlockedSignal) {

@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "bus_commands.hpp"
 #include "daemon_run.hpp"
 #include "private_bus.hpp"
 #include "root_only.hpp"
@@ -13,33 +14,6 @@
 
 using namespace vfready::testing;
 using testing::HasSubstr;
-
-namespace {
-
-std::string busctl(const PrivateBus& bus, const std::string& args) {
-  return "busctl --address=" + bus.address() + " " + args;
-}
-
-std::string manager(const std::string& verb, const std::string& rest) {
-  return verb + " org.vfready.vfready1 /org/vfready/vfready1 org.vfready.vfready1.Manager " + rest;
-}
-
-std::string vfreadyctl(const PrivateBus& bus, const std::string& args) {
-  return VFREADYCTL_PATH " --bus-address " + bus.address() + " " + args;
-}
-
-// vfreadyd has said READY=1 and owns its name on the bus.
-testing::AssertionResult serving(ServiceDaemon& daemon, PrivateBus& bus) {
-  if (!daemon.notify().wait_for("READY=1", 60s)) {
-    return testing::AssertionFailure() << "no READY=1: " << daemon.log();
-  }
-  if (!bus.wait_for_owner("org.vfready.vfready1")) {
-    return testing::AssertionFailure() << "not on the bus: " << daemon.log();
-  }
-  return testing::AssertionSuccess();
-}
-
-}  // namespace
 
 TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
   VFREADY_REQUIRE_ROOT();

@@ -115,6 +115,28 @@ int MemoryHost::call(const std::string& name, const std::string& what) {
   return it->second.err;
 }
 
+int MemoryHost::call_on(const model::PciAddress& pf, const std::string& name,
+                        const std::string& what) {
+  if (stuck_.contains(pf.str())) {
+    calls_.push_back(name + " " + what);
+    return host::kStuck;
+  }
+  const int err = call(name, what);
+  if (err == host::kStuck) {
+    stuck_[pf.str()] = name + " " + what;
+  }
+  return err;
+}
+
+std::optional<host::StuckCall> MemoryHost::stuck(const model::PciAddress& pf) {
+  std::lock_guard lock(mu_);
+  auto it = stuck_.find(pf.str());
+  if (it == stuck_.end()) {
+    return std::nullopt;
+  }
+  return host::StuckCall{pf.str(), it->second, std::chrono::milliseconds(1000), {}};
+}
+
 MemoryHost::Pf* MemoryHost::find_pf(const model::PciAddress& pci) {
   auto it = pfs_.find(pci.str());
   return it == pfs_.end() ? nullptr : &it->second;
@@ -173,6 +195,11 @@ std::optional<model::PfInfo> MemoryHost::read_pf(const model::PciAddress& pci, b
     return std::nullopt;
   }
   auto info = pf->info;
+  if (auto it = stuck_.find(pci.str()); it != stuck_.end()) {
+    info.stuck = it->second;  // sriov_numvfs cannot be read: nothing of the VFs is seen
+    info.numvfs = 0;
+    return info;
+  }
   info.numvfs = pf->numvfs;
   info.autoprobe = pf->autoprobe;
   info.netdev = links_.contains(info.ifindex)
@@ -273,7 +300,7 @@ host::NetdevDevice MemoryHost::device_of_netdev(const std::string& netdev) {
 
 int MemoryHost::set_autoprobe(const model::PciAddress& pci, bool on) {
   std::lock_guard lock(mu_);
-  if (const int err = call("autoprobe", pci.str() + (on ? " 1" : " 0")); err != 0) {
+  if (const int err = call_on(pci, "autoprobe", pci.str() + (on ? " 1" : " 0")); err != 0) {
     return err;
   }
   Pf* pf = find_pf(pci);
@@ -286,7 +313,7 @@ int MemoryHost::set_autoprobe(const model::PciAddress& pci, bool on) {
 
 int MemoryHost::set_num_vfs(const model::PciAddress& pci, uint16_t count) {
   std::lock_guard lock(mu_);
-  if (const int err = call("numvfs", pci.str() + " " + std::to_string(count)); err != 0) {
+  if (const int err = call_on(pci, "numvfs", pci.str() + " " + std::to_string(count)); err != 0) {
     return err;
   }
   Pf* pf = find_pf(pci);
@@ -331,7 +358,8 @@ std::optional<host::OfedGuidError> MemoryHost::set_vf_guid_ofed(const model::Pci
   if (pf == nullptr || !pf->info.ofed_sriov || index >= pf->vfs.size()) {
     return host::OfedGuidError{File::kNode, ENOENT};
   }
-  if (const int err = call("guid", pci.str() + " " + std::to_string(index) + " " + guid.str());
+  if (const int err =
+          call_on(pci, "guid", pci.str() + " " + std::to_string(index) + " " + guid.str());
       err != 0) {
     return host::OfedGuidError{File::kPort, err};
   }
@@ -346,9 +374,9 @@ int MemoryHost::set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid 
   return set_vf_guids(pf_ifindex, index, guid, guid);
 }
 
-int MemoryHost::probe_vf(const model::PciAddress& pci) {
+int MemoryHost::probe_vf(const model::PciAddress& pf_pci, const model::PciAddress& pci) {
   std::lock_guard lock(mu_);
-  if (const int err = call("probe", pci.str()); err != 0) {
+  if (const int err = call_on(pf_pci, "probe", pci.str()); err != 0) {
     return err;
   }
   Pf* pf = nullptr;
@@ -362,9 +390,10 @@ int MemoryHost::probe_vf(const model::PciAddress& pci) {
   return probe(*pf, *vf, static_cast<uint16_t>(vf - pf->vfs.data()));
 }
 
-int MemoryHost::unbind_vf(const model::PciAddress& pci, const std::string& driver) {
+int MemoryHost::unbind_vf(const model::PciAddress& pf_pci, const model::PciAddress& pci,
+                          const std::string& driver) {
   std::lock_guard lock(mu_);
-  if (const int err = call("unbind", pci.str()); err != 0) {
+  if (const int err = call_on(pf_pci, "unbind", pci.str()); err != 0) {
     return err;
   }
   Vf* vf = find_vf(pci);

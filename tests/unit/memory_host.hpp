@@ -50,6 +50,8 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
   void bind_to(const std::string& pf_pci, uint16_t index, const std::string& driver);
   // Calls named here fail with the errno: "autoprobe", "numvfs", "guid", "netlink-guid",
   // "probe", "unbind", "rename", "mtu", "altname". `after` calls of the name succeed first.
+  // host::kStuck as the errno: the call does not return, and its PF is stuck from then
+  // on (every later call for it answers kStuck, and reads see nothing of it).
   void fail(const std::string& call, int err, int after = 0);
   std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
   bool udev_initializes = true;       // new netdevs are initialized by udev at once
@@ -74,8 +76,10 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
                                                       model::Guid guid,
                                                       const std::string& policy) override;
   int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) override;
-  int probe_vf(const model::PciAddress& vf) override;
-  int unbind_vf(const model::PciAddress& vf, const std::string& driver) override;
+  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
+  int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
+                const std::string& driver) override;
+  std::optional<host::StuckCall> stuck(const model::PciAddress& pf) override;
 
   // --- host::Links
   std::optional<host::Link> get(int ifindex) override;
@@ -97,6 +101,8 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
   };
   // 0, or the errno a test set for this call; records it as asked.
   int call(const std::string& name, const std::string& what);
+  // call() for a call into PF `pf`'s driver: kStuck once it is stuck.
+  int call_on(const model::PciAddress& pf, const std::string& name, const std::string& what);
   Pf* find_pf(const model::PciAddress& pci);
   Vf* find_vf(const model::PciAddress& pci, Pf** owner = nullptr);
   int add_link(const std::string& name);
@@ -108,6 +114,7 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
   std::map<int, host::Link> links_;
   std::set<int> initialized_;
   std::map<std::string, Failure> failures_;
+  std::map<std::string, std::string> stuck_;  // PF -> the call that did not return
   std::vector<std::string> calls_;
   int next_ifindex_ = 10;
 };

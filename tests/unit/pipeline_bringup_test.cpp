@@ -255,3 +255,38 @@ TEST_F(APfPass, ReportsAutoprobeItCannotTurnBackOnAsAWarning) {
                                                        "0000:18:00.0 back on")));
   EXPECT_FALSE(host.pf(kPf).autoprobe);
 }
+
+TEST_F(APfPass, EndsAtOnceWithThePfStuckWhenANumvfsWriteDoesNotReturn) {
+  host.fail("numvfs", vfready::host::kStuck);
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kStuck);
+  ASSERT_EQ(s.problems.size(), 1u) << all_problems(s);
+  EXPECT_EQ(s.problems[0].kind, vfready::model::EventKind::kPfStuck);
+  EXPECT_THAT(s.problems[0].text, HasSubstr(std::string("numvfs ") + kPf + " 4"));
+  EXPECT_THAT(steps, ElementsAre("hardware", "vfs"));
+  // The guard's restore met the PF stuck: no second call was waited for.
+  EXPECT_THAT(s.warnings, IsEmpty());
+}
+
+TEST_F(APfPass, StopsAtTheFirstGuidWriteThatDoesNotReturnWithOneProblem) {
+  host.fail("guid", vfready::host::kStuck, 2);
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kStuck);
+  ASSERT_EQ(s.problems.size(), 1u) << all_problems(s);
+  EXPECT_EQ(s.problems[0].kind, vfready::model::EventKind::kPfStuck);
+  for (const auto& vf : s.vfs) {
+    EXPECT_THAT(vf.problems, IsEmpty()) << vf.index;  // said once, for the PF
+  }
+  EXPECT_THAT(steps, ElementsAre("hardware", "vfs", "guids"));
+}
+
+TEST_F(APfPass, TouchesNothingOfAPfFoundStuck) {
+  host.create_vfs(kPf, 2);
+  host.fail("autoprobe", vfready::host::kStuck);
+  ASSERT_EQ(host.set_autoprobe(vfready::testing::pci(kPf), false), vfready::host::kStuck);
+  const auto before = host.calls().size();
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kStuck);
+  EXPECT_THAT(steps, ElementsAre("hardware"));
+  EXPECT_EQ(host.calls().size(), before) << "a call into a stuck PF's driver";
+}

@@ -17,6 +17,9 @@
 namespace vfready::testing {
 
 inline const char* const kPf = "0000:18:00.0";
+inline vfready::model::PciAddress pci(const char* text) {
+  return vfready::model::PciAddress::parse(text).value();
+}
 
 inline std::string pipeline_config(const std::string& extra = "") {
   return R"({"pfs": [{"select": {"pci": ["0000:18:00.0"]}, "vfs": 4,

@@ -18,6 +18,7 @@ using vfready::pipeline::GuidAction;
 using vfready::pipeline::GuidPath;
 using vfready::pipeline::StepResult;
 using vfready::testing::kPf;
+using vfready::testing::pci;
 
 namespace {
 
@@ -114,8 +115,8 @@ TEST_F(AStep, UdevIsDoneForAnInitializedNetdevAndWaitsOnAnother) {
   EXPECT_TRUE(vfready::pipeline::settle_vf(r, vs, kExisting).is_done());
   EXPECT_EQ(vs.name, "ibp24s0v0");
   host.udev_initializes = false;
-  ASSERT_EQ(host.unbind_vf(host.pf(kPf).vfs[1].pci, "mlx5_core"), 0);
-  ASSERT_EQ(host.probe_vf(host.pf(kPf).vfs[1].pci), 0);
+  ASSERT_EQ(host.unbind_vf(pci(kPf), host.pf(kPf).vfs[1].pci, "mlx5_core"), 0);
+  ASSERT_EQ(host.probe_vf(pci(kPf), host.pf(kPf).vfs[1].pci), 0);
   VfStatus second;
   second.index = 1;
   const auto result = vfready::pipeline::settle_vf(r, second, kNew);
@@ -127,7 +128,7 @@ TEST_F(AStep, UdevIsDoneForAnInitializedNetdevAndWaitsOnAnother) {
 
 TEST_F(AStep, UdevFailsForAnUnboundVfAndCallsAPodsVfInUse) {
   host.create_vfs(kPf, 2);
-  ASSERT_EQ(host.unbind_vf(host.pf(kPf).vfs[0].pci, "mlx5_core"), 0);
+  ASSERT_EQ(host.unbind_vf(pci(kPf), host.pf(kPf).vfs[0].pci, "mlx5_core"), 0);
   host.move_to_pod(kPf, 1);
   auto& r = run();
   VfStatus unbound;

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -10,7 +11,8 @@
 // The daemon's one loop, over sd-event (libsystemd): fds, timers, signals and the
 // systemd watchdog. Everything that owns state runs on it, on one thread; work that can
 // block runs on worker threads that post back through an eventfd. A callback that
-// throws ends run() with that exception (it cannot cross sd-event's C frames).
+// throws goes to the error handler, and the loop goes on; without one, it ends run()
+// with that exception (it cannot cross sd-event's C frames).
 namespace vfready::host {
 
 using Clock = std::chrono::steady_clock;
@@ -53,6 +55,8 @@ class EventLoop {
   // stuck stops pinging. False when systemd watches nothing.
   bool feed_watchdog();
 
+  // Takes what a callback threw, after that dispatch, on the loop's thread.
+  void on_error(std::function<void(std::exception_ptr)> handler);
   // Runs until quit(); returns its code.
   int run();
   void quit(int code);

@@ -8,8 +8,9 @@
 #include "vfready/host/sysfs.hpp"
 #include "vfready/model/inventory.hpp"
 
-// Reads what the host looks like from sysfs, /proc and the kernel log. Reads of
-// sriov_numvfs wait while a write is in progress: call from a worker thread.
+// Reads what the host looks like from sysfs, /proc and the kernel log. Reads that take a
+// device lock (sriov_numvfs, OFED's GUID files) are device calls (Sysfs::on_device); a
+// PF whose call does not return in time is read as stuck. Call from a worker thread.
 namespace vfready::host {
 
 struct HostPaths {
@@ -22,8 +23,8 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths);
 // `with_vfs` is false.
 std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
                                      bool with_vfs = true);
-// One VF of a PF (`pf_dir` is "bus/pci/devices/<PF>/").
-model::VfInfo read_vf(Sysfs& sysfs, const std::string& pf_dir, uint16_t index);
+// One VF of a PF.
+model::VfInfo read_vf(Sysfs& sysfs, const model::PciAddress& pf, uint16_t index);
 // What binding changed: the VF's netdev name, or (without one) its driver. No ifindex:
 // callers ask netlink for it, where it costs no sysfs access.
 model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t index);
@@ -31,7 +32,7 @@ model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t 
 std::optional<model::PciAddress> read_vf_address(Sysfs& sysfs, const std::string& pf_dir,
                                                  uint16_t index);
 // Only the GUID a VF's port uses (OFED's sriov/<n>/port), when there is one.
-std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const std::string& pf_dir,
+std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddress& pf,
                                              uint16_t index);
 
 // The kernel log's message texts, from /dev/kmsg (one record per read) or a file of

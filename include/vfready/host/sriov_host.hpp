@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "vfready/host/device_calls.hpp"
+
 #include "vfready/model/guid.hpp"
 #include "vfready/model/inventory.hpp"
 #include "vfready/model/pci_address.hpp"
@@ -63,7 +65,13 @@ class SriovHost {
   // The PCI function a netdev belongs to, and its PF.
   virtual NetdevDevice device_of_netdev(const std::string& netdev) = 0;
 
-  // --- Calls into the driver. Each may wait for the device: never from the event loop.
+  // What keeps the PF stuck: a call into its driver that has not returned within its
+  // deadline. While there is one, every call below for the PF or its VFs answers kStuck
+  // at once, and reads of what the call locks answer nothing.
+  virtual std::optional<StuckCall> stuck(const model::PciAddress& pf) = 0;
+
+  // --- Calls into the driver. Each may wait for the device, within a deadline: 0, the
+  // errno, or kStuck. Never from the event loop.
   virtual int set_autoprobe(const model::PciAddress& pf, bool on) = 0;
   virtual int set_num_vfs(const model::PciAddress& pf, uint16_t count) = 0;
   // Node and port GUID and the port policy, through OFED's sysfs.
@@ -72,10 +80,11 @@ class SriovHost {
                                                         const std::string& policy) = 0;
   // Node and port GUID over netlink, on the PF's IPoIB netdev.
   virtual int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) = 0;
-  // Binds a VF to its driver (drivers_probe).
-  virtual int probe_vf(const model::PciAddress& vf) = 0;
-  // Unbinds a VF from `driver`.
-  virtual int unbind_vf(const model::PciAddress& vf, const std::string& driver) = 0;
+  // Binds VF `vf` of PF `pf` to its driver (drivers_probe).
+  virtual int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) = 0;
+  // Unbinds VF `vf` of PF `pf` from `driver`.
+  virtual int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
+                        const std::string& driver) = 0;
 };
 
 }  // namespace vfready::host

@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "vfready/host/device_calls.hpp"
 #include "vfready/model/result.hpp"
 
 // sysfs, rooted at a configurable directory (/sys, or a fake host's). Paths are
 // relative to the root. Writes return the errno the kernel gave, so callers can tell
-// EBUSY from ERANGE; they may block (sriov_numvfs does): never call them on the
-// event loop thread. Calls may come from several threads at once (read_host does).
+// EBUSY from ERANGE. Calls that wait on a device lock go through on_device(); the rest
+// may still wait on a driver's show(): never call them on the event loop thread. Calls
+// may come from several threads at once (read_host does).
 namespace vfready::host {
-
-// Where a write runs: in the calling thread, or in a child process that alone takes the
-// risk of waiting in the kernel forever (a driver that never returns).
-enum class WriteIn { kThisThread, kChild };
 
 class Sysfs {
  public:
@@ -24,8 +25,15 @@ class Sysfs {
   // The attribute's value without its trailing newline.
   virtual Result<std::string> read(const std::string& rel) = 0;
   // 0, or the errno of the write.
-  virtual int write(const std::string& rel, std::string_view value,
-                    WriteIn where = WriteIn::kThisThread) = 0;
+  virtual int write(const std::string& rel, std::string_view value) = 0;
+  // Calls that wait on the device lock of `device` (a PF's address; calls on its VFs
+  // count as its own), paths relative to the root, made as DeviceCalls::run() makes them.
+  // A deadline of zero means the sysfs's own bound for reads.
+  virtual std::vector<DeviceOpResult> on_device(const std::string& device,
+                                                std::vector<DeviceOp> ops,
+                                                std::chrono::milliseconds deadline) = 0;
+  // What keeps `device` stuck, if anything does.
+  virtual std::optional<StuckCall> stuck(const std::string& device) = 0;
   virtual bool exists(const std::string& rel) = 0;
   // Entries of a directory, sorted; empty when absent.
   virtual std::vector<std::string> list(const std::string& rel) = 0;
@@ -35,9 +43,16 @@ class Sysfs {
 
 class RootedSysfs final : public Sysfs {
  public:
-  explicit RootedSysfs(std::string root) : root_(std::move(root)) {}
+  // Without `calls`, device calls are made in the calling thread (tools and tests that
+  // can afford to wait); `read_deadline` bounds device reads made with a zero deadline.
+  explicit RootedSysfs(std::string root, std::shared_ptr<DeviceCalls> calls = nullptr,
+                       std::chrono::milliseconds read_deadline = std::chrono::seconds(10))
+      : root_(std::move(root)), calls_(std::move(calls)), read_deadline_(read_deadline) {}
   Result<std::string> read(const std::string& rel) override;
-  int write(const std::string& rel, std::string_view value, WriteIn where) override;
+  int write(const std::string& rel, std::string_view value) override;
+  std::vector<DeviceOpResult> on_device(const std::string& device, std::vector<DeviceOp> ops,
+                                        std::chrono::milliseconds deadline) override;
+  std::optional<StuckCall> stuck(const std::string& device) override;
   bool exists(const std::string& rel) override;
   std::vector<std::string> list(const std::string& rel) override;
   std::optional<std::string> link_target_name(const std::string& rel) override;
@@ -46,6 +61,8 @@ class RootedSysfs final : public Sysfs {
  private:
   [[nodiscard]] std::string path(const std::string& rel) const { return root_ + "/" + rel; }
   std::string root_;
+  std::shared_ptr<DeviceCalls> calls_;
+  std::chrono::milliseconds read_deadline_;
 };
 
 // errno as text ("Device or resource busy (EBUSY)"), thread-safe.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
 #include <string>
-#include <string_view>
 
 #include "vfready/host/links.hpp"
 #include "vfready/host/sriov_host.hpp"
@@ -10,12 +10,21 @@
 
 // The SR-IOV host of a real machine: sysfs for the PCI side, netlink (Links) for GUIDs
 // on an IPoIB PF. Every sysfs path vfready uses is built in this file's source or in
-// host_reader; every call that can wait on a device lock goes through device_write().
+// host_reader; every call that can wait on a device lock is a device call
+// (Sysfs::on_device), made in a helper process under its deadline.
 namespace vfready::host {
+
+// How long each kind of call into the driver may take before its PF is stuck.
+struct DeviceDeadlines {
+  std::chrono::milliseconds numvfs{120000};  // a write probes every VF it makes
+  std::chrono::milliseconds probe{30000};    // one VF's probe
+  std::chrono::milliseconds other{10000};    // autoprobe, unbind, GUID files
+};
 
 class SysfsSriovHost final : public SriovHost {
  public:
-  SysfsSriovHost(Sysfs& sysfs, Links& links) : sysfs_(sysfs), links_(links) {}
+  SysfsSriovHost(Sysfs& sysfs, Links& links, DeviceDeadlines deadlines = {})
+      : sysfs_(sysfs), links_(links), deadlines_(deadlines) {}
 
   std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) override;
   model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index) override;
@@ -27,6 +36,7 @@ class SysfsSriovHost final : public SriovHost {
   std::optional<std::string> port_state(const model::PciAddress& pf, const std::string& ib_device,
                                         int port) override;
   NetdevDevice device_of_netdev(const std::string& netdev) override;
+  std::optional<StuckCall> stuck(const model::PciAddress& pf) override;
 
   int set_autoprobe(const model::PciAddress& pf, bool on) override;
   int set_num_vfs(const model::PciAddress& pf, uint16_t count) override;
@@ -34,17 +44,14 @@ class SysfsSriovHost final : public SriovHost {
                                                 model::Guid guid,
                                                 const std::string& policy) override;
   int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) override;
-  int probe_vf(const model::PciAddress& vf) override;
-  int unbind_vf(const model::PciAddress& vf, const std::string& driver) override;
+  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
+  int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
+                const std::string& driver) override;
 
  private:
-  // The calls that take the device lock (and wait as long as the driver holds it).
-  enum class DeviceCall { kNumVfs, kAutoprobe, kGuidFile, kProbe, kUnbind };
-  // The one place that decides how such a call is made.
-  int device_write(DeviceCall call, const std::string& rel, std::string_view value);
-
   Sysfs& sysfs_;
   Links& links_;
+  DeviceDeadlines deadlines_;
 };
 
 }  // namespace vfready::host

@@ -60,6 +60,9 @@ struct Timeouts {
   uint32_t bind_ms = 30000;         // one VF bind
   uint32_t udev_ms = 30000;         // a VF netdev appearing and udev initializing it
   uint32_t port_active_ms = 60000;  // ports reaching ACTIVE
+  // Any other call that takes a device lock: reading sriov_numvfs, autoprobe, unbind,
+  // OFED's GUID files. Past it (or numvfs_ms, bind_ms for theirs) the PF is stuck.
+  uint32_t device_call_ms = 10000;
 };
 
 struct Config {

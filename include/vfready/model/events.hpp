@@ -43,6 +43,7 @@ enum class EventKind {
   kPfVanished,         // a PF vanished during the bring-up
   kStepTimeout,        // a step did not finish in time
   kPfBusy,             // a PF's earlier call has not returned
+  kPfStuck,            // a call into a PF's driver did not return within its deadline
   kHostReadFailed,     // the host could not be read
   kReloadRefused,      // a new configuration was refused
   kInternalError,      // vfready met an error of its own
@@ -55,7 +56,7 @@ struct EventInfo {
   std::string_view remedy;      // what to do, in one line ("" for outcomes)
 };
 
-inline constexpr std::array<EventInfo, 36> kEvents = {{
+inline constexpr std::array<EventInfo, 37> kEvents = {{
     {EventKind::kReady, "ready", "99bf23c319f44843ab34d9e0a3cca4b0", ""},
     {EventKind::kDegraded, "degraded", "000ba400a11b45e5b06312b99feaa586", ""},
     {EventKind::kFailed, "failed", "b0edcb1ab0f142ffbbed1ff88173f756", ""},
@@ -126,6 +127,9 @@ inline constexpr std::array<EventInfo, 36> kEvents = {{
     {EventKind::kPfBusy, "pf-busy", "bda040cbd2434f7caafb38ef5e809b67",
      "read the kernel log for the PF (hung task warnings); a reboot may be needed to free the "
      "driver"},
+    {EventKind::kPfStuck, "pf-stuck", "c72cdb7281f84e9baf031aba856a093b",
+     "read the kernel log for the PF (hung task warnings, firmware errors); vfready retries the "
+     "PF when the call returns, and a reboot frees a driver that never returns"},
     {EventKind::kHostReadFailed, "host-read-failed", "542e2c04adc040eeadd83428b8f12eae",
      "the message names what failed; check that vfreadyd runs as root with /sys writable"},
     {EventKind::kReloadRefused, "reload-refused", "948dd8c3caea4aa6bb4a2b9a86c602cf",

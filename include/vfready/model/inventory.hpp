@@ -51,6 +51,9 @@ struct PfInfo {
   bool ofed_sriov = false;  // device/sriov/<vf>/{node,port,policy} exist
   std::vector<PortInfo> ports;
   std::vector<VfInfo> vfs;  // virtfn0..numvfs-1 as found
+  // The call into its driver that has not returned (sriov_numvfs could not be read):
+  // nothing else of it can be trusted or changed until it does.
+  std::optional<std::string> stuck;
 
   // Where VF `index` is (or will be) on PCI.
   [[nodiscard]] std::optional<PciAddress> vf_address(uint16_t index) const {

@@ -31,7 +31,9 @@ enum class VfState { kReady, kInUse, kFailed };
 const char* to_string(VfState state);
 VfState state_of(const VfStatus& vf);
 
-enum class PfState { kPending, kReady, kFailed };
+// kStuck: a call into the PF's driver has not returned (see host::DeviceCalls); the
+// PF is left alone until it does.
+enum class PfState { kPending, kReady, kFailed, kStuck };
 const char* to_string(PfState state);
 
 enum class StepState { kRunning, kDone, kFailed };

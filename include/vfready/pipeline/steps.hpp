@@ -18,6 +18,12 @@
 // one ends its pass. VF steps answer for one VF: a failed one is that VF's problem.
 namespace vfready::pipeline {
 
+// The problem of a PF whose driver has not returned from a call (host::kStuck).
+model::Problem stuck_problem(PfRun& run);
+// At the end of a pass: a stuck PF is in state kStuck with one problem that names the
+// call, instead of one per call that met it.
+void settle_stuck(PfRun& run);
+
 // Step "hardware": present, driver bound, firmware, link layer, SR-IOV capacity.
 StepResult check_hardware(PfRun& run, const model::CompatTable& table, const model::HostInfo& host);
 

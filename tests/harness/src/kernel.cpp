@@ -106,6 +106,14 @@ void Kernel::shutdown() {
   stop_cv_.notify_all();
 }
 
+void Kernel::release_hangs() {
+  {
+    std::lock_guard lock(stop_mu_);
+    released_ = true;
+  }
+  stop_cv_.notify_all();
+}
+
 bool Kernel::pause_ms(uint32_t ms) {
   std::unique_lock lock(stop_mu_);
   return !stop_cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stopping_; });
@@ -155,8 +163,10 @@ int Kernel::write_numvfs(Pf& pf, std::string_view value) {
   }
   if (spec.faults.numvfs_write_hangs) {
     std::unique_lock lock(stop_mu_);
-    stop_cv_.wait(lock, [this] { return stopping_; });
-    return EIO;
+    stop_cv_.wait(lock, [this] { return stopping_ || released_; });
+    if (stopping_) {
+      return EIO;
+    }
   }
   const std::size_t index = functions_.at(spec.pci).pf;
   if (count == 0) {

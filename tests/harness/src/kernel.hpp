@@ -33,6 +33,9 @@ class Kernel {
   void on_link_event(const LinkEvent& event);
   // Wakes every blocked write so that teardown can go on; they fail with EIO.
   void shutdown();
+  // The driver recovers: writes of sriov_numvfs held by numvfs_write_hangs go on and
+  // complete, and later ones do not hang.
+  void release_hangs();
 
  private:
   struct Vf {
@@ -119,6 +122,7 @@ class Kernel {
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;
+  bool released_ = false;  // release_hangs() was called
 
   std::mutex mu_;  // guards the state below
   std::vector<std::unique_ptr<Pf>> pfs_;

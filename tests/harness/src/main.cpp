@@ -80,6 +80,7 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGUSR1);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   const fs::path root = fs::absolute(root_arg);
@@ -115,7 +116,10 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   std::cout << "ready root=" << root_arg << " netns=" << netns << std::endl;
 
   int sig = 0;
-  sigwait(&signals, &sig);
+  // SIGUSR1: the driver recovers from numvfs_write_hangs (a test's way to end a hang).
+  while (sigwait(&signals, &sig) == 0 && sig == SIGUSR1) {
+    kernel.release_hangs();
+  }
   // Blocked writes first (they hold FUSE workers), then the mount, then the rest.
   kernel.shutdown();
   mount.stop();

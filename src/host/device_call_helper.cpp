@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "device_call_helper.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+namespace vfready::host::helper {
+
+namespace {
+
+// The wire format, in this machine's byte order (both ends are the same program):
+//   request: u32 count, then per call: OpHeader, path with its NUL, value
+//   answer:  u32 count, then per call run: ResultHeader, what a read gave
+struct OpHeader {
+  uint8_t kind = 0;
+  uint8_t pad[3] = {};
+  uint32_t path_len = 0;  // with the NUL
+  uint32_t value_len = 0;
+};
+struct ResultHeader {
+  int32_t err = 0;
+  uint32_t len = 0;
+};
+
+constexpr std::size_t kPage = 4096;
+constexpr std::size_t kMaxRequest = std::size_t{128} * 1024;
+constexpr std::size_t kMaxAnswer = 4 + kBatch * (sizeof(ResultHeader) + kPage);
+constexpr int kSocket = 3;  // the helper's end, after spawn()
+
+// --- The helper. It was forked from a process with other threads, so it makes only
+// async-signal-safe calls (system calls): no allocation, no locks, no C++ library.
+
+char g_request[kMaxRequest];
+char g_answer[kMaxAnswer];
+
+// A sysfs attribute comes whole in one read; a short read is its end.
+int32_t read_file(const char* path, char* out, uint32_t* len) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return errno;
+  }
+  *len = 0;
+  while (*len < kPage) {
+    const ssize_t n = ::read(fd, out + *len, kPage - *len);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return err;
+    }
+    *len += static_cast<uint32_t>(n);
+    if (n == 0 || *len < kPage) {
+      break;
+    }
+  }
+  ::close(fd);
+  return 0;
+}
+
+// One write(2) of the whole value, as sysfs stores take it.
+int32_t write_file(const char* path, const char* value, uint32_t len) {
+  const int fd = ::open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return errno;
+  }
+  ssize_t n = 0;
+  do {
+    n = ::write(fd, value, len);
+  } while (n < 0 && errno == EINTR);
+  const int err = n < 0 ? errno : 0;
+  ::close(fd);
+  return err;
+}
+
+// Runs the calls of one request; answers the length of the answer, 0 when the request
+// is malformed.
+std::size_t serve_one(std::size_t size) {
+  uint32_t count = 0;
+  if (size < sizeof count) {
+    return 0;
+  }
+  std::memcpy(&count, g_request, sizeof count);
+  std::size_t in = sizeof count;
+  std::size_t out = sizeof(uint32_t);
+  uint32_t ran = 0;
+  for (; ran < count && ran < kBatch; ++ran) {
+    OpHeader op;
+    if (size - in < sizeof op) {
+      return 0;
+    }
+    std::memcpy(&op, g_request + in, sizeof op);
+    in += sizeof op;
+    if (op.path_len == 0 || op.path_len > size - in || op.value_len > size - in - op.path_len ||
+        g_request[in + op.path_len - 1] != '\0') {
+      return 0;
+    }
+    const char* path = g_request + in;
+    const char* value = path + op.path_len;
+    in += op.path_len + op.value_len;
+    ResultHeader result;
+    char* data = g_answer + out + sizeof result;
+    result.err = op.kind == static_cast<uint8_t>(DeviceOp::Kind::kRead)
+                     ? read_file(path, data, &result.len)
+                     : write_file(path, value, op.value_len);
+    if (result.err != 0) {
+      result.len = 0;
+    }
+    std::memcpy(g_answer + out, &result, sizeof result);
+    out += sizeof result + result.len;
+    if (result.err != 0 && op.kind == static_cast<uint8_t>(DeviceOp::Kind::kWrite)) {
+      ++ran;
+      break;  // the calls after a failed write are not made
+    }
+  }
+  std::memcpy(g_answer, &ran, sizeof ran);
+  return out;
+}
+
+[[noreturn]] void serve() {
+  while (true) {
+    ssize_t n = 0;
+    do {
+      n = ::recv(kSocket, g_request, sizeof g_request, 0);
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+      ::_exit(0);  // the daemon closed its end (exited, or has no more use for us)
+    }
+    const std::size_t len = serve_one(static_cast<std::size_t>(n));
+    if (len == 0) {
+      ::_exit(2);
+    }
+    ssize_t sent = 0;
+    do {
+      sent = ::send(kSocket, g_answer, len, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    if (sent < 0) {
+      ::_exit(0);  // nobody waits for this answer any more
+    }
+  }
+}
+
+// In the new helper: keep only its socket (as fd 3) and stdio, take signals as a
+// process does by default, and say what it is in `ps`.
+[[noreturn]] void become_helper(int socket) {
+  if (socket != kSocket && ::dup2(socket, kSocket) < 0) {
+    ::_exit(3);
+  }
+  ::close_range(kSocket + 1, ~0U, 0);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);  // NOLINT(concurrency-mt-unsafe): one thread here
+  ::prctl(PR_SET_NAME, "vfready-call", 0, 0, 0);
+  serve();
+}
+
+}  // namespace
+
+int spawn(int* err) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    *err = errno;
+    return -1;
+  }
+  const pid_t child = ::fork();
+  if (child < 0) {
+    *err = errno;
+    ::close(sv[0]);
+    ::close(sv[1]);
+    return -1;
+  }
+  if (child == 0) {
+    // Forks the helper and exits: the helper is then nobody's child of ours to reap.
+    const pid_t helper = ::fork();
+    if (helper != 0) {
+      ::_exit(helper < 0 ? 1 : 0);
+    }
+    become_helper(sv[1]);
+  }
+  ::close(sv[1]);
+  int status = 0;
+  // The middle process only forks and exits: this wait is short.
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    *err = EAGAIN;
+    ::close(sv[0]);
+    return -1;
+  }
+  return sv[0];
+}
+
+std::string encode(std::span<const DeviceOp> ops) {
+  std::string out;
+  const auto put = [&](const void* p, std::size_t n) {
+    out.append(static_cast<const char*>(p), n);
+  };
+  const auto count = static_cast<uint32_t>(ops.size());
+  put(&count, sizeof count);
+  for (const auto& op : ops) {
+    OpHeader h;
+    h.kind = static_cast<uint8_t>(op.kind);
+    h.path_len = static_cast<uint32_t>(op.path.size() + 1);
+    h.value_len = static_cast<uint32_t>(op.value.size());
+    put(&h, sizeof h);
+    put(op.path.c_str(), op.path.size() + 1);
+    put(op.value.data(), op.value.size());
+  }
+  return out;
+}
+
+bool decode(const char* data, std::size_t size, std::vector<DeviceOpResult>* out) {
+  uint32_t count = 0;
+  if (size < sizeof count) {
+    return false;
+  }
+  std::memcpy(&count, data, sizeof count);
+  std::size_t at = sizeof count;
+  for (uint32_t i = 0; i < count; ++i) {
+    ResultHeader h;
+    if (size - at < sizeof h) {
+      return false;
+    }
+    std::memcpy(&h, data + at, sizeof h);
+    at += sizeof h;
+    if (h.len > size - at) {
+      return false;
+    }
+    std::string text(data + at, h.len);
+    at += h.len;
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\0')) {
+      text.pop_back();
+    }
+    out->push_back({h.err, std::move(text)});
+  }
+  return at == size;
+}
+
+std::size_t max_answer() { return kMaxAnswer; }
+
+}  // namespace vfready::host::helper

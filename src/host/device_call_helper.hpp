@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vfready/host/device_calls.hpp"
+
+// The helper process of DeviceCalls and what passes between it and the daemon: one
+// SOCK_SEQPACKET message each way per batch of calls.
+namespace vfready::host::helper {
+
+// At most this many calls go in one message (each read answers up to a page).
+inline constexpr std::size_t kBatch = 14;
+
+// A new helper, detached from the daemon (its parent exits at once, so nothing has to
+// reap it), holding no descriptor of the daemon's but its end of the socket. Answers our
+// end, or -1 with *err set.
+int spawn(int* err);
+
+// A batch of at most kBatch calls as one message.
+std::string encode(std::span<const DeviceOp> ops);
+// The helper's answer to a batch; false when it is not one.
+bool decode(const char* data, std::size_t size, std::vector<DeviceOpResult>* out);
+// The largest answer a batch can have.
+std::size_t max_answer();
+
+}  // namespace vfready::host::helper

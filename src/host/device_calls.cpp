@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/host/device_calls.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "device_call_helper.hpp"
+
+namespace vfready::host {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMaxIdle = 16;  // helpers kept for the next calls
+
+std::string describe(std::span<const DeviceOp> ops) {
+  std::string text;
+  for (const auto& op : ops) {
+    text += text.empty() ? "" : ", ";
+    text += op.kind == DeviceOp::Kind::kWrite ? "write " + op.value + " to " + op.path
+                                              : "read of " + op.path;
+    if (text.size() > 200) {
+      return text + ", ...";
+    }
+  }
+  return text;
+}
+
+// Waits until `fd` is readable or `until`; false at `until`.
+bool wait_readable(int fd, Clock::time_point until) {
+  while (true) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
+    pollfd p{fd, POLLIN, 0};
+    const int n = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count())));
+    if (n > 0) {
+      return true;
+    }
+    if (n == 0 && Clock::now() >= until) {
+      return false;
+    }
+  }
+}
+
+}  // namespace
+
+DeviceCalls::~DeviceCalls() {
+  for (const auto& h : idle_) {
+    ::close(h.fd);
+  }
+  for (const auto& l : left_behind_) {
+    ::close(l.helper.fd);  // the helper exits when its call returns
+  }
+}
+
+DeviceCalls::Helper DeviceCalls::acquire(int* err) {
+  {
+    std::lock_guard lock(mu_);
+    if (!idle_.empty()) {
+      const Helper h = idle_.back();
+      idle_.pop_back();
+      return h;
+    }
+  }
+  return {helper::spawn(err)};
+}
+
+void DeviceCalls::release(Helper helper) {
+  std::lock_guard lock(mu_);
+  if (idle_.size() < kMaxIdle) {
+    idle_.push_back(helper);
+  } else {
+    ::close(helper.fd);
+  }
+}
+
+std::vector<DeviceOpResult> DeviceCalls::run(const std::string& device,
+                                             std::span<const DeviceOp> ops,
+                                             std::chrono::milliseconds deadline) {
+  std::vector<DeviceOpResult> results;
+  if (ops.empty()) {
+    return results;
+  }
+  {
+    std::lock_guard lock(mu_);
+    reap_locked();
+    if (std::any_of(left_behind_.begin(), left_behind_.end(),
+                    [&](const LeftBehind& l) { return l.call.device == device; })) {
+      results.push_back({kStuck, {}});
+      return results;
+    }
+  }
+  int err = 0;
+  Helper h = acquire(&err);
+  if (h.fd < 0) {
+    results.push_back({err, {}});
+    return results;
+  }
+  const auto started = Clock::now();
+  const auto until = started + deadline;
+  std::vector<char> answer(helper::max_answer());
+  for (std::size_t at = 0; at < ops.size(); at += helper::kBatch) {
+    const auto batch = ops.subspan(at, std::min(helper::kBatch, ops.size() - at));
+    const auto request = helper::encode(batch);
+    if (::send(h.fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
+      results.push_back({errno, {}});
+      ::close(h.fd);
+      return results;
+    }
+    if (!wait_readable(h.fd, until)) {
+      std::lock_guard lock(mu_);
+      left_behind_.push_back({h, {device, describe(batch), deadline, started}});
+      results.push_back({kStuck, {}});
+      return results;
+    }
+    const ssize_t n = ::recv(h.fd, answer.data(), answer.size(), 0);
+    std::vector<DeviceOpResult> got;
+    if (n <= 0 || !helper::decode(answer.data(), static_cast<std::size_t>(n), &got)) {
+      results.push_back({n < 0 ? errno : EPIPE, {}});  // the helper died (killed?)
+      ::close(h.fd);
+      return results;
+    }
+    const bool all = got.size() == batch.size();
+    results.insert(results.end(), std::make_move_iterator(got.begin()),
+                   std::make_move_iterator(got.end()));
+    if (!all) {
+      break;  // a write failed: the calls after it were not made
+    }
+  }
+  release(h);
+  return results;
+}
+
+void DeviceCalls::reap_locked() {
+  std::vector<char> answer;
+  for (auto it = left_behind_.begin(); it != left_behind_.end();) {
+    pollfd p{it->helper.fd, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) {
+      ++it;
+      continue;
+    }
+    answer.resize(helper::max_answer());
+    const ssize_t n = ::recv(it->helper.fd, answer.data(), answer.size(), MSG_DONTWAIT);
+    std::vector<DeviceOpResult> got;
+    int err = EPIPE;  // it died without answering
+    if (n > 0 && helper::decode(answer.data(), static_cast<std::size_t>(n), &got)) {
+      err = 0;
+      for (const auto& r : got) {
+        err = err != 0 ? err : r.err;
+      }
+    }
+    ::close(it->helper.fd);  // it exits: one that was stuck once is not used again
+    returned_.push_back({std::move(it->call), err});
+    it = left_behind_.erase(it);
+  }
+}
+
+std::optional<StuckCall> DeviceCalls::stuck(const std::string& device) {
+  std::lock_guard lock(mu_);
+  reap_locked();
+  for (const auto& l : left_behind_) {
+    if (l.call.device == device) {
+      return l.call;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<StuckCall> DeviceCalls::stuck_calls() {
+  std::lock_guard lock(mu_);
+  reap_locked();
+  std::vector<StuckCall> out;
+  for (const auto& l : left_behind_) {
+    out.push_back(l.call);
+  }
+  return out;
+}
+
+std::vector<ReturnedCall> DeviceCalls::collect() {
+  std::lock_guard lock(mu_);
+  reap_locked();
+  std::vector<ReturnedCall> out;
+  out.swap(returned_);
+  return out;
+}
+
+}  // namespace vfready::host

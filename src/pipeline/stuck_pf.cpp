@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// A PF whose driver did not return from a call: one problem that says which call.
+#include <algorithm>
+
+#include "vfready/pipeline/steps.hpp"
+
+namespace vfready::pipeline {
+
+model::Problem stuck_problem(PfRun& run) {
+  const auto& pf = run.target.pci;
+  std::string call = run.info.stuck.value_or("a call into its driver");
+  std::string waited;
+  if (const auto stuck = run.os.sriov.stuck(pf)) {
+    call = stuck->call;
+    waited = " within " + std::to_string(stuck->deadline.count()) + " ms";
+  }
+  return model::problem(model::EventKind::kPfStuck,
+                        "PF " + pf.str() + " is stuck: " + call + " did not return" + waited +
+                            "; a helper process waits for it, and the PF is left alone until "
+                            "it returns (see the kernel log)",
+                        pf.str());
+}
+
+void settle_stuck(PfRun& run) {
+  auto& status = run.status;
+  const auto stuck = [](const model::Problem& p) { return p.kind == model::EventKind::kPfStuck; };
+  const bool any = run.os.sriov.stuck(run.target.pci).has_value() ||
+                   std::any_of(status.problems.begin(), status.problems.end(), stuck) ||
+                   std::any_of(status.vfs.begin(), status.vfs.end(), [&](const auto& vf) {
+                     return std::any_of(vf.problems.begin(), vf.problems.end(), stuck);
+                   });
+  if (!any) {
+    return;
+  }
+  std::erase_if(status.problems, stuck);
+  for (auto& vf : status.vfs) {
+    std::erase_if(vf.problems, stuck);
+  }
+  status.problems.insert(status.problems.begin(), stuck_problem(run));
+  status.state = model::PfState::kStuck;
+}
+
+}  // namespace vfready::pipeline

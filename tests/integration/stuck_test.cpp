@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// A driver that never returns from a sriov_numvfs write: its PF is stuck, and nothing
+// else is. Passes end, drift is repaired, SIGTERM is quick, a restarted daemon meets the
+// PF stuck in bounded time, and when the driver recovers the PF comes up.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "bus_commands.hpp"
+#include "daemon_run.hpp"
+#include "root_only.hpp"
+
+using namespace vfready::testing;
+using testing::HasSubstr;
+
+namespace {
+
+constexpr const char* kHung = "0000:40:00.0";
+
+nlohmann::json status_json(const PrivateBus& bus) {
+  const auto r = sh(vfreadyctl(bus, "status --json"));
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
+// The hung PF is stuck with one problem that names the call; the other seven are ready.
+::testing::AssertionResult only_the_hung_pf_stuck(const PrivateBus& bus) {
+  const auto status = status_json(bus);
+  if (!status.contains("pfs") || status["pfs"].size() != 8) {
+    return ::testing::AssertionFailure() << "no status: " << status.dump();
+  }
+  for (const auto& pf : status["pfs"]) {
+    const bool hung = pf["pci"] == kHung;
+    if (pf["state"] != (hung ? "stuck" : "ready")) {
+      return ::testing::AssertionFailure() << pf.dump();
+    }
+    if (hung &&
+        (pf["problem_details"].size() != 1 || pf["problem_details"][0]["code"] != "pf-stuck" ||
+         pf["problem_details"][0]["text"].get<std::string>().find("sriov_numvfs") ==
+             std::string::npos)) {
+      return ::testing::AssertionFailure() << pf.dump();
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
+TEST(VfreadydStuck, AHungPfIsStuckAloneAcrossPassesAndRestartsUntilItsDriverRecovers) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kHung)["faults"] = {{"numvfs_write_hangs", true}};
+  FakeHost host(t);
+  const auto config = write_degraded_ready_config(host);
+  write_config(host, R"({"timeouts": {"numvfs_ms": 1000, "device_call_ms": 1000}})",
+               "vfready.d/60-timeouts.json");
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  {
+    ServiceDaemon daemon(host, config, "--bus-address " + bus.address());
+    ASSERT_TRUE(serving(daemon, bus));
+    EXPECT_TRUE(only_the_hung_pf_stuck(bus));
+    EXPECT_EQ(trimmed(sh(busctl(bus,
+                                "get-property org.vfready.vfready1 "
+                                "/org/vfready/vfready1/pf/_30000_3a40_3a00_2e0 "
+                                "org.vfready.vfready1.PF State"))
+                          .out),
+              "s \"stuck\"");
+    // Two more passes over every PF: each ends, the stuck PF answering at once.
+    for (int i = 0; i < 2; ++i) {
+      const auto before = daemon.notify().count();
+      const auto r = sh(vfreadyctl(bus, "reconcile"));
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      ASSERT_TRUE(daemon.notify().wait_for_text("7/8 PFs ready", 10s, before)) << daemon.log();
+      EXPECT_TRUE(only_the_hung_pf_stuck(bus));
+    }
+    // Drift on a healthy PF is still repaired.
+    ASSERT_EQ(sh("ip -n " + host.netns() + " link set ibs0v3 name moved0").exit_code, 0);
+    EXPECT_TRUE(wait_until([&] { return exists(host.pci("0000:18:00.4", "net/ibs0v3")); }, 10s))
+        << daemon.log();
+    // SIGTERM: out within 5 s, though a helper still waits in the driver.
+    daemon.process().signal(SIGTERM);
+    const auto end = daemon.process().wait(5s);
+    EXPECT_FALSE(end.timed_out) << daemon.log();
+    EXPECT_EQ(end.exit_code, 0);
+  }
+  {
+    // The first daemon's write still holds the device lock: the restarted daemon's read
+    // of sriov_numvfs outlives its bound, and its pass ends with the PF stuck.
+    ServiceDaemon again(host, config, "--bus-address " + bus.address());
+    ASSERT_TRUE(serving(again, bus));
+    EXPECT_TRUE(only_the_hung_pf_stuck(bus));
+    // The driver recovers: the calls return, and the PF is brought up.
+    ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);
+    EXPECT_TRUE(again.notify().wait_for_text("8/8 PFs ready", 30s)) << again.log();
+    const auto status = status_json(bus);
+    for (const auto& pf : status["pfs"]) {
+      EXPECT_EQ(pf["state"], "ready") << pf.dump();
+    }
+    EXPECT_THAT(again.log(), HasSubstr("returned after"));
+    EXPECT_EQ(again.stop(), 0);
+  }
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+// DeviceCalls against real files and FIFOs: a write to a FIFO nobody reads blocks in
+// open(2) as a write to a wedged driver blocks on its device lock, and opening the
+// other end lets it return. No root needed.
+#include "vfready/host/device_calls.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace {
+
+using vfready::host::DeviceCalls;
+using vfready::host::DeviceOp;
+using vfready::host::kStuck;
+using Kind = DeviceOp::Kind;
+using std::chrono::milliseconds;
+namespace fs = std::filesystem;
+
+class DeviceCallsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/vfready-device-calls-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  [[nodiscard]] std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  void put(const std::string& name, const std::string& text) const {
+    std::ofstream(path(name)) << text;
+  }
+  [[nodiscard]] std::string got(const std::string& name) const {
+    std::ifstream in(path(name));
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+  // Waits until a call left behind returns, at most `bound`.
+  static std::vector<vfready::host::ReturnedCall> returned(DeviceCalls& calls, milliseconds bound) {
+    const auto until = std::chrono::steady_clock::now() + bound;
+    while (std::chrono::steady_clock::now() < until) {
+      if (auto r = calls.collect(); !r.empty()) {
+        return r;
+      }
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    return {};
+  }
+
+  std::string dir_;
+};
+
+TEST_F(DeviceCallsTest, ReadsAndWritesInAHelperWithTheKernelsErrno) {
+  DeviceCalls calls;
+  put("sriov_numvfs", "8\n");
+  put("node", "");  // an attribute is there to write; a write never creates a file
+  const std::vector<DeviceOp> ops = {{Kind::kRead, path("sriov_numvfs"), {}},
+                                     {Kind::kWrite, path("node"), "00:11"},
+                                     {Kind::kRead, path("absent"), {}}};
+  const auto r = calls.run("0000:18:00.0", ops, milliseconds(5000));
+  ASSERT_EQ(r.size(), 3U);
+  EXPECT_EQ(r[0].err, 0);
+  EXPECT_EQ(r[0].text, "8");
+  EXPECT_EQ(r[1].err, 0);
+  EXPECT_EQ(got("node"), "00:11");
+  EXPECT_EQ(r[2].err, ENOENT);  // a failed read does not stop the batch
+}
+
+TEST_F(DeviceCallsTest, StopsAfterTheFirstWriteThatFails) {
+  DeviceCalls calls;
+  put("node", "");
+  put("policy", "Down");
+  const std::vector<DeviceOp> ops = {{Kind::kWrite, path("node"), "1"},
+                                     {Kind::kWrite, path("no/such/port"), "2"},
+                                     {Kind::kWrite, path("policy"), "Up"}};
+  const auto r = calls.run("0000:18:00.0", ops, milliseconds(5000));
+  ASSERT_EQ(r.size(), 2U);
+  EXPECT_EQ(r[0].err, 0);
+  EXPECT_EQ(r[1].err, ENOENT);
+  EXPECT_EQ(got("node"), "1");
+  EXPECT_EQ(got("policy"), "Down");
+}
+
+TEST_F(DeviceCallsTest, AnswersEveryCallOfABatchLargerThanOneMessage) {
+  DeviceCalls calls;
+  std::vector<DeviceOp> ops;
+  for (int i = 0; i < 40; ++i) {
+    put("a" + std::to_string(i), std::to_string(i) + "\n");
+    ops.push_back({Kind::kRead, path("a" + std::to_string(i)), {}});
+  }
+  const auto r = calls.run("0000:18:00.0", ops, milliseconds(5000));
+  ASSERT_EQ(r.size(), 40U);
+  for (int i = 0; i < 40; ++i) {
+    EXPECT_EQ(r[i].text, std::to_string(i));
+  }
+}
+
+TEST_F(DeviceCallsTest, ACallPastItsDeadlineLeavesItsDeviceStuckUntilItReturns) {
+  DeviceCalls calls;
+  ASSERT_EQ(mkfifo(path("sriov_numvfs").c_str(), 0600), 0);
+  put("other", "1\n");
+  const std::vector<DeviceOp> hang = {{Kind::kWrite, path("sriov_numvfs"), "8"}};
+  const auto first = calls.run("0000:18:00.0", hang, milliseconds(200));
+  ASSERT_EQ(first.size(), 1U);
+  EXPECT_EQ(first[0].err, kStuck);
+  const auto stuck = calls.stuck("0000:18:00.0");
+  ASSERT_TRUE(stuck.has_value());
+  EXPECT_THAT(stuck->call, ::testing::HasSubstr("write 8 to " + path("sriov_numvfs")));
+  EXPECT_EQ(stuck->deadline, milliseconds(200));
+  // Every later call for the device answers at once, even one that would not block.
+  const std::vector<DeviceOp> read = {{Kind::kRead, path("other"), {}}};
+  EXPECT_EQ(calls.run("0000:18:00.0", read, milliseconds(60000)).back().err, kStuck);
+  // Another device is not held up.
+  EXPECT_EQ(calls.run("0000:19:00.0", read, milliseconds(5000)).back().text, "1");
+  EXPECT_EQ(calls.stuck_calls().size(), 1U);
+
+  // The "driver" returns: the reader end of the FIFO lets the helper's open and write go.
+  const int reader = ::open(path("sriov_numvfs").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  const auto back = returned(calls, milliseconds(10000));
+  ::close(reader);
+  ASSERT_EQ(back.size(), 1U);
+  EXPECT_EQ(back[0].stuck.device, "0000:18:00.0");
+  EXPECT_EQ(back[0].err, 0);
+  EXPECT_FALSE(calls.stuck("0000:18:00.0").has_value());
+  EXPECT_EQ(calls.run("0000:18:00.0", read, milliseconds(5000)).back().text, "1");
+}
+
+TEST_F(DeviceCallsTest, HelpersHoldNoDescriptorOfTheDaemon) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
+  {
+    DeviceCalls calls;
+    put("x", "1");
+    // A helper is made while the pipe is open, and stays idle after the call.
+    ASSERT_EQ(calls
+                  .run("0000:18:00.0", std::vector<DeviceOp>{{Kind::kRead, path("x"), {}}},
+                       milliseconds(5000))
+                  .back()
+                  .err,
+              0);
+    ::close(pipe_fds[1]);
+    // The read end sees the hang-up only if no helper holds a copy of the write end.
+    pollfd p{pipe_fds[0], POLLIN, 0};
+    ASSERT_EQ(::poll(&p, 1, 5000), 1);
+    EXPECT_NE(p.revents & POLLHUP, 0);
+  }
+  ::close(pipe_fds[0]);
+}
+
+TEST_F(DeviceCallsTest, ServesManyThreadsAtOnce) {
+  DeviceCalls calls;
+  put("v", "42\n");
+  std::atomic<int> right{0};
+  std::vector<std::thread> threads;
+  threads.reserve(8);
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        const auto r =
+            calls.run("0000:1" + std::to_string(t) + ":00.0",
+                      std::vector<DeviceOp>{{Kind::kRead, path("v"), {}}}, milliseconds(10000));
+        right += r.size() == 1 && r[0].text == "42" ? 1 : 0;
+      }
+    });
+  }
+  for (auto& t : threads) {
+    t.join();
+  }
+  EXPECT_EQ(right.load(), 400);
+}
+
+}  // namespace
