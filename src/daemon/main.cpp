@@ -54,7 +54,8 @@ int run(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--once", s.once, "Bring up, print the status, exit: 0 when ready, 1 otherwise");
   app.add_flag("--check-config", o.check_config,
-               "Validate the config against this host and print the plan; change nothing");
+               "Validate the config against this host and print the plan with every problem a "
+               "pass would meet; change nothing");
   app.add_option("--bus-address", o.bus_address,
                  "D-Bus address to serve on (default: the system bus, or "
                  "$DBUS_SYSTEM_BUS_ADDRESS)");
@@ -71,8 +72,9 @@ int run(int argc, char** argv) {
                "Test hook: SIGUSR2 wedges the event loop (watchdog pings stop)")
       ->group("");
   app.footer(
-      "Exit codes: 0 ready (or plan printed, or stopped by SIGTERM after READY);\n"
-      "1 not ready, or bad config; 2 bad usage.\n"
+      "Exit codes: 0 ready (or stopped by SIGTERM after READY); 1 not ready, or bad config;\n"
+      "2 bad usage. --check-config: 0 a pass would make every PF ready, 1 invalid config\n"
+      "files, 3 a config that does not fit this host (plan refused, or PFs with problems).\n"
       "Signals: SIGTERM stops (VFs, names and GUIDs stay); SIGHUP reloads the config.\n"
       "Netlink acts on the network namespace vfreadyd runs in.");
   CLI11_PARSE(app, argc, argv);

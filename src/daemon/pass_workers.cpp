@@ -72,6 +72,7 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
         m.kind = driver.ok() ? PassMessage::Kind::kPlanned : PassMessage::Kind::kStopped;
         m.problems = driver.failures;
         m.warnings = driver.warnings;
+        m.warnings.insert(m.warnings.end(), plan->warnings.begin(), plan->warnings.end());
         m.targets = plan->pfs;
         m.host = host;
       }

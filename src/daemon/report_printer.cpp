@@ -32,15 +32,19 @@ int print_plan(const model::Config& config, const model::CompatTable& table,
   auto plan = model::make_plan(config, host);
   if (!plan) {
     static_cast<void>(std::fprintf(stderr, "vfreadyd: %s\n", plan.error().message.c_str()));
-    return 1;
+    return kCheckProblems;
   }
   const auto driver = model::check_driver(config, table, host);
+  bool problems_found = !driver.ok();
   std::printf("driver: %s\n", driver.ok() ? "ok" : "FAILS");
   for (const auto& f : driver.failures) {
     std::printf("  problem: %s\n", f.text.c_str());
   }
   for (const auto& w : driver.warnings) {
     std::printf("  warning: %s\n", w.text.c_str());
+  }
+  for (const auto& w : plan->warnings) {
+    std::printf("warning: %s\n", w.text.c_str());
   }
   for (const auto& pf : plan->pfs) {
     const model::PfInfo* info = nullptr;
@@ -67,6 +71,7 @@ int print_plan(const model::Config& config, const model::CompatTable& table,
     for (const auto& p : problems) {
       std::printf("  problem: %s\n", p.text.c_str());
     }
+    problems_found = problems_found || !problems.empty();
     if (!pf.altnames.empty()) {
       std::printf("  altnames %s\n", join(pf.altnames).c_str());
     }
@@ -76,6 +81,12 @@ int print_plan(const model::Config& config, const model::CompatTable& table,
                   vf.guid.str().c_str(), join(vf.altnames).c_str(),
                   vf.mtu ? (" mtu " + std::to_string(*vf.mtu)).c_str() : "");
     }
+  }
+  if (problems_found) {
+    static_cast<void>(std::fprintf(stderr,
+                                   "vfreadyd: the configuration does not fit this host: the plan "
+                                   "has the problems above\n"));
+    return kCheckProblems;
   }
   return 0;
 }

@@ -178,6 +178,7 @@ std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
     const auto ib_dir = dir + "infiniband/" + ib.front() + "/";
     pf.ib_device = ib.front();
     if (auto fw = text(sysfs, ib_dir + "fw_ver")) {
+      pf.firmware_text = *fw;
       if (auto v = model::Version::parse(*fw)) {
         pf.firmware = v.value();
       }

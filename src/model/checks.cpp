@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/model/checks.hpp"
 
-#include <regex>
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <string_view>
 
 namespace vfready::model {
 
@@ -13,42 +16,118 @@ bool is_rdma_module(const std::string& m) {
 }
 
 // "6,123,456,-;text" -> "text"
-std::string message_of(const std::string& line) {
+std::string_view message_of(std::string_view line) {
   const auto semi = line.find(';');
-  if (semi != std::string::npos && line.find(',') < semi) {
-    return line.substr(semi + 1);
+  if (semi != std::string_view::npos && line.find(',') < semi) {
+    line.remove_prefix(semi + 1);
+  }
+  // The kernel's records are at most about a kilobyte; longer text is not the kernel's.
+  constexpr std::size_t kMaxRecord = 1024;
+  return line.substr(0, kMaxRecord);
+}
+
+bool contains_word(std::string_view text, std::string_view word) {
+  return text.find(word) != std::string_view::npos;
+}
+
+// The signed number right after `marker` in `text` ("... error -22"), clamped to int.
+std::optional<int> number_after(std::string_view text, std::string_view marker) {
+  const auto at = text.find(marker);
+  if (at == std::string_view::npos) {
+    return std::nullopt;
+  }
+  auto rest = text.substr(at + marker.size());
+  long long n = 0;
+  auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
+  if (ptr == rest.data()) {
+    return std::nullopt;
+  }
+  if (ec == std::errc::result_out_of_range) {
+    n = rest.starts_with('-') ? std::numeric_limits<int>::min() : std::numeric_limits<int>::max();
+  }
+  return static_cast<int>(
+      std::clamp<long long>(n, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+}
+
+// "mlx5_core 0000:40:00.0: text": the module, the PCI function the line names (the
+// driver core's "probe of <pci>" counts too), and the text after the prefix.
+struct LogLine {
+  std::string_view module;
+  std::optional<PciAddress> pci;
+  std::string_view text;
+};
+
+std::optional<LogLine> parse_line(std::string_view message) {
+  const auto colon = message.find(": ");
+  if (colon == std::string_view::npos || colon == 0) {
+    return std::nullopt;
+  }
+  LogLine line;
+  const auto head = message.substr(0, colon);
+  const auto space = head.find(' ');
+  line.module = head.substr(0, space);
+  if (space != std::string_view::npos) {
+    auto pci = PciAddress::parse(head.substr(space + 1));
+    line.pci = pci ? std::optional<PciAddress>(pci.value()) : std::nullopt;
+  }
+  line.text = message.substr(colon + 2);
+  if (!line.pci) {
+    const auto of = line.text.find("probe of ");
+    if (of != std::string_view::npos) {
+      auto name = line.text.substr(of + 9);
+      auto pci = PciAddress::parse(name.substr(0, name.find(' ')));
+      line.pci = pci ? std::optional<PciAddress>(pci.value()) : std::nullopt;
+    }
   }
   return line;
+}
+
+// What a line naming a PCI function says of it, if it says something is wrong.
+std::optional<KernelLogProblem::Kind> device_line_kind(const LogLine& line) {
+  if (!line.pci) {
+    return std::nullopt;
+  }
+  const auto& t = line.text;
+  if (contains_word(t, "probe") && (contains_word(t, "fail") || contains_word(t, "error"))) {
+    return KernelLogProblem::Kind::kProbeFailed;
+  }
+  if (contains_word(t, "fatal") || contains_word(t, "health compromised") ||
+      contains_word(t, "failed") || contains_word(t, "timeout")) {
+    return KernelLogProblem::Kind::kDeviceError;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 std::vector<KernelLogProblem> scan_kernel_log(const std::vector<std::string>& lines) {
-  static const std::regex kUnknown(R"(^(\S+?)(?: \S+)?: Unknown symbol (\S+) \(err (-?\d+)\))");
-  static const std::regex kProbe(
-      R"(^(\S+?)(?: \S+)?: probe (?:with driver \S+ )?(?:of (\S+) )?failed with error (-?\d+))");
   std::vector<KernelLogProblem> out;
   for (const auto& raw : lines) {
-    const auto text = message_of(raw);
-    std::smatch m;
-    if (std::regex_search(text, m, kUnknown) && is_rdma_module(m[1])) {
-      out.push_back({KernelLogProblem::Kind::kUnknownSymbol, m[1], m[2], std::nullopt,
-                     std::stoi(m[3]), text});
-    } else if (std::regex_search(text, m, kProbe) && is_rdma_module(m[1])) {
-      // "mlx5_core 0000:18:00.0: probe with driver ... failed" names the device first.
-      std::string device = m[2].matched ? m[2].str() : std::string();
-      if (device.empty()) {
-        const auto space = text.find(' ');
-        const auto colon = text.find(": ");
-        if (space != std::string::npos && space < colon) {
-          device = text.substr(space + 1, colon - space - 1);
-        }
-      }
-      auto pci = PciAddress::parse(device);
-      out.push_back({KernelLogProblem::Kind::kProbeFailed, m[1], "",
-                     pci ? std::optional<PciAddress>(pci.value()) : std::nullopt, std::stoi(m[3]),
-                     text});
+    const auto message = message_of(raw);
+    const auto line = parse_line(message);
+    if (!line || !is_rdma_module(std::string(line->module))) {
+      continue;
     }
+    KernelLogProblem p;
+    p.module = line->module;
+    p.line = message;
+    if (line->text.starts_with("Unknown symbol ")) {
+      p.kind = KernelLogProblem::Kind::kUnknownSymbol;
+      auto symbol = line->text.substr(15);
+      p.symbol = symbol.substr(0, symbol.find(' '));
+      p.error = number_after(line->text, "(err ").value_or(0);
+    } else if (line->text.starts_with("disagrees about version of symbol ")) {
+      p.kind = KernelLogProblem::Kind::kUnknownSymbol;
+      p.symbol = line->text.substr(34);
+    } else if (const auto kind = device_line_kind(*line)) {
+      p.kind = *kind;
+      p.pci = line->pci;
+      p.error = number_after(line->text, "error ")
+                    .value_or(number_after(line->text, "error code ").value_or(0));
+    } else {
+      continue;
+    }
+    out.push_back(std::move(p));
   }
   return out;
 }
@@ -107,12 +186,18 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
     return v;
   }
   for (const auto& p : scan_kernel_log(host.kernel_log)) {
-    if (p.kind == KernelLogProblem::Kind::kProbeFailed && p.pci == target.pci) {
+    if (p.pci != target.pci) {
+      continue;
+    }
+    if (p.kind == KernelLogProblem::Kind::kProbeFailed) {
       v.failures.push_back(problem(EventKind::kDriverProbeFailed,
                                    "the driver failed to probe PF " + pci +
                                        ": the kernel log says \"" + p.line +
                                        "\": check the driver and firmware versions",
                                    pci));
+    } else if (p.kind == KernelLogProblem::Kind::kDeviceError) {
+      v.warnings.push_back(problem(EventKind::kDriverProbeFailed,
+                                   "the kernel log names PF " + pci + ": \"" + p.line + "\"", pci));
     }
   }
   if (!info->driver) {
@@ -123,6 +208,24 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
                                      pci,
                                  pci));
     return v;
+  }
+  if (!info->netdev && !info->ib_device) {
+    v.failures.push_back(problem(
+        EventKind::kPfUnhealthy,
+        "PF " + pci + " has driver " + *info->driver +
+            " bound but neither a netdev nor an RDMA device: the driver is in an error state "
+            "(after a firmware fatal error?); vfready writes nothing to it (each new VF would "
+            "wait in the driver) until its netdev appears",
+        pci));
+    return v;
+  }
+  if (info->firmware_text && !info->firmware) {
+    v.failures.push_back(problem(EventKind::kFirmwareUnreadable,
+                                 "the firmware version of PF " + pci + " reads \"" +
+                                     *info->firmware_text +
+                                     "\", not major.minor.patch: vfready cannot check it "
+                                     "against the minimum for its device",
+                                 pci));
   }
   if (info->firmware) {
     std::optional<Version> minimum;

@@ -146,7 +146,7 @@ GuidConfig guid_config(const JsonReader& r, const PfConfig& pf) {
 
 PfConfig pf_config(const JsonReader& r, const std::string& source) {
   r.only_keys({"select", "vfs", "link_layer", "pf_mtu", "mtu", "pf_name", "vf_name", "pf_altnames",
-               "vf_altnames", "guid", "require_port_active"});
+               "vf_altnames", "guid", "require_port_active", "optional"});
   PfConfig pf;
   pf.source = source;
   pf.json_path = r.path();
@@ -164,6 +164,11 @@ PfConfig pf_config(const JsonReader& r, const std::string& source) {
   if (r.has("pf_name")) {
     pf.pf_name = name_template(r["pf_name"]);
     no_vf_fields(r["pf_name"], *pf.pf_name);
+    if (pf.pf_name->uses("pf_name")) {
+      r["pf_name"].fail("template \"" + pf.pf_name->text() +
+                        "\" uses {pf_name}, the name it makes: use {pf_kernel_name} for the "
+                        "kernel's name");
+    }
   }
   if (r.has("vf_name")) {
     pf.vf_name = name_template(r["vf_name"]);
@@ -183,6 +188,9 @@ PfConfig pf_config(const JsonReader& r, const std::string& source) {
   }
   if (r.has("require_port_active")) {
     pf.require_port_active = r["require_port_active"].boolean();
+  }
+  if (r.has("optional")) {
+    pf.optional = r["optional"].boolean();
   }
   pf.guid = r.has("guid") ? guid_config(r["guid"], pf) : GuidConfig{};
   if (!r.has("guid") && pf.vfs > kDerivedMaxVfIndex + 1) {

@@ -2,6 +2,7 @@
 #include "vfready/model/plan.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -28,21 +29,64 @@ struct Selected {
   uint16_t ordinal;  // position within its config entry
 };
 
-std::vector<Selected> select_pfs(const Config& config, const HostInfo& host) {
+std::string entry_name(const PfConfig& entry) {
+  return entry.source + " (" + entry.json_path + ")";
+}
+
+std::string device_text(uint16_t device) {
+  char buf[8];
+  static_cast<void>(std::snprintf(buf, sizeof buf, "0x%04x", device));
+  return buf;
+}
+
+// The PFs each entry selects, in PCI order. Each PF once; a device selector keeps to
+// the entry's link layer (functions it leaves out for that are `warnings`), and finds
+// at least one PF unless the entry is optional.
+Result<std::vector<Selected>> select_pfs(const Config& config, const HostInfo& host,
+                                         std::vector<Problem>& warnings) {
   std::vector<Selected> out;
+  std::map<PciAddress, const PfConfig*> owner;
   for (const auto& entry : config.pfs) {
-    std::vector<PciAddress> chosen = entry.select.pci;
-    if (chosen.empty()) {
-      for (const auto& f : host.functions) {
-        const bool layer_ok =
-            !entry.select.link_layer || f.link_layer() == to_string(*entry.select.link_layer);
-        if (f.device == entry.select.device && layer_ok) {
-          chosen.push_back(f.pci);
+    std::vector<PciAddress> chosen;
+    if (!entry.select.pci.empty()) {
+      for (const auto& pci : entry.select.pci) {
+        if (!entry.optional || find_pf(host, pci) != nullptr) {
+          chosen.push_back(pci);
         }
+      }
+    } else {
+      const auto layer = to_string(entry.select.link_layer.value_or(entry.link_layer));
+      for (const auto& f : host.functions) {
+        if (f.device != entry.select.device) {
+          continue;
+        }
+        if (f.link_layer() == layer) {
+          chosen.push_back(f.pci);
+          continue;
+        }
+        warnings.push_back(
+            problem(EventKind::kLinkLayerMismatch,
+                    "PF " + f.pci.str() + " (device " + device_text(f.device) +
+                        ") is not selected by " + entry_name(entry) + ": its link layer is " +
+                        (f.link_layer().empty() ? std::string("unknown") : f.link_layer()) +
+                        ", not " + layer + "; select it by \"pci\" if it is meant to be managed",
+                    f.pci.str()));
+      }
+      if (chosen.empty() && !entry.optional) {
+        return Error{entry.source + ": " + entry.json_path + ".select: no PF on this host is a " +
+                     device_text(entry.select.device.value_or(0)) + " with link layer " + layer +
+                     " (lspci -D -d 15b3: lists them); set \"optional\": true if this host "
+                     "need not have one"};
       }
     }
     std::sort(chosen.begin(), chosen.end());
     for (std::size_t i = 0; i < chosen.size(); ++i) {
+      auto [it, inserted] = owner.emplace(chosen[i], &entry);
+      if (!inserted) {
+        return Error{entry.source + ": " + entry.json_path + ".select: PF " + chosen[i].str() +
+                     " is selected here and by " + entry_name(*it->second) +
+                     ": select each PF in one entry"};
+      }
       out.push_back({chosen[i], &entry, static_cast<uint16_t>(i)});
     }
   }
@@ -119,10 +163,57 @@ std::string pci_for_names(const PciAddress& pci) {
   return s;
 }
 
+// Names held now by netdevs vfready does not manage (functions not selected, and their
+// VFs), and the kernel names of selected PFs that keep them: a rendered name may not
+// take one.
+void claim_held_names(Claims& claims, const std::vector<Selected>& selected, const HostInfo& host) {
+  std::map<PciAddress, const PfConfig*> managed;
+  for (const auto& s : selected) {
+    managed[s.pci] = s.config;
+  }
+  for (const auto& f : host.functions) {
+    auto it = managed.find(f.pci);
+    if (it != managed.end()) {
+      if (!it->second->pf_name && f.netdev) {
+        claims.names.emplace(*f.netdev, "PF " + f.pci.str() + " (its kernel name, kept)");
+      }
+      continue;
+    }
+    if (f.netdev) {
+      claims.names.emplace(*f.netdev, "the netdev of " + f.pci.str() +
+                                          ", which vfready does "
+                                          "not manage");
+    }
+    for (const auto& vf : f.vfs) {
+      if (vf.netdev) {
+        claims.names.emplace(*vf.netdev, "the netdev of VF " + vf.pci.str() + " of " + f.pci.str() +
+                                             ", which vfready does not manage");
+      }
+    }
+  }
+}
+
+// "is VF 3 of PF 0000:18:00.0" when `pci` is a VF of a PF on the host.
+std::optional<std::string> vf_of(const HostInfo& host, const PciAddress& pci) {
+  for (const auto& f : host.functions) {
+    for (const auto& vf : f.vfs) {
+      if (vf.pci == pci) {
+        return "is VF " + std::to_string(vf.index) + " of PF " + f.pci.str() + ", not a PF";
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 Result<Plan> make_plan(const Config& config, const HostInfo& host) {
   Plan plan;
   Claims claims;
-  const auto selected = select_pfs(config, host);
+  auto picked = select_pfs(config, host, plan.warnings);
+  if (!picked) {
+    return picked.error();
+  }
+  const auto& selected = picked.value();
+  claim_held_names(claims, selected, host);
   for (std::size_t index = 0; index < selected.size(); ++index) {
     const auto& [pci, entry_ptr, ordinal] = selected[index];
     const PfConfig& entry = *entry_ptr;
@@ -141,7 +232,9 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
     if (info == nullptr) {
       pf.problems.push_back(
           problem(EventKind::kPfMissing,
-                  "PF " + pci.str() + " is not on this host (no such PCI function)", pci.str()));
+                  "PF " + pci.str() + " " +
+                      vf_of(host, pci).value_or("is not on this host (no such PCI function)"),
+                  pci.str()));
       plan.pfs.push_back(std::move(pf));
       continue;
     }
@@ -164,13 +257,15 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
     }
     pf.altnames = pf_alts.value();
     const bool derived = entry.guid.scheme == GuidScheme::kDerived;
-    if (derived && !info->node_guid) {
-      pf.problems.push_back(
-          problem(EventKind::kConfigInvalid,
-                  "PF " + pci.str() +
-                      " has no InfiniBand node GUID, which the derived GUID scheme needs: choose "
-                      "the \"pool\" or \"explicit\" scheme for it",
-                  pci.str()));
+    if (derived && (!info->node_guid || info->node_guid->is_zero())) {
+      pf.problems.push_back(problem(
+          EventKind::kConfigInvalid,
+          "PF " + pci.str() +
+              (info->node_guid ? " has node GUID " + Guid{0}.str() + ", from which"
+                               : std::string(" has no readable InfiniBand node GUID, from which")) +
+              " the derived GUID scheme cannot make VF GUIDs (read the kernel log and the "
+              "firmware's GUID settings; or choose the \"pool\" or \"explicit\" scheme for it)",
+          pci.str()));
     }
     for (uint16_t n = 0; n < entry.vfs; ++n) {
       VfTarget vf;

@@ -185,6 +185,43 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfigCase{"KeyTwice", R"({"pfs": [], "pfs": []})", "$.pfs: appears twice"}),
     [](const testing::TestParamInfo<BadConfigCase>& info) { return info.param.name; });
 
+// Valid configurations that a pass on this host would not bring up: --check-config says
+// so with exit code 3 and the reason, and writes nothing.
+class VfreadydCheckConfigGate : public testing::TestWithParam<BadConfigCase> {};
+
+TEST_P(VfreadydCheckConfigGate, SaysThreeWhenThePlanDoesNotFitThisHost) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  const auto config = write_config(host, GetParam().json);
+  auto r = sh(vfreadyd_command(host, config, "--check-config"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr(GetParam().message));
+  EXPECT_TRUE(host.writes().empty());
+  EXPECT_TRUE(host.renames().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    NotOnThisHost, VfreadydCheckConfigGate,
+    testing::Values(
+        BadConfigCase{"MoreVfsThanTotalvfs",
+                      R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 17}]})",
+                      "offers 16 VFs, 17 configured"},
+        BadConfigCase{"AbsentAddress",
+                      R"({"pfs": [{"select": {"pci": "0000:77:00.0"}, "vfs": 2}]})",
+                      "PF 0000:77:00.0 is not on this host"},
+        BadConfigCase{"AStorageNic", R"({"pfs": [{"select": {"pci": "0000:29:00.0"}, "vfs": 2}]})",
+                      "Ethernet"},
+        BadConfigCase{"NameOfAStorageNic",
+                      R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 2,
+                      "pf_name": "enp41s0f0np0"}]})",
+                      "the netdev of 0000:29:00.0, which vfready does not manage"},
+        BadConfigCase{"SamePfTwice", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 2},
+                      {"select": {"device": "0x1021"}, "vfs": 2}]})",
+                      "is selected here and by"},
+        BadConfigCase{"DeviceNotHere", R"({"pfs": [{"select": {"device": "0x1017"}, "vfs": 2}]})",
+                      "no PF on this host is a 0x1017"}),
+    [](const testing::TestParamInfo<BadConfigCase>& info) { return info.param.name; });
+
 // What is not a configuration file at all: refused at once, naming the path, with
 // nothing written (a FIFO would block a reader; /dev/zero never ends).
 class VfreadydRefusesAsConfig : public testing::TestWithParam<const char*> {};

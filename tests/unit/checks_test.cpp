@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "host_builder.hpp"
@@ -54,6 +55,68 @@ TEST(TheKernelLogScan, FindsUnknownSymbolsAndProbeFailuresOfRdmaModules) {
   EXPECT_EQ(found[2].pci->str(), "0000:18:00.2");
   EXPECT_EQ(found[3].pci->str(), "0000:40:00.0");
   EXPECT_EQ(found[3].error, -110);
+}
+
+TEST(TheKernelLogScan, AttributesLinesThatNameAFunctionAndNeverThrows) {
+  auto found = scan_kernel_log({
+      "mlx5_core 0000:40:00.0: probe_one:1762:(pid 5): mlx5_init_one failed with error code -110",
+      "mlx5_core 0000:18:00.0: poll_health:800:(pid 0): device's health compromised",
+      "mlx5_core: disagrees about version of symbol module_layout",
+      "mlx5_core: probe of 0000:19:00.0 failed with error -99999999999999999999999",
+      "mlx5_core 0000:18:00.0: firmware version: 28.43.1014",
+      "mlx5_core " + std::string(5000, 'x') + ": probe failed with error -5",
+  });
+  ASSERT_EQ(found.size(), 4u);
+  EXPECT_EQ(found[0].kind, KernelLogProblem::Kind::kProbeFailed);
+  EXPECT_EQ(found[0].pci->str(), "0000:40:00.0");
+  EXPECT_EQ(found[0].error, -110);
+  EXPECT_EQ(found[1].kind, KernelLogProblem::Kind::kDeviceError);
+  EXPECT_EQ(found[1].pci->str(), "0000:18:00.0");
+  EXPECT_EQ(found[2].kind, KernelLogProblem::Kind::kUnknownSymbol);
+  EXPECT_EQ(found[2].symbol, "module_layout");
+  EXPECT_EQ(found[3].pci->str(), "0000:19:00.0");
+  EXPECT_EQ(found[3].error, std::numeric_limits<int>::min());  // clamped, not thrown
+}
+
+TEST(TheHardwareCheck, FailsAPfWhoseProbeTheKernelLogSaysFailedAndWarnsOfItsErrors) {
+  auto host = dgx_host();
+  host.kernel_log = {
+      "mlx5_core 0000:18:00.0: probe_one:1762:(pid 5): mlx5_init_one failed with error code -5",
+      "mlx5_core 0000:19:00.0: mlx5_cmd_out_err:838:(pid 1): QUERY_VPORT failed, status bad",
+  };
+  const auto config = minimal_config();
+  const auto target = target_of(config, host);
+  auto v = check_hardware(target, &host.functions.front(), config, shipped_table(), host);
+  EXPECT_THAT(texts(v.failures), Contains(HasSubstr("mlx5_init_one failed with error code -5")));
+  host.kernel_log = {
+      "mlx5_core 0000:18:00.0: poll_health:800:(pid 0): device's health compromised"};
+  v = check_hardware(target, &host.functions.front(), config, shipped_table(), host);
+  EXPECT_TRUE(v.ok());
+  EXPECT_THAT(texts(v.warnings), Contains(HasSubstr("health compromised")));
+}
+
+TEST(TheHardwareCheck, WritesNothingToAPfWhoseDriverMadeNoNetdevOrRdmaDevice) {
+  auto host = dgx_host();
+  host.functions[0].netdev.reset();
+  host.functions[0].ib_device.reset();
+  const auto config = minimal_config();
+  auto v = check_hardware(target_of(config, host), &host.functions.front(), config, shipped_table(),
+                          host);
+  ASSERT_EQ(v.failures.size(), 1u);
+  EXPECT_EQ(v.failures[0].code(), "pf-unhealthy");
+  EXPECT_THAT(v.failures[0].text, HasSubstr("neither a netdev nor an RDMA device"));
+}
+
+TEST(TheHardwareCheck, RefusesAFirmwareVersionItCannotRead) {
+  auto host = dgx_host();
+  host.functions[0].firmware.reset();
+  host.functions[0].firmware_text = "unknown";
+  const auto config = minimal_config();
+  auto v = check_hardware(target_of(config, host), &host.functions.front(), config, shipped_table(),
+                          host);
+  ASSERT_EQ(v.failures.size(), 1u);
+  EXPECT_EQ(v.failures[0].code(), "firmware-unreadable");
+  EXPECT_THAT(v.failures[0].text, HasSubstr("reads \"unknown\", not major.minor.patch"));
 }
 
 TEST(TheDriverCheck, PassesOnTheReferenceHost) {

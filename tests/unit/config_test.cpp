@@ -101,7 +101,12 @@ TEST_P(AConfigRejects, NamingTheFileTheJsonPathAndWhatIsValid) {
 INSTANTIATE_TEST_SUITE_P(
     BadInput, AConfigRejects,
     testing::Values(
-        BadConfig{"NotJson", "{", "not valid JSON"}, BadConfig{"NoPfs", "{}", "$.pfs: is required"},
+        BadConfig{"NotJson", "{", "not valid JSON"},
+        BadConfig{"PfNameUsesItself",
+                  R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1,
+                      "pf_name": "x{pf_name}"}]})",
+                  "$.pfs[0].pf_name: template \"x{pf_name}\" uses {pf_name}, the name it makes"},
+        BadConfig{"NoPfs", "{}", "$.pfs: is required"},
         BadConfig{"UnknownTopKey", R"({"pfs": [], "pf": 1})", "$.pf: unknown key (valid here: "},
         BadConfig{"UnknownPfKey", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1,
                   "vf_nmae": "x{vf}"}]})",

@@ -189,8 +189,10 @@ TEST_F(APfPass, ScopesAFailedProbeToItsVf) {
 TEST_F(APfPass, NeverTakesANameHeldByANetdevItDoesNotManage) {
   ASSERT_EQ(host.rename(host.pf(kPf).info.ifindex, "ibs0"), 0);
   host.add_pf("0000:29:00.0", "enp41s0f0", false);
+  // The plan refuses a name such a netdev holds; this one takes it after the plan.
+  planned = target();
   ASSERT_EQ(host.rename(host.by_name("enp41s0f0")->ifindex, "ibs0v1"), 0);
-  const auto s = bring_up();
+  const auto s = bring_up_planned();
   EXPECT_EQ(s.state, PfState::kFailed);
   EXPECT_THAT(texts(s.vfs.at(1).problems), ElementsAre(HasSubstr("which vfready does not manage")));
   EXPECT_EQ(s.vfs.at(1).problems.front().kind, vfready::model::EventKind::kNameConflict);

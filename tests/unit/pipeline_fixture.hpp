@@ -47,6 +47,10 @@ class PipelineTest : public ::testing::Test {
   // One whole pass over the PF, as a worker runs it.
   model::PfStatus bring_up(const std::string& json = pipeline_config()) {
     planned = target(json);
+    return bring_up_planned();
+  }
+  // The pass over the plan made before (`planned`): the host may have changed since.
+  model::PfStatus bring_up_planned() {
     names.configure({kPf});
     return pipeline::bring_up_pf(planned, config, table, info, os, names,
                                  [&](const char* s) { steps.emplace_back(s); });

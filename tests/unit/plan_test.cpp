@@ -139,5 +139,95 @@ TEST(APlan, ReportsAPfWithoutNodeGuidUnderTheDerivedScheme) {
   auto plan =
       make_plan(config(R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 2}]})"), host);
   ASSERT_TRUE(plan) << plan.error().message;
-  EXPECT_THAT(plan->pfs[0].problems.at(0).text, HasSubstr("has no InfiniBand node GUID"));
+  EXPECT_THAT(plan->pfs[0].problems.at(0).text, HasSubstr("has no readable InfiniBand node GUID"));
+}
+
+TEST(APlan, RefusesAZeroNodeGuidUnderTheDerivedScheme) {
+  auto host = dgx_host();
+  host.functions[0].node_guid = Guid{0};
+  auto plan =
+      make_plan(config(R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 2}]})"), host);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->pfs[0].problems.size(), 1u);
+  EXPECT_THAT(plan->pfs[0].problems[0].text, HasSubstr("has node GUID " + Guid{0}.str()));
+}
+
+TEST(APlan, RefusesAPfSelectedByTwoEntriesNamingBoth) {
+  auto plan = make_plan(config(R"({"pfs": [
+      {"select": {"pci": "0000:40:00.0"}, "vfs": 2},
+      {"select": {"device": "0x1021"}, "vfs": 4}]})"),
+                        dgx_host());
+  ASSERT_FALSE(plan);
+  EXPECT_THAT(plan.error().message,
+              HasSubstr("$.pfs[1].select: PF 0000:40:00.0 is selected here and by vfready.json "
+                        "($.pfs[0])"));
+}
+
+TEST(APlan, RefusesADeviceSelectorThatFindsNothingUnlessOptional) {
+  const std::string entry = R"("select": {"device": "0x1017"}, "vfs": 2)";
+  auto plan = make_plan(config(R"({"pfs": [{)" + entry + "}]}"), dgx_host());
+  ASSERT_FALSE(plan);
+  EXPECT_THAT(plan.error().message,
+              HasSubstr("$.pfs[0].select: no PF on this host is a 0x1017 with link layer "
+                        "InfiniBand"));
+  plan = make_plan(config(R"({"pfs": [{)" + entry + R"(, "optional": true}]})"), dgx_host());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(plan->pfs.empty());
+}
+
+TEST(APlan, SkipsAnAbsentAddressOfAnOptionalEntryOnly) {
+  auto plan =
+      make_plan(config(R"({"pfs": [{"select": {"pci": ["0000:18:00.0", "0000:77:00.0"]}, "vfs": 2,
+                 "optional": true}]})"),
+                dgx_host());
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_EQ(plan->pfs.size(), 1u);
+  EXPECT_EQ(plan->pfs[0].pci.str(), "0000:18:00.0");
+}
+
+TEST(APlan, KeepsADeviceSelectorToTheEntrysLinkLayerAndSaysWhatItLeftOut) {
+  auto plan =
+      make_plan(config(R"({"pfs": [{"select": {"device": "0x1021"}, "vfs": 2}]})"), dgx_host());
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->pfs.size(), 8u);  // not the four Ethernet functions of the same ID
+  ASSERT_EQ(plan->warnings.size(), 4u);
+  EXPECT_EQ(plan->warnings[0].kind, EventKind::kLinkLayerMismatch);
+  EXPECT_THAT(plan->warnings[0].text,
+              HasSubstr("PF 0000:29:00.0 (device 0x1021) is not selected by vfready.json "
+                        "($.pfs[0]): its link layer is Ethernet, not InfiniBand"));
+}
+
+TEST(APlan, RefusesANameHeldByANetdevItDoesNotManage) {
+  auto host = dgx_host();
+  host.functions[8].netdev = "ens5f0";  // 0000:29:00.0, a storage NIC
+  auto plan = make_plan(
+      config(R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 2, "pf_name": "ens5f0"}]})"),
+      host);
+  ASSERT_FALSE(plan);
+  EXPECT_THAT(plan.error().message,
+              HasSubstr("name \"ens5f0\" of PF 0000:18:00.0 is also the name of the netdev of "
+                        "0000:29:00.0, which vfready does not manage"));
+}
+
+TEST(APlan, RefusesTheKernelNameOfAPfThatKeepsItAsAnotherName) {
+  auto plan = make_plan(config(R"({"pfs": [
+      {"select": {"pci": "0000:18:00.0"}, "vfs": 2},
+      {"select": {"pci": "0000:40:00.0"}, "vfs": 2, "vf_name": "ibp24s{vf}"}]})"),
+                        dgx_host());
+  ASSERT_FALSE(plan);
+  EXPECT_THAT(plan.error().message,
+              HasSubstr("is also the name of PF 0000:18:00.0 (its kernel name, kept)"));
+}
+
+TEST(APlan, SaysWhenAConfiguredAddressIsAVf) {
+  auto host = dgx_host();
+  VfInfo vf;
+  vf.index = 3;
+  vf.pci = PciAddress::parse("0000:18:00.4").value();
+  host.functions[0].vfs.push_back(vf);
+  auto plan =
+      make_plan(config(R"({"pfs": [{"select": {"pci": "0000:18:00.4"}, "vfs": 2}]})"), host);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_THAT(plan->pfs[0].problems.at(0).text,
+              HasSubstr("PF 0000:18:00.4 is VF 3 of PF 0000:18:00.0, not a PF"));
 }

@@ -20,17 +20,22 @@ namespace vfready::model {
 
 // A kernel log line about an mlx5/InfiniBand module that matters.
 struct KernelLogProblem {
-  enum class Kind { kUnknownSymbol, kProbeFailed };
+  // kUnknownSymbol: the module does not fit the kernel (unknown symbol, symbol version);
+  // kProbeFailed: a function's probe failed; kDeviceError: another failure naming one.
+  enum class Kind { kUnknownSymbol, kProbeFailed, kDeviceError };
   Kind kind = Kind::kUnknownSymbol;
   std::string module;
   std::string symbol;             // kUnknownSymbol
-  std::optional<PciAddress> pci;  // kProbeFailed
+  std::optional<PciAddress> pci;  // the function the line names
   int error = 0;
   std::string line;
 };
 
-// Finds "<module>: Unknown symbol <sym> (err N)" and "probe of <pci> failed with error N"
-// from mlx5_*, ib_* and rdma_* modules. Accepts raw /dev/kmsg records or bare text.
+// Lines of mlx5_*, ib_* and rdma_* modules: "<module>: Unknown symbol <sym> (err N)",
+// "<module>: disagrees about version of symbol <sym>", and lines naming a PCI function
+// ("<module> <pci>: ..." or "probe of <pci>") that say a probe failed, or another
+// failure (fatal, failed, timeout, health compromised). Raw /dev/kmsg records or bare
+// text; never throws, whatever the text.
 std::vector<KernelLogProblem> scan_kernel_log(const std::vector<std::string>& lines);
 
 struct Verdict {

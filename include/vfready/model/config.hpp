@@ -53,6 +53,9 @@ struct PfConfig {
   std::vector<NameTemplate> vf_altnames;
   GuidConfig guid;
   bool require_port_active = true;
+  // A selector that finds nothing on this host (no function of the device ID, or absent
+  // PCI addresses) is fine: the entry is for hosts that have them.
+  bool optional = false;
 };
 
 struct Timeouts {

@@ -10,43 +10,45 @@
 namespace vfready::model {
 
 enum class EventKind {
-  kReady,              // every configured PF is ready
-  kDegraded,           // some PFs are ready, some failed
-  kFailed,             // no PF is ready, or the driver check failed
-  kDriverMismatch,     // a module does not fit the running kernel
-  kEthernetFallback,   // a port runs Ethernet where InfiniBand is configured
-  kLinkLayerMismatch,  // a port runs another link layer than configured (not Ethernet)
-  kFirmwareTooOld,     // firmware below the minimum for its device
-  kGuidConflict,       // a VF in use carries another GUID than configured
-  kNameConflict,       // a target name is held by a netdev vfready does not manage
-  kConfigInvalid,      // the configuration does not fit this host
-  kModuleMissing,      // a required kernel module is not loaded
-  kDriverProbeFailed,  // the driver failed to probe a PF
-  kPfMissing,          // a configured PF is not on this host
-  kPfNoDriver,         // a configured PF has no driver bound
-  kSriovDisabled,      // a PF has no SR-IOV capability
-  kTooFewVfs,          // a PF offers fewer VFs than configured
-  kVfsInUse,           // VFs in use keep a PF's VF count as it is
-  kNumvfsFailed,       // the driver refused to create VFs
-  kAutoprobeFailed,    // sriov_drivers_autoprobe could not be written
-  kVfMissing,          // a VF is missing after its creation
-  kGuidSetFailed,      // a VF's GUID could not be set
-  kGuidWrong,          // a VF does not use its GUID
-  kUnbindFailed,       // a VF could not be unbound
-  kVfProbeFailed,      // a VF's probe failed
-  kVfNoNetdev,         // a VF has no netdev
-  kUdevTimeout,        // udev did not finish with a VF's netdev in time
-  kLinkConfigFailed,   // a netdev could not be renamed, or its altname or MTU set
-  kNameMismatch,       // a netdev does not carry its configured name
-  kNetdevGone,         // a netdev vanished during the bring-up
-  kPortNotActive,      // a port did not become ACTIVE
-  kPfVanished,         // a PF vanished during the bring-up
-  kStepTimeout,        // a step did not finish in time
-  kPfBusy,             // a PF's earlier call has not returned
-  kPfStuck,            // a call into a PF's driver did not return within its deadline
-  kHostReadFailed,     // the host could not be read
-  kReloadRefused,      // a new configuration was refused
-  kInternalError,      // vfready met an error of its own
+  kReady,               // every configured PF is ready
+  kDegraded,            // some PFs are ready, some failed
+  kFailed,              // no PF is ready, or the driver check failed
+  kDriverMismatch,      // a module does not fit the running kernel
+  kEthernetFallback,    // a port runs Ethernet where InfiniBand is configured
+  kLinkLayerMismatch,   // a port runs another link layer than configured (not Ethernet)
+  kFirmwareTooOld,      // firmware below the minimum for its device
+  kFirmwareUnreadable,  // a PF's firmware version cannot be read
+  kGuidConflict,        // a VF in use carries another GUID than configured
+  kNameConflict,        // a target name is held by a netdev vfready does not manage
+  kConfigInvalid,       // the configuration does not fit this host
+  kModuleMissing,       // a required kernel module is not loaded
+  kDriverProbeFailed,   // the driver failed to probe a PF
+  kPfMissing,           // a configured PF is not on this host
+  kPfNoDriver,          // a configured PF has no driver bound
+  kPfUnhealthy,         // a PF's driver is bound but made no netdev or RDMA device
+  kSriovDisabled,       // a PF has no SR-IOV capability
+  kTooFewVfs,           // a PF offers fewer VFs than configured
+  kVfsInUse,            // VFs in use keep a PF's VF count as it is
+  kNumvfsFailed,        // the driver refused to create VFs
+  kAutoprobeFailed,     // sriov_drivers_autoprobe could not be written
+  kVfMissing,           // a VF is missing after its creation
+  kGuidSetFailed,       // a VF's GUID could not be set
+  kGuidWrong,           // a VF does not use its GUID
+  kUnbindFailed,        // a VF could not be unbound
+  kVfProbeFailed,       // a VF's probe failed
+  kVfNoNetdev,          // a VF has no netdev
+  kUdevTimeout,         // udev did not finish with a VF's netdev in time
+  kLinkConfigFailed,    // a netdev could not be renamed, or its altname or MTU set
+  kNameMismatch,        // a netdev does not carry its configured name
+  kNetdevGone,          // a netdev vanished during the bring-up
+  kPortNotActive,       // a port did not become ACTIVE
+  kPfVanished,          // a PF vanished during the bring-up
+  kStepTimeout,         // a step did not finish in time
+  kPfBusy,              // a PF's earlier call has not returned
+  kPfStuck,             // a call into a PF's driver did not return within its deadline
+  kHostReadFailed,      // the host could not be read
+  kReloadRefused,       // a new configuration was refused
+  kInternalError,       // vfready met an error of its own
 };
 
 struct EventInfo {
@@ -56,7 +58,7 @@ struct EventInfo {
   std::string_view remedy;      // what to do, in one line ("" for outcomes)
 };
 
-inline constexpr std::array<EventInfo, 37> kEvents = {{
+inline constexpr std::array<EventInfo, 39> kEvents = {{
     {EventKind::kReady, "ready", "99bf23c319f44843ab34d9e0a3cca4b0", ""},
     {EventKind::kDegraded, "degraded", "000ba400a11b45e5b06312b99feaa586", ""},
     {EventKind::kFailed, "failed", "b0edcb1ab0f142ffbbed1ff88173f756", ""},
@@ -66,6 +68,9 @@ inline constexpr std::array<EventInfo, 37> kEvents = {{
      "mlxconfig -d <PCI address> set LINK_TYPE_P1=1, then mlxfwreset or reboot"},
     {EventKind::kFirmwareTooOld, "firmware-too-old", "10214f53b3a646609524d13de6947293",
      "update the firmware (mlxfwmanager -u), then reboot"},
+    {EventKind::kFirmwareUnreadable, "firmware-unreadable", "70bb07a5444047619691ce2ae5dec3ac",
+     "read the firmware version with mlxfwmanager or flint; update the driver or firmware if "
+     "fw_ver does not read as major.minor.patch"},
     {EventKind::kGuidConflict, "guid-conflict", "b3ef9e1992e24d81ae3878e7a8ff815f",
      "once nothing uses the VF, `vfreadyctl reconcile` assigns its GUID"},
     {EventKind::kNameConflict, "name-conflict", "2707339803614861ba48d31a0e361b17",
@@ -84,6 +89,9 @@ inline constexpr std::array<EventInfo, 37> kEvents = {{
      "check the address in the configuration against `lspci -D`"},
     {EventKind::kPfNoDriver, "pf-no-driver", "b2871352d78a4656bad2239866bdc42a",
      "load mlx5_core and read the kernel log for the PF's address"},
+    {EventKind::kPfUnhealthy, "pf-unhealthy", "40cbc083091f43cc90a8ec11279e2f4f",
+     "read the kernel log for the PF (health, fatal errors); reset it (mlxfwreset) or reload "
+     "mlx5_core, or reboot; vfready brings it up when its netdev appears"},
     {EventKind::kSriovDisabled, "sriov-disabled", "c5778ea0b4014102a54fb1e599f36f63",
      "mlxconfig -d <PCI address> set SRIOV_EN=1 NUM_OF_VFS=<n>, then reboot"},
     {EventKind::kTooFewVfs, "too-few-vfs", "f1dbbc8a93b7484cb523e7134921c5fb",

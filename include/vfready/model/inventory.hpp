@@ -47,6 +47,7 @@ struct PfInfo {
   bool autoprobe = true;
   std::optional<std::string> ib_device;  // mlx5_N
   std::optional<Version> firmware;
+  std::optional<std::string> firmware_text;  // fw_ver as read, parsed or not
   std::optional<Guid> node_guid;
   bool ofed_sriov = false;  // device/sriov/<vf>/{node,port,policy} exist
   std::vector<PortInfo> ports;

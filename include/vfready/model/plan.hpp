@@ -45,11 +45,16 @@ struct PfTarget {
 
 struct Plan {
   std::vector<PfTarget> pfs;  // PCI order
+  // What the plan left out that an operator may not expect (a function of a selected
+  // device ID with another link layer).
+  std::vector<Problem> warnings;
 };
 
-// Selects the PFs, renders every name and assigns every GUID. Errors (a rendered name
-// that is invalid or not unique, a GUID pool too small, a GUID used twice) name the
-// config file and JSON path. A configured PF that is absent, or lacks what its GUID
+// Selects the PFs, renders every name and assigns every GUID. Errors (a PF selected by
+// two entries, a selector that finds nothing unless the entry is optional, a rendered
+// name that is invalid, not unique, or held by a netdev vfready does not manage, a GUID
+// pool too small, a GUID used twice) name the config file and JSON path. A device
+// selector keeps to the entry's link layer. A configured PF that is absent, or lacks what its GUID
 // scheme needs, is not an error here: it is a problem of that PF only.
 Result<Plan> make_plan(const Config& config, const HostInfo& host);
 
