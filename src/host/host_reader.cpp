@@ -111,6 +111,26 @@ void read_vf_guids(Sysfs& sysfs, const model::PciAddress& pci, const std::string
   }
 }
 
+// The GUIDs of a VF's RDMA device (mlx5_ib makes one for a bound VF), where OFED's
+// sriov/ is not there to tell: its node GUID, and port 1's GID 0, whose last 64 bits are
+// the GUID the port uses. Nothing when the VF has none (unbound, another driver, no
+// mlx5_ib).
+void read_vf_rdma_guids(Sysfs& sysfs, const std::string& pf_dir, model::VfInfo& vf) {
+  const auto devices = pf_dir + "virtfn" + std::to_string(vf.index) + "/infiniband";
+  const auto names = sysfs.list(devices);
+  if (names.empty()) {
+    return;
+  }
+  const auto dir = devices + "/" + names.front() + "/";
+  vf.node_guid = guid(sysfs, dir + "node_guid");
+  constexpr std::size_t kGuidText = 19;  // "xxxx:xxxx:xxxx:xxxx"
+  if (auto gid = text(sysfs, dir + "ports/1/gids/0"); gid && gid->size() >= kGuidText) {
+    if (auto g = model::Guid::parse(std::string_view(*gid).substr(gid->size() - kGuidText))) {
+      vf.effective_guid = g.value();
+    }
+  }
+}
+
 // Without its GUIDs.
 model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
   model::VfInfo vf;
@@ -126,6 +146,13 @@ model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t in
 
 std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddress& pf,
                                              uint16_t index) {
+  const auto dir = "bus/pci/devices/" + pf.str() + "/";
+  if (!sysfs.exists(dir + "sriov/" + std::to_string(index) + "/port")) {
+    model::VfInfo vf;
+    vf.index = index;
+    read_vf_rdma_guids(sysfs, dir, vf);
+    return vf.effective_guid;
+  }
   const auto got =
       sysfs.on_device(pf.str(),
                       {{DeviceOp::Kind::kRead,
@@ -138,7 +165,11 @@ std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddre
 model::VfInfo read_vf(Sysfs& sysfs, const model::PciAddress& pf, uint16_t index) {
   const auto dir = "bus/pci/devices/" + pf.str() + "/";
   auto vf = read_vf_links(sysfs, dir, index);
-  read_vf_guids(sysfs, pf, dir, {&vf, 1});
+  if (sysfs.exists(dir + "sriov/" + std::to_string(index) + "/port")) {
+    read_vf_guids(sysfs, pf, dir, {&vf, 1});
+  } else {
+    read_vf_rdma_guids(sysfs, dir, vf);
+  }
   return vf;
 }
 
@@ -201,6 +232,11 @@ std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
   }
   if (pf.ofed_sriov && !pf.vfs.empty()) {
     read_vf_guids(sysfs, pci, dir, pf.vfs);
+  }
+  for (auto& vf : pf.vfs) {
+    if (!pf.ofed_sriov) {
+      read_vf_rdma_guids(sysfs, dir, vf);
+    }
   }
   return pf;
 }

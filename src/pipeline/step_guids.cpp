@@ -40,8 +40,10 @@ GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, G
   if (!vf.driver) {
     return GuidAction::kSetAndProbe;
   }
-  // Bound. With netlink there is no read-back here to tell, so a bound VF stays.
-  if (vf.effective_guid == target.guid || path != GuidPath::kOfedSysfs) {
+  // Bound: its GUID as read back (OFED's sriov/, or its RDMA device) tells. When
+  // nothing can tell (netlink path, no RDMA device) it stays, and validation says the
+  // GUID is unproven.
+  if (vf.effective_guid == target.guid || (!vf.effective_guid && path != GuidPath::kOfedSysfs)) {
     return GuidAction::kKeep;
   }
   return in_use(vf) ? GuidAction::kConflict : GuidAction::kSetAndRebind;

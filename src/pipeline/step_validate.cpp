@@ -19,21 +19,28 @@ void add(PfRun& run, model::VfStatus& vs, model::EventKind kind, std::string tex
 bool validate_vf(PfRun& run, model::VfStatus& vs) {
   auto& os = run.os;
   const auto& vt = run.target.vf.at(vs.index);
-  // The GUID its port uses: with OFED's sriov/, the only way to tell.
+  // The GUID its port uses, read back: a VF is ready only with proof that it is its own.
   const auto effective = os.sriov.vf_port_guid(run.target.pci, vs.index);
   vs.guid = effective ? effective->str() : "";
-  const bool guid_right = !run.info.ofed_sriov || effective == vt.guid;
-  if (!guid_right && vs.problems.empty()) {
+  const bool guid_right = effective == vt.guid;
+  if (!guid_right && vs.problems.empty() && vs.in_use.empty()) {
     add(run, vs, model::EventKind::kGuidWrong,
-        "VF " + vs.pci.str() + " uses GUID " + vs.guid + ", not " + vt.guid.str());
+        effective ? "VF " + vs.pci.str() + " uses GUID " + vs.guid + ", not " + vt.guid.str()
+                  : "the GUID of VF " + vs.pci.str() +
+                        " cannot be read back (no OFED sriov/ files, and the VF has no RDMA "
+                        "device: is mlx5_ib loaded?): without proof that it uses " +
+                        vt.guid.str() + " it is not ready");
   }
+  // False (reprobe it) only when its GUID is known wrong: when nothing can read it back,
+  // another probe would not tell either.
+  const bool keep = guid_right || !effective;
   if (vs.ifindex == 0) {
-    return guid_right;
+    return keep;
   }
   const auto link = os.links.get(vs.ifindex);
   if (!link) {
     add(run, vs, model::EventKind::kNetdevGone, "netdev " + vs.name + " is gone");
-    return guid_right;
+    return keep;
   }
   vs.name = link->name;
   vs.altnames = link->altnames;
@@ -49,7 +56,7 @@ bool validate_vf(PfRun& run, model::VfStatus& vs) {
           "VF " + vs.pci.str() + " lacks altname " + alt.str());
     }
   }
-  return guid_right;
+  return keep;
 }
 
 StepResult validate_pf(PfRun& run) {

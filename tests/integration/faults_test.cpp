@@ -145,6 +145,24 @@ TEST(VfreadydFault, NetlinkGuidsOnANonIpoibNetdevFailThatPfWithEopnotsupp) {
                         "through netlink on ibp64s0 failed: Operation not supported (EOPNOTSUPP)");
 }
 
+TEST(VfreadydFault, ANetlinkPathPfWhoseGuidsCannotBeSetIsNeverReadyBeforeOrAfterARestart) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["infiniband"]["ofed_sriov_sysfs"] = false;
+  FakeHost host(t);
+  // The first run leaves the VFs bound with GUID 0; the second reads that back from
+  // their RDMA devices, tries again, and fails again.
+  for (const char* run : {"first", "second"}) {
+    const auto r = sh(vfreadyd_command(host, repo_config(), "--once"), 60s);
+    EXPECT_EQ(r.exit_code, 1) << run << ": " << r.out << r.err;
+    EXPECT_THAT(r.err, HasSubstr("failed: Operation not supported (EOPNOTSUPP)")) << run;
+    EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +failed")) << run;
+    EXPECT_THAT(r.out, HasSubstr("State: degraded")) << run;
+  }
+  EXPECT_EQ(trimmed(read_file(host.pci("0000:40:00.1", "infiniband/mlx5_1100/ports/1/gids/0"))),
+            "fe80:0000:0000:0000:0000:0000:0000:0000");
+}
+
 // vfready waits for udev's event per netdev (libudev), and reports one udev never
 // finished with, within the configured bound.
 TEST(VfreadydUdev, ReportsANetdevUdevDidNotFinishWithInItsBound) {

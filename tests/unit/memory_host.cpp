@@ -229,6 +229,9 @@ model::VfInfo MemoryHost::read_vf(const model::PciAddress& pci, uint16_t index) 
   if (pf->info.ofed_sriov) {
     out.node_guid = vf.configured;
     out.effective_guid = vf.effective;
+  } else if (pf->vf_rdma && vf.driver == "mlx5_core") {
+    out.node_guid = vf.effective;  // its RDMA device: the GUIDs it took at its probe
+    out.effective_guid = vf.effective;
   }
   return out;
 }

@@ -29,8 +29,9 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
     model::Guid effective{0};  // what the driver read at the probe
   };
   struct Pf {
-    model::PfInfo info;  // what does not change: IDs, driver, RDMA device, ports
-    bool ipoib = true;   // its netdev takes VF GUIDs over netlink
+    model::PfInfo info;   // what does not change: IDs, driver, RDMA device, ports
+    bool ipoib = true;    // its netdev takes VF GUIDs over netlink
+    bool vf_rdma = true;  // a bound VF has an RDMA device (mlx5_ib) that shows its GUID
     uint16_t numvfs = 0;
     bool autoprobe = true;
     std::vector<Vf> vfs;

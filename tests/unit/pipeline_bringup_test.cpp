@@ -166,6 +166,30 @@ TEST_F(APfPass, SetsGuidsOverNetlinkWithoutOfedSysfs) {
   EXPECT_EQ(host.pf(kPf).vfs.at(0).effective, planned.vf.at(0).guid);
 }
 
+TEST_F(APfPass, OnTheNetlinkPathNeverCallsAVfWithAZeroGuidReadyAfterARestart) {
+  host.pf(kPf).info.ofed_sriov = false;
+  host.pf(kPf).ipoib = false;
+  ASSERT_NE(bring_up().state, PfState::kReady);  // the GUIDs could not be set
+  // A second pass (a restart: nothing remembered) finds the VFs bound with GUID 0.
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  for (const auto& vf : s.vfs) {
+    EXPECT_FALSE(vf.problems.empty()) << vf.pci.str();
+  }
+}
+
+TEST_F(APfPass, CallsNoVfReadyWhoseGuidNothingCanReadBack) {
+  host.pf(kPf).info.ofed_sriov = false;
+  host.pf(kPf).vf_rdma = false;  // no mlx5_ib: no RDMA device shows the VF's GUID
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  ASSERT_EQ(s.vfs.size(), 4u);
+  for (const auto& vf : s.vfs) {
+    EXPECT_THAT(texts(vf.problems), ElementsAre(HasSubstr("cannot be read back"))) << vf.pci.str();
+  }
+  EXPECT_EQ(host.calls_named("probe").size(), 4u);  // one probe each: no reprobe loop
+}
+
 TEST_F(APfPass, FailsEveryVfWhenThePfNetdevTakesNoVfGuids) {
   host.pf(kPf).info.ofed_sriov = false;
   host.pf(kPf).ipoib = false;

@@ -64,8 +64,14 @@ TEST(TheGuidAction, FollowsFromTheBindingTheGuidInUseAndThePath) {
             GuidAction::kConflict);
   EXPECT_EQ(guid_action(t, vf_bound("vfio-pci", false, Guid{7}), GuidPath::kOfedSysfs),
             GuidAction::kInUse);
+  // On the netlink path the VF's RDMA device tells its GUID: a wrong one is set again.
   EXPECT_EQ(guid_action(t, vf_bound("mlx5_core", true, Guid{7}), GuidPath::kNetlink),
-            GuidAction::kKeep);
+            GuidAction::kSetAndRebind);
+  EXPECT_EQ(guid_action(t, vf_bound("mlx5_core", true, Guid{0}), GuidPath::kNetlink),
+            GuidAction::kSetAndRebind);
+  VfInfo unreadable = vf_bound("mlx5_core", true, Guid{7});
+  unreadable.effective_guid.reset();
+  EXPECT_EQ(guid_action(t, unreadable, GuidPath::kNetlink), GuidAction::kKeep);
 }
 
 TEST(TheGuidPath, IsOfedSysfsThenNetlinkThenNone) {

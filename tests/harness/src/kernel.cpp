@@ -266,9 +266,11 @@ int Kernel::probe_vf(std::size_t index, uint16_t i) {
     pci = vf.pci;
     // The VF driver reads its GUID now; a GUID set later needs another probe.
     vf.effective_guid = vf.port_guid;
+    vf.effective_node = vf.node_guid;
     guid = vf.effective_guid;
     if (!fails) {
       vf.bound = true;
+      lay_out_vf_rdma(pf, vf);
       tree_.add_link(vf.dir + "/driver", "../../../bus/pci/drivers/mlx5_core");
       tree_.add_link("bus/pci/drivers/mlx5_core/" + vf.pci.str(), "../../../../" + vf.dir);
     }
@@ -290,6 +292,7 @@ void Kernel::unbind_vf(std::size_t index, uint16_t i) {
   if (i < pf.vfs.size()) {
     Vf& vf = pf.vfs[i];
     vf.bound = false;
+    remove_vf_rdma(vf);
     tree_.remove(vf.dir + "/driver");
     tree_.remove("bus/pci/drivers/mlx5_core/" + vf.pci.str());
   }

@@ -47,7 +47,8 @@ class Kernel {
     std::string ifname{};
     model::Guid node_guid{0};       // configured through OFED sysfs
     model::Guid port_guid{0};       // configured through OFED sysfs
-    model::Guid effective_guid{0};  // what the VF took at its last probe
+    model::Guid effective_guid{0};  // what the VF's port took at its last probe
+    model::Guid effective_node{0};  // the node GUID it took then
     std::string policy = "Down";
   };
 
@@ -82,6 +83,10 @@ class Kernel {
   void lay_out_drivers_and_modules();
   void lay_out_vf(Pf& pf, const Vf& vf);
   void remove_vf_layout(Pf& pf, const Vf& vf);
+  // The RDMA device a bound VF has (mlx5_ib): its node GUID and port 1's GID 0, as the
+  // VF took them at its probe. Made at bind, removed at unbind (with mu_ held).
+  void lay_out_vf_rdma(const Pf& pf, const Vf& vf);
+  void remove_vf_rdma(const Vf& vf);
   void add_net_entries(const std::string& dev_dir, const std::string& ifname, int ifindex,
                        bool infiniband);
   void remove_net_entries(const std::string& dev_dir, const std::string& ifname);

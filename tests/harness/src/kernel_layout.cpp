@@ -209,7 +209,38 @@ void Kernel::lay_out_vf(Pf& pf, const Vf& vf) {
   }
 }
 
+namespace {
+
+// mlx5_<n> as the driver names RDMA devices, numbered apart from the PFs'.
+std::string vf_rdma_name(std::size_t pf_index, uint16_t vf_index) {
+  return "mlx5_" + std::to_string(100 + pf_index * 1000 + vf_index);
+}
+
+}  // namespace
+
+void Kernel::lay_out_vf_rdma(const Pf& pf, const Vf& vf) {
+  if (!pf.spec->infiniband) {
+    return;
+  }
+  const auto name = vf_rdma_name(functions_.at(pf.spec->pci).pf, vf.index);
+  const auto dir = vf.dir + "/infiniband/" + name;
+  tree_.add_value(dir + "/node_guid", vf.effective_node.sysfs_str());
+  tree_.add_value(dir + "/node_type", "1: CA");
+  tree_.add_value(dir + "/ports/1/gids/0", "fe80:0000:0000:0000:" + vf.effective_guid.sysfs_str());
+  tree_.add_value(dir + "/ports/1/link_layer", "InfiniBand");
+  tree_.add_link(dir + "/device", "../../../" + vf.pci.str());
+  tree_.add_link("class/infiniband/" + name, "../../" + dir);
+}
+
+void Kernel::remove_vf_rdma(const Vf& vf) {
+  for (const auto& name : tree_.list(vf.dir + "/infiniband")) {
+    tree_.remove("class/infiniband/" + name);
+  }
+  tree_.remove(vf.dir + "/infiniband");
+}
+
 void Kernel::remove_vf_layout(Pf& pf, const Vf& vf) {
+  remove_vf_rdma(vf);
   tree_.remove(vf.dir);
   tree_.remove(pf.dir + "/virtfn" + std::to_string(vf.index));
   tree_.remove(pf.dir + "/sriov/" + std::to_string(vf.index));
