@@ -151,6 +151,7 @@ class ManagerObject final
       }
     };
     check("State", s.state == status_.state);
+    check("ConfigGeneration", s.config_generation == status_.config_generation);
     check("StatusText", s.text == status_.text);
     check("Problems", s.problems == status_.problems);
     check("ProblemCodes", s.problems == status_.problems);
@@ -218,6 +219,7 @@ class ManagerObject final
   }
   std::string Version() override { return status_.version; }
   std::string ConfigFile() override { return status_.config_file; }
+  uint32_t ConfigGeneration() override { return status_.config_generation; }
   std::string State() override { return model::to_string(status_.state); }
   std::string StatusText() override { return status_.text; }
   std::vector<std::string> Problems() override { return model::texts(status_.problems); }
@@ -325,6 +327,13 @@ class ClientImpl final : public Client {
   void reload() override {
     call("Reload", [](sdbus::MethodInvoker& m) { m.storeResultsTo(); });
   }
+  uint32_t config_generation() override {
+    try {
+      return proxy_->getProperty("ConfigGeneration").onInterface(kManagerInterface).get<uint32_t>();
+    } catch (const sdbus::Error& e) {
+      throw client_error("ConfigGeneration", e);
+    }
+  }
 
  private:
   static std::unique_ptr<sdbus::IConnection> connect_or_throw(const std::string& address) {
@@ -338,27 +347,33 @@ class ClientImpl final : public Client {
     }
   }
 
+  // What a failed call or property read means to vfreadyctl.
+  static ClientError client_error(const char* member, const sdbus::Error& e) {
+    const auto& name = e.getName();
+    auto kind = ClientError::Kind::kOther;
+    if (name == "org.freedesktop.DBus.Error.ServiceUnknown" ||
+        name == "org.freedesktop.DBus.Error.NameHasNoOwner") {
+      return {ClientError::Kind::kNotRunning,
+              "vfreadyd is not running (nothing owns " + std::string(kBusName) + " on the bus)"};
+    }
+    if (name == kAccessDenied) {
+      kind = ClientError::Kind::kAccessDenied;
+    } else if (name == kRefusedError || name == kNoSuchPf) {
+      kind = ClientError::Kind::kRefused;
+    }
+    return {kind, std::string(member) + ": " + e.getMessage()};
+  }
+
   template <typename F>
   void call(const char* method, F&& finish) {
     try {
-      auto invoker = proxy_->callMethod(method);
+      // The invoker keeps a reference to the name: it must outlive the invoker.
+      const std::string name(method);
+      auto invoker = proxy_->callMethod(name);
       invoker.onInterface(kManagerInterface).withTimeout(std::chrono::seconds(10));
       finish(invoker);
     } catch (const sdbus::Error& e) {
-      const auto& name = e.getName();
-      auto kind = ClientError::Kind::kOther;
-      if (name == "org.freedesktop.DBus.Error.ServiceUnknown" ||
-          name == "org.freedesktop.DBus.Error.NameHasNoOwner") {
-        throw ClientError(
-            ClientError::Kind::kNotRunning,
-            "vfreadyd is not running (nothing owns " + std::string(kBusName) + " on the bus)");
-      }
-      if (name == kAccessDenied) {
-        kind = ClientError::Kind::kAccessDenied;
-      } else if (name == kRefusedError || name == kNoSuchPf) {
-        kind = ClientError::Kind::kRefused;
-      }
-      throw ClientError(kind, std::string(method) + ": " + e.getMessage());
+      throw client_error(method, e);
     }
   }
 

@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <exception>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "vfready/bus/bus.hpp"
 #include "vfready/model/status_table.hpp"
@@ -49,7 +51,14 @@ int run(int argc, char** argv) {
   describe->add_option("PF", key, "PCI address or name of a PF or one of its VFs")->required();
   describe->add_flag("--json", json, "As JSON");
   auto* reconcile = app.add_subcommand("reconcile", "Bring every PF to its target again (root)");
-  auto* reload = app.add_subcommand("reload", "Re-read the configuration (root)");
+  auto* reload = app.add_subcommand(
+      "reload",
+      "Re-read the configuration (root) and wait until it is in force: at once, or when the "
+      "running pass ends");
+  double timeout_s = 300;
+  reload->add_option("--timeout", timeout_s, "Seconds to wait for it to be in force")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   app.footer(
       "Exit codes: 0 done; 1 the daemon refused or failed; 2 bad usage;\n"
       "3 vfreadyd is not running (or the bus is not reachable); 4 access denied.");
@@ -76,8 +85,21 @@ int run(int argc, char** argv) {
       client->reconcile();
       std::cout << "reconcile started\n";
     } else if (reload->parsed()) {
-      client->reload();
-      std::cout << "configuration reloaded\n";
+      const auto before = client->config_generation();
+      client->reload();  // a refused configuration throws here, with the reason
+      const auto until = std::chrono::steady_clock::now() +
+                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(timeout_s));
+      // In force at once, or when the running pass ends: its generation tells.
+      while (client->config_generation() == before) {
+        if (std::chrono::steady_clock::now() >= until) {
+          std::cerr << "vfreadyctl: the new configuration was read, but is not in force after "
+                    << timeout_s << " s: a pass is still running (vfreadyctl status)\n";
+          return kFailed;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      std::cout << "configuration reloaded and in force\n";
     }
   } catch (const vfready::bus::ClientError& e) {
     std::cerr << "vfreadyctl: " << e.what() << '\n';

@@ -172,6 +172,8 @@ void Service::on_bringup_finished() {
     // A reload that came while this pass ran: its pass covers every PF, drift included.
     inputs_ = std::move(*pending_);
     pending_.reset();
+    ++status_.config_generation;
+    publish();
     dirty_.clear();
     log::info({}, "applying the configuration read while the last pass ran");
     start_bringup();
@@ -289,6 +291,8 @@ std::optional<std::string> Service::reload() {
   }
   inputs_.config = config.value();
   inputs_.table = table.value();
+  ++status_.config_generation;
+  publish();
   notifier_.notify(ready.empty() ? "STATUS=Reloaded" : "READY=1");
   start_bringup();
   return std::nullopt;

@@ -80,7 +80,10 @@ int exchange(nl_sock* sk, nl_msg* msg, std::vector<Link>* out = nullptr) {
     return EIO;
   }
   int kernel_errno = 0;
-  nl_cb* cb = nl_cb_clone(nl_socket_get_cb(sk));
+  // nl_socket_get_cb() takes a reference, which the clone does not need.
+  nl_cb* base = nl_socket_get_cb(sk);
+  nl_cb* cb = nl_cb_clone(base);
+  nl_cb_put(base);
   if (out != nullptr) {
     nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, collect, out);
   }

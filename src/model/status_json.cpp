@@ -98,6 +98,7 @@ nlohmann::json to_json(const DaemonStatus& status) {
   }
   return {{"version", status.version},
           {"config_file", status.config_file},
+          {"config_generation", status.config_generation},
           {"state", to_string(status.state)},
           {"status", status.text},
           {"problems", texts(status.problems)},

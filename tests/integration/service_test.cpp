@@ -282,6 +282,36 @@ TEST(VfreadydBus, AnswersEveryoneAfterANetdevWasNamedWithBytesThatAreNotUtf8) {
   EXPECT_EQ(daemon.stop(), 0);
 }
 
+TEST(VfreadydReload, VfreadyctlReloadReturnsOnlyOnceTheNewConfigIsInForce) {
+  VFREADY_REQUIRE_ROOT();
+  // 8 VFs x 200 ms per PF: the first pass runs long enough to reload during it.
+  FakeHost host(TopologyBuilder::reference().probe_ms(200));
+  std::string config = read_file(repo_config());
+  const auto path = write_config(host, config);
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, path, "--bus-address " + bus.address());
+  ASSERT_TRUE(daemon.notify().wait_for_text("guids", 30s)) << daemon.log();
+  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1"));
+  EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "ConfigGeneration"))).out), "u 1");
+  config.replace(config.find("\"mtu\": 4092"), std::string("\"mtu\": 4092").size(),
+                 "\"mtu\": 2044");
+  write_config(host, config);
+  const auto r = sh(vfreadyctl(bus, "reload --timeout 60"), 90s);
+  ASSERT_EQ(r.exit_code, 0) << r.err << daemon.log();
+  EXPECT_THAT(r.out, HasSubstr("in force"));
+  // It came back after the pass it waited for had ended (READY=1 is sent at its end,
+  // before the waiting configuration is put in force) ...
+  EXPECT_TRUE(daemon.notify().wait_for("READY=1", 1s));
+  // ... and with the new configuration in force.
+  EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "ConfigGeneration"))).out), "u 2");
+  // A refused one fails at once, naming the file.
+  write_config(host, "{");
+  const auto refused = sh(vfreadyctl(bus, "reload"));
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.err, HasSubstr(path));
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
 TEST(VfreadydReload, ReadDuringAPassIsAppliedWhenItEnds) {
   VFREADY_REQUIRE_ROOT();
   // 8 VFs x 200 ms per PF: the first pass runs long enough to be interrupted.

@@ -72,6 +72,8 @@ class Client {
   virtual std::string describe_pf(const std::string& key) = 0;
   virtual void reconcile() = 0;
   virtual void reload() = 0;
+  // The ConfigGeneration property: it grows when a reload is in force.
+  virtual uint32_t config_generation() = 0;
 };
 
 }  // namespace vfready::bus

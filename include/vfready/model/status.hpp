@@ -85,6 +85,8 @@ struct DriftEvent {
 struct DaemonStatus {
   std::string version;
   std::string config_file;
+  // Counts the configurations put in force: 1 at start, one more each reload applied.
+  uint32_t config_generation = 1;
   DaemonState state = DaemonState::kStarting;
   std::string text;               // the last STATUS= line
   std::vector<Problem> problems;  // not of one PF: driver, config, reload
