@@ -241,6 +241,8 @@ void Kernel::disable_vfs(std::size_t index) {
   for (std::size_t i = count; i-- > 0;) {
     take_down_netdev(Owner{index, static_cast<uint16_t>(i)});
     std::lock_guard lock(mu_);
+    std::erase_if(departed_,
+                  [&](const auto& d) { return d.second.pf == index && d.second.vf == i; });
     remove_vf_layout(pf, pf.vfs[i]);
     functions_.erase(pf.vfs[i].pci);
   }
@@ -292,6 +294,8 @@ void Kernel::unbind_vf(std::size_t index, uint16_t i) {
   if (i < pf.vfs.size()) {
     Vf& vf = pf.vfs[i];
     vf.bound = false;
+    std::erase_if(departed_,
+                  [&](const auto& d) { return d.second.pf == index && d.second.vf == i; });
     remove_vf_rdma(vf);
     tree_.remove(vf.dir + "/driver");
     tree_.remove("bus/pci/drivers/mlx5_core/" + vf.pci.str());

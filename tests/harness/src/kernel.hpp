@@ -77,6 +77,9 @@ class Kernel {
     std::string& ifname;
   };
   NetRef net_of(const Owner& owner);
+  // A netdev that left the namespace and is back (RTM_NEWLINK of a departed ifindex):
+  // its function's sysfs net/ entries again. True when taken back (mu_ held).
+  bool take_back_locked(const LinkEvent& event);
 
   // kernel_layout.cpp: the sysfs tree
   void lay_out_pf(Pf& pf);
@@ -132,6 +135,9 @@ class Kernel {
   std::mutex mu_;  // guards the state below
   std::vector<std::unique_ptr<Pf>> pfs_;
   std::map<int, Owner> netdev_owners_;
+  // Netdevs that left the namespace (moved to a pod's), by ifindex: one that comes back
+  // is its function's again, as the kernel's device link never went away.
+  std::map<int, Owner> departed_;
   std::map<int, LinkEvent> links_;  // by ifindex: what the kernel last said of each
   std::map<model::PciAddress, Owner> functions_;
 };

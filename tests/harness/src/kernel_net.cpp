@@ -86,18 +86,46 @@ void Kernel::take_down_netdev(const Owner& owner) {
   udev_.remove(ifindex);
 }
 
+bool Kernel::take_back_locked(const LinkEvent& event) {
+  auto back = departed_.find(event.ifindex);
+  if (back == departed_.end() || event.removed || event.name.empty()) {
+    return false;
+  }
+  const Owner owner = back->second;
+  departed_.erase(back);
+  auto& pf = *pfs_[owner.pf];
+  if (owner.vf && (*owner.vf >= pf.vfs.size() || !pf.vfs[*owner.vf].bound)) {
+    return false;  // its VF went away meanwhile
+  }
+  auto net = net_of(owner);
+  if (net.ifindex != 0) {
+    return false;
+  }
+  net.ifindex = event.ifindex;
+  net.ifname = event.name;
+  netdev_owners_[event.ifindex] = owner;
+  links_[event.ifindex] = event;
+  const auto& spec = *pf.spec;
+  add_net_entries(net.dir, net.ifname, event.ifindex,
+                  spec.infiniband && !spec.infiniband->ports.empty() &&
+                      spec.infiniband->ports.front().link_layer == "InfiniBand");
+  return true;
+}
+
 void Kernel::on_link_event(const LinkEvent& event) {
   bool removed = false;
+  bool taken_back = false;
   std::string moved_from;
   {
     std::lock_guard lock(mu_);
     auto it = netdev_owners_.find(event.ifindex);
     if (it == netdev_owners_.end()) {
-      return;
-    }
-    auto net = net_of(it->second);
-    if (event.removed) {
-      // Deleted behind our back (ip link del): sysfs loses it as the kernel would.
+      taken_back = take_back_locked(event);
+    } else if (event.removed) {
+      // Deleted, or moved to another namespace (a pod): sysfs loses it as the kernel
+      // would; one that comes back is taken back.
+      auto net = net_of(it->second);
+      departed_[event.ifindex] = it->second;
       remove_net_entries(net.dir, net.ifname);
       netdev_owners_.erase(it);
       links_.erase(event.ifindex);
@@ -105,6 +133,7 @@ void Kernel::on_link_event(const LinkEvent& event) {
       net.ifname.clear();
       removed = true;
     } else {
+      auto net = net_of(it->second);
       links_[event.ifindex] = event;
       if (!event.name.empty() && event.name != net.ifname) {
         moved_from = "/" + net.dir + "/net/" + net.ifname;
@@ -116,7 +145,9 @@ void Kernel::on_link_event(const LinkEvent& event) {
       }
     }
   }
-  if (removed) {
+  if (taken_back) {
+    udev_.add(event.ifindex, "mlx5_core");  // a netdev moved in is announced as added
+  } else if (removed) {
     udev_.remove(event.ifindex);
   } else if (!moved_from.empty()) {
     udev_.moved(event.ifindex, moved_from);

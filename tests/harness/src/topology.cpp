@@ -201,13 +201,21 @@ Topology parse(const JsonReader& root) {
     }
     t.functions.push_back(std::move(f));
   }
-  // VFs must not land on another function's address.
+  // VFs must not land on another function's address, nor on another PF's VF, nor past
+  // the last routing ID of the bus.
+  std::map<model::PciAddress, std::string> vfs;
   for (const auto& f : t.functions) {
     for (uint16_t i = 0; f.sriov && i < f.sriov->totalvfs; ++i) {
-      const auto vf = f.vf_address(i).value();
-      if (seen.contains(vf)) {
-        functions.fail("VF " + std::to_string(i) + " of " + f.pci.str() + " would be " + vf.str() +
-                       ", which is another function");
+      const auto vf = f.vf_address(i);
+      const auto who = "VF " + std::to_string(i) + " of " + f.pci.str();
+      if (!vf) {
+        functions.fail(who + " would be past the last routing ID (offset and stride too large)");
+      }
+      if (seen.contains(vf.value())) {
+        functions.fail(who + " would be " + vf.value().str() + ", which is another function");
+      }
+      if (auto [it, inserted] = vfs.emplace(vf.value(), who); !inserted) {
+        functions.fail(who + " would be " + vf.value().str() + ", which is also " + it->second);
       }
     }
   }

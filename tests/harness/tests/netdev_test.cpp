@@ -52,6 +52,22 @@ TEST(AFakeHostNetdev, LosesItsSysfsEntriesWhenSomeoneDeletesTheLink) {
   EXPECT_FALSE(exists(host.pci("0000:40:00.0", "net/ibp64s0")));
 }
 
+TEST(AFakeHostNetdev, TakesBackAVfNetdevAPodGivesBack) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh("echo 2 > " + host.pci("0000:18:00.0", "sriov_numvfs")).exit_code, 0);
+  const auto entry = host.pci("0000:18:00.1", "net/ibp24s0v0");
+  ASSERT_TRUE(exists(entry));
+  const std::string pod = "vft-pod-" + std::to_string(getpid());
+  ASSERT_EQ(sh("ip netns add " + pod).exit_code, 0);
+  ASSERT_EQ(sh("ip -n " + host.netns() + " link set ibp24s0v0 netns " + pod).exit_code, 0);
+  EXPECT_TRUE(wait_until([&] { return !exists(entry); }, 1s)) << "the pod has it";
+  ASSERT_EQ(sh("ip -n " + pod + " link set ibp24s0v0 netns " + host.netns()).exit_code, 0);
+  EXPECT_TRUE(wait_until([&] { return exists(entry); }, 1s)) << "given back";
+  EXPECT_TRUE(exists(host.sys("class/net/ibp24s0v0")));
+  EXPECT_EQ(sh("ip netns del " + pod).exit_code, 0);
+}
+
 TEST(AFakeHostUdev, MarksEachNewNetdevInitializedAfterItsLatency) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_latency_ms(1000));

@@ -64,6 +64,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadTopology{
             "VfOverlapsFunction", [](auto& j) { j["functions"][1]["pci"] = "0000:18:00.3"; },
             "$.functions: VF 2 of 0000:18:00.0 would be 0000:18:00.3, which is another function"},
+        BadTopology{"VfOverlapsAnotherPfsVf",
+                    [](auto& j) {
+                      j["functions"][1]["pci"] = "0000:17:00.0";
+                      j["functions"][1]["sriov"]["first_vf_offset"] = 0x105;
+                    },
+                    "$.functions: VF 0 of 0000:17:00.0 would be 0000:18:00.5, which is also VF 4 "
+                    "of 0000:18:00.0"},
         BadTopology{
             "BadLinkLayer",
             [](auto& j) { j["functions"][0]["infiniband"]["ports"][0]["link_layer"] = "IB"; },
