@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 
 #include "bus_commands.hpp"
 #include "daemon_run.hpp"
@@ -242,12 +243,21 @@ TEST(VfreadydReload, SurvivesHostileConfigsKeepingTheRunningOne) {
   const auto path = write_config(host, read_file(repo_config()));
   ServiceDaemon daemon(host, path, "--bus-address " + bus.address());
   ASSERT_TRUE(serving(daemon, bus));
-  const std::vector<std::pair<const char*, std::string>> hostile = {
-      {"1e400", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1e400}]})"},
-      {"nested", std::string(100000, '[') + std::string(100000, ']')},
-      {"twice", R"({"pfs": [], "pfs": []})"}};
-  for (const auto& [name, text] : hostile) {
-    write_config(host, text);
+  // Each puts something hostile where the configuration is: bad JSON, then what is not
+  // a regular file of JSON at all.
+  const auto put = [&](const std::string& text) { write_config(host, text); };
+  const auto make = [&](const std::string& how) {
+    ASSERT_EQ(sh("rm -rf " + path + " && " + how).exit_code, 0) << how;
+  };
+  const std::vector<std::pair<const char*, std::function<void()>>> hostile = {
+      {"1e400", [&] { put(R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1e400}]})"); }},
+      {"nested", [&] { put(std::string(100000, '[') + std::string(100000, ']')); }},
+      {"twice", [&] { put(R"({"pfs": [], "pfs": []})"); }},
+      {"fifo", [&] { make("mkfifo " + path); }},
+      {"dev-zero", [&] { make("ln -s /dev/zero " + path); }},
+      {"directory", [&] { make("mkdir " + path); }}};
+  for (const auto& [name, hostile_config] : hostile) {
+    hostile_config();
     const auto by_bus = sh(vfreadyctl(bus, "reload"));
     EXPECT_EQ(by_bus.exit_code, 1) << name << ": " << by_bus.err;
     EXPECT_THAT(by_bus.err, HasSubstr(path)) << name;

@@ -275,6 +275,7 @@ void FuseMount::start() {
   }
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
   session_ = fuse_session_new(&args, &kOperations, sizeof kOperations, this);
+  fuse_opt_free_args(&args);  // the session may have copied the arguments into it
   if (session_ == nullptr) {
     throw std::runtime_error("cannot create the FUSE session");
   }
