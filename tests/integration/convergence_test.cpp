@@ -67,6 +67,33 @@ TEST(VfreadydConvergence, NeverResetsAVfCountWhileAVfIsInUse) {
   }
 }
 
+TEST(VfreadydConvergence, LeavesAVfBoundToVfioAloneAndItsCountToo) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(vfreadyd_command(host, write_config(host, one_pf_config(2)))).exit_code, 0);
+  // A VM takes VF 1 as an operator would: unbind, driver_override, bind to vfio-pci.
+  const std::string vf = "0000:18:00.2";
+  ASSERT_EQ(sh("echo " + vf + " > " + host.sys("bus/pci/drivers/mlx5_core/unbind") +
+               " && echo vfio-pci > " + host.pci(vf, "driver_override") + " && echo " + vf + " > " +
+               host.sys("bus/pci/drivers/vfio-pci/bind"))
+                .exit_code,
+            0);
+  const auto writes_before = host.writes().size();
+  // The same count: the VF is in use, the rest ready; nothing is written to it.
+  auto same = sh(vfreadyd_command(host, write_config(host, one_pf_config(2)), "--once"), 60s);
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_THAT(same.out, testing::ContainsRegex("0000:18:00.2 .*in use"));
+  // Another count would destroy it: refused, naming the driver.
+  auto more = sh(vfreadyd_command(host, write_config(host, one_pf_config(4)), "--once"), 60s);
+  EXPECT_EQ(more.exit_code, 1);
+  EXPECT_THAT(more.err, HasSubstr("VF 0000:18:00.2: bound to vfio-pci"));
+  for (std::size_t i = writes_before; i < host.writes().size(); ++i) {
+    EXPECT_THAT(host.writes()[i], Not(HasSubstr(vf))) << "a write touched the VF in use";
+    EXPECT_THAT(host.writes()[i], Not(HasSubstr("sriov_numvfs"))) << "a VF in use was destroyed";
+  }
+  EXPECT_EQ(sh("readlink " + host.pci(vf, "driver")).out, "../../../bus/pci/drivers/vfio-pci\n");
+}
+
 TEST(VfreadydConvergence, LeavesANameHeldByAForeignDeviceAndReportsIt) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1));

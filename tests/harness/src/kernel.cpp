@@ -313,12 +313,70 @@ std::optional<Kernel::Owner> Kernel::owner_of_pci(std::string_view text) {
   return it == functions_.end() ? std::nullopt : std::optional<Owner>(it->second);
 }
 
-int Kernel::write_bind(std::string_view value, bool probe_only) {
+int Kernel::hold_vf(std::size_t index, uint16_t i, const std::string& driver) {
+  std::lock_guard lock(mu_);
+  Pf& pf = *pfs_[index];
+  if (i >= pf.vfs.size()) {
+    return ENODEV;
+  }
+  Vf& vf = pf.vfs[i];
+  if (vf.bound || !vf.held_by.empty()) {
+    return EBUSY;
+  }
+  vf.held_by = driver;
+  tree_.add_link(vf.dir + "/driver", "../../../bus/pci/drivers/" + driver);
+  tree_.add_link("bus/pci/drivers/" + driver + "/" + vf.pci.str(), "../../../../" + vf.dir);
+  return 0;
+}
+
+int Kernel::release_vf(std::size_t index, uint16_t i, const std::string& driver) {
+  std::lock_guard lock(mu_);
+  Pf& pf = *pfs_[index];
+  if (i >= pf.vfs.size() || pf.vfs[i].held_by != driver) {
+    return ENODEV;
+  }
+  Vf& vf = pf.vfs[i];
+  vf.held_by.clear();
+  tree_.remove(vf.dir + "/driver");
+  tree_.remove("bus/pci/drivers/" + driver + "/" + vf.pci.str());
+  return 0;
+}
+
+int Kernel::write_bind(std::string_view value, bool probe_only, const std::string& driver) {
   auto owner = owner_of_pci(value);
   if (!owner) {
     return ENODEV;
   }
   Pf& pf = *pfs_[owner->pf];
+  if (owner->vf) {
+    // driver_override names the only driver that may take the VF (drivers_probe takes
+    // that one); vfio-pci, with no IDs of its own, takes only a VF so named.
+    std::string wanted = driver;
+    {
+      std::lock_guard lock(mu_);
+      if (*owner->vf >= pf.vfs.size()) {
+        return ENODEV;
+      }
+      const auto& vf = pf.vfs[*owner->vf];
+      if (probe_only && !vf.driver_override.empty()) {
+        wanted = vf.driver_override;
+      }
+      if (!vf.held_by.empty()) {
+        return probe_only ? 0 : EBUSY;
+      }
+      if (!vf.driver_override.empty() && vf.driver_override != wanted) {
+        return probe_only ? 0 : ENODEV;
+      }
+      if (wanted != "mlx5_core" && vf.driver_override != wanted) {
+        return probe_only ? 0 : ENODEV;
+      }
+    }
+    if (wanted != "mlx5_core") {
+      return hold_vf(owner->pf, *owner->vf, wanted);
+    }
+  } else if (driver != "mlx5_core") {
+    return ENODEV;  // no other driver takes a PF here
+  }
   if (!owner->vf) {
     std::string name;
     {
@@ -349,12 +407,15 @@ int Kernel::write_bind(std::string_view value, bool probe_only) {
   return probe_vf(owner->pf, *owner->vf);
 }
 
-int Kernel::write_unbind(std::string_view value) {
+int Kernel::write_unbind(std::string_view value, const std::string& driver) {
   auto owner = owner_of_pci(value);
   if (!owner) {
     return ENODEV;
   }
   Pf& pf = *pfs_[owner->pf];
+  if (driver != "mlx5_core") {
+    return owner->vf ? release_vf(owner->pf, *owner->vf, driver) : ENODEV;
+  }
   if (owner->vf) {
     std::lock_guard probing(pf.probe_mu);
     {

@@ -50,6 +50,8 @@ class Kernel {
     model::Guid effective_guid{0};  // what the VF's port took at its last probe
     model::Guid effective_node{0};  // the node GUID it took then
     std::string policy = "Down";
+    std::string driver_override{};  // sysfs driver_override: the only driver that may bind it
+    std::string held_by{};          // a driver other than mlx5_core bound to it
   };
 
   struct Pf {
@@ -103,8 +105,13 @@ class Kernel {
   int write_autoprobe(Pf& pf, std::string_view value);
   int write_ofed_guid(std::size_t index, uint16_t i, bool port, std::string_view value);
   int write_ofed_policy(std::size_t index, uint16_t i, std::string_view value);
-  int write_bind(std::string_view value, bool probe_only);
-  int write_unbind(std::string_view value);
+  // A write of `bind` of `driver`'s directory, or of drivers_probe (`probe_only`: the
+  // driver is the VF's driver_override, else mlx5_core).
+  int write_bind(std::string_view value, bool probe_only, const std::string& driver);
+  int write_unbind(std::string_view value, const std::string& driver);
+  // A VF taken by a driver other than mlx5_core (vfio-pci): no netdev, no RDMA device.
+  int hold_vf(std::size_t index, uint16_t i, const std::string& driver);
+  int release_vf(std::size_t index, uint16_t i, const std::string& driver);
   void enable_vfs(std::size_t index, uint16_t count);
   void disable_vfs(std::size_t index);
   int probe_vf(std::size_t index, uint16_t i);  // with the PF's probe_mu held

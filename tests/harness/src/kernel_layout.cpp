@@ -90,10 +90,11 @@ void Kernel::lay_out_drivers_and_modules() {
     }
   }
   add_writable(
-      "bus/pci/drivers_probe", [this](std::string_view v) { return write_bind(v, true); }, {},
-      0200);
+      "bus/pci/drivers_probe",
+      [this](std::string_view v) { return write_bind(v, true, "mlx5_core"); }, {}, 0200);
   tree_.add_value("bus/pci/drivers_autoprobe", "1", 0644);
-  std::set<std::string> drivers = {"mlx5_core"};
+  // vfio-pci: what takes a VF for a VM or a DPDK pod (through driver_override).
+  std::set<std::string> drivers = {"mlx5_core", "vfio-pci"};
   for (const auto& f : topology_.functions) {
     if (f.driver) {
       drivers.insert(*f.driver);
@@ -102,9 +103,9 @@ void Kernel::lay_out_drivers_and_modules() {
   for (const auto& d : drivers) {
     const auto dir = "bus/pci/drivers/" + d;
     add_writable(
-        dir + "/bind", [this](std::string_view v) { return write_bind(v, false); }, {}, 0200);
+        dir + "/bind", [this, d](std::string_view v) { return write_bind(v, false, d); }, {}, 0200);
     add_writable(
-        dir + "/unbind", [this](std::string_view v) { return write_unbind(v); }, {}, 0200);
+        dir + "/unbind", [this, d](std::string_view v) { return write_unbind(v, d); }, {}, 0200);
     if (topology_.modules.contains(d)) {
       tree_.add_link(dir + "/module", "../../../../module/" + d);
     }
@@ -174,18 +175,44 @@ void Kernel::lay_out_vf(Pf& pf, const Vf& vf) {
   tree_.add_value(dir + "/numa_node", std::to_string(f.numa_node));
   tree_.add_link(dir + "/subsystem", "../../../bus/pci");
   const auto vf_id = "0x" + bare_hex(f.sriov->vf_device);
-  tree_.add_file(
-      dir + "/uevent",
-      Attribute{[this, &pf, i = vf.index, tail = pci_uevent(vf.pci, f.vendor, vf_id)] {
-                  std::lock_guard lock(mu_);
-                  if (i >= pf.vfs.size()) {
-                    return std::string();
-                  }
-                  return (pf.vfs[i].bound ? std::string("DRIVER=mlx5_core\n") : std::string()) +
-                         tail;
-                },
-                {}});
+  tree_.add_file(dir + "/uevent",
+                 Attribute{[this, &pf, i = vf.index, tail = pci_uevent(vf.pci, f.vendor, vf_id)] {
+                             std::lock_guard lock(mu_);
+                             if (i >= pf.vfs.size()) {
+                               return std::string();
+                             }
+                             const auto& v = pf.vfs[i];
+                             const std::string driver = v.bound ? "mlx5_core" : v.held_by;
+                             return (driver.empty() ? std::string() : "DRIVER=" + driver + "\n") +
+                                    tail;
+                           },
+                           {}});
   tree_.add_link(dir + "/physfn", "../" + f.pci.str());
+  {
+    const std::size_t pf_index = functions_.at(f.pci).pf;
+    const uint16_t i = vf.index;
+    add_writable(
+        dir + "/driver_override",
+        [this, pf_index, i](std::string_view v) {
+          std::lock_guard lock(mu_);
+          auto& vfs = pfs_[pf_index]->vfs;
+          if (i >= vfs.size()) {
+            return ENODEV;
+          }
+          std::string name(v);
+          while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) {
+            name.pop_back();
+          }
+          vfs[i].driver_override = name;
+          return 0;
+        },
+        [this, &pf, i] {
+          return vf_field(pf, i, [](const Vf& v) {
+            return v.driver_override.empty() ? std::string("(null)") : v.driver_override;
+          });
+        },
+        0644);
+  }
   tree_.add_link(pf.dir + "/virtfn" + std::to_string(vf.index), "../" + vf.pci.str());
   tree_.add_link("bus/pci/devices/" + vf.pci.str(), "../../../" + dir);
   if (f.infiniband && f.infiniband->ofed_sriov_sysfs) {
@@ -241,6 +268,9 @@ void Kernel::remove_vf_rdma(const Vf& vf) {
 
 void Kernel::remove_vf_layout(Pf& pf, const Vf& vf) {
   remove_vf_rdma(vf);
+  if (!vf.held_by.empty()) {
+    tree_.remove("bus/pci/drivers/" + vf.held_by + "/" + vf.pci.str());
+  }
   tree_.remove(vf.dir);
   tree_.remove(pf.dir + "/virtfn" + std::to_string(vf.index));
   tree_.remove(pf.dir + "/sriov/" + std::to_string(vf.index));
@@ -267,7 +297,9 @@ void Kernel::add_net_entries(const std::string& dev_dir, const std::string& ifna
 }
 
 void Kernel::remove_net_entries(const std::string& dev_dir, const std::string& ifname) {
-  tree_.remove(dev_dir + "/net/" + ifname);
+  // A function has one netdev here; the kernel removes the net/ glue directory with the
+  // last one, so a VF unbound or handed to vfio-pci has no net/ at all.
+  tree_.remove(dev_dir + "/net");
   tree_.remove("class/net/" + ifname);
 }
 

@@ -192,6 +192,27 @@ TEST(AFakeHostDriversProbe, ProbesVfsOfTwoPfsAtOnce) {
 }
 
 // sysfs files belong to root: others may read what is world-readable and write nothing.
+TEST(AFakeHostVfio, TakesAVfNamedInItsDriverOverrideAndNoOtherDriverMay) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(echo_to("2", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
+  const std::string vf = "0000:18:00.2";
+  const auto vfio = host.sys("bus/pci/drivers/vfio-pci/");
+  // vfio-pci has no IDs of its own: without driver_override it takes nothing.
+  ASSERT_EQ(sh(echo_to(vf, host.sys("bus/pci/drivers/mlx5_core/unbind"))).exit_code, 0);
+  EXPECT_NE(sh(echo_to(vf, vfio + "bind")).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("vfio-pci", host.pci(vf, "driver_override"))).exit_code, 0);
+  EXPECT_EQ(read_file(host.pci(vf, "driver_override")), "vfio-pci\n");
+  // drivers_probe now takes the override, as the kernel's does.
+  ASSERT_EQ(sh(echo_to(vf, host.sys("bus/pci/drivers_probe"))).exit_code, 0);
+  EXPECT_EQ(sh("readlink " + host.pci(vf, "driver")).out, "../../../bus/pci/drivers/vfio-pci\n");
+  EXPECT_THAT(read_file(host.pci(vf, "uevent")), HasSubstr("DRIVER=vfio-pci"));
+  EXPECT_FALSE(exists(host.pci(vf, "net"))) << "a VF vfio-pci holds has no netdev";
+  EXPECT_NE(sh(echo_to(vf, host.sys("bus/pci/drivers/mlx5_core/bind"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to(vf, vfio + "unbind")).exit_code, 0);
+  EXPECT_FALSE(exists(host.pci(vf, "driver")));
+}
+
 TEST(AFakeHostAttribute, IsWritableByRootOnly) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
