@@ -257,7 +257,10 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
     }
     pf.altnames = pf_alts.value();
     const bool derived = entry.guid.scheme == GuidScheme::kDerived;
-    if (derived && (!info->node_guid || info->node_guid->is_zero())) {
+    // A PF with no driver, or a driver in its error state (no netdev, no RDMA device), has
+    // no node GUID to read: the hardware check names that cause, not its symptom here.
+    const bool healthy = info->driver && (info->netdev || info->ib_device);
+    if (derived && healthy && (!info->node_guid || info->node_guid->is_zero())) {
       pf.problems.push_back(problem(
           EventKind::kConfigInvalid,
           "PF " + pci.str() +

@@ -73,6 +73,32 @@ TEST(VfreadydFault, AHungNumvfsWriteLeavesItsPfStuckAndARunAfterItEndsToo) {
   }
 }
 
+TEST(VfreadydFault, APfWhoseDriverMadeNoNetdevOrRdmaDeviceGetsNoWrite) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  // mlx5 after a firmware fatal error: bound, but neither netdev nor RDMA device.
+  t.function(kFaulty).erase("netdev");
+  t.function(kFaulty).erase("infiniband");
+  // The reference configuration selects PFs by address: the sick one is still configured.
+  expect_scoped_failure(t,
+                        "PF 0000:40:00.0 has driver mlx5_core bound but neither a netdev "
+                        "nor an RDMA device");
+  FakeHost host(t);
+  sh(vfreadyd_command(host, repo_config(), "--once"), 60s);
+  for (const auto& w : host.writes()) {
+    EXPECT_THAT(w, Not(HasSubstr("0000:40:00.0/sriov_numvfs"))) << "a write into a sick driver";
+  }
+}
+
+TEST(VfreadydFault, AKernelLogLineNamingAPfsFailedProbeFailsThatPf) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.json()["kernel_log"] = {
+      "mlx5_core 0000:40:00.0: probe_one:1762:(pid 5): mlx5_init_one failed with error code "
+      "-110"};
+  expect_scoped_failure(t, "the driver failed to probe PF 0000:40:00.0");
+}
+
 TEST(VfreadydFault, EthernetFallbackNamesTheMlxconfigRemedy) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);
