@@ -5,10 +5,12 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <mutex>
 #include <thread>
 
 #include "log.hpp"
+#include "vfready/host/sysfs.hpp"
 
 namespace vfready::daemon {
 
@@ -62,9 +64,21 @@ void BusConnector::start() {
     std::unique_ptr<bus::Server> server;
     std::string error;
     int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    ~Pending() { close(fd); }
+    ~Pending() {
+      if (fd >= 0) {
+        close(fd);
+      }
+    }
   };
   auto pending = std::make_shared<Pending>();
+  if (pending->fd < 0) {
+    // Out of descriptors (or memory): no way to hear the connection made; try later.
+    log::warn({}, "eventfd: " + host::errno_name(errno) + "; trying D-Bus again in " +
+                      std::to_string(retry_.count()) + " s");
+    loop_.add_timer(Clock::now() + retry_, [this] { start(); });
+    retry_ = std::min(retry_ * 2, std::chrono::seconds(30));
+    return;
+  }
   std::thread([pending, address = address_, handlers = handlers_] {
     std::unique_ptr<bus::Server> server;
     std::string error;
