@@ -50,6 +50,30 @@ std::chrono::milliseconds device_call_bound(const model::Config& config) {
   return std::chrono::milliseconds(config.timeouts.device_call_ms);
 }
 
+// Required modules may still be loading when vfreadyd starts (openibd, rdma-hw.target, a
+// driver container): waits for them, up to timeouts.modules_ms. sysfs has no event for a
+// module's arrival, so this looks every 100 ms, on the planner's thread.
+void wait_for_modules(host::Sysfs& sysfs, const model::Config& config, PassChannel& channel) {
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(config.timeouts.modules_ms);
+  bool announced = false;
+  for (auto missing = host::missing_modules(sysfs, config.required_modules);
+       !missing.empty() && std::chrono::steady_clock::now() < until;
+       missing = host::missing_modules(sysfs, config.required_modules)) {
+    if (!announced) {
+      std::string names;
+      for (const auto& m : missing) {
+        names += (names.empty() ? "" : ", ") + m;
+      }
+      channel.post({.kind = PassMessage::Kind::kWaiting,
+                    .step = "Waiting up to " + std::to_string(config.timeouts.modules_ms) +
+                            " ms for modules to load: " + names});
+      announced = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 }  // namespace
 
 void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
@@ -60,6 +84,7 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
       // Listening before anything is read or made: no netdev's udev event is missed.
       m.udev = std::make_shared<host::LibudevWait>();
       host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
+      wait_for_modules(sysfs, in.config, *channel);
       auto host = std::make_shared<const model::HostInfo>(
           host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}));
       auto plan = model::make_plan(in.config, *host);

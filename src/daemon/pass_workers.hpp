@@ -44,7 +44,8 @@ struct BusyPfs {
 
 // What workers tell the loop.
 struct PassMessage {
-  enum class Kind { kPlanned, kStopped, kStep, kDone } kind = Kind::kStep;
+  // kWaiting: the planner waits for something before it reads the host (`step` says what).
+  enum class Kind { kPlanned, kStopped, kStep, kDone, kWaiting } kind = Kind::kStep;
   std::size_t pf = 0;
   std::string step{};
   std::optional<model::PfStatus> done{};

@@ -188,6 +188,7 @@ std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
   if (auto total = number<uint16_t>(sysfs, dir + "sriov_totalvfs")) {
     pf.sriov = true;
     pf.totalvfs = *total;
+    pf.vf_device = number<uint16_t>(sysfs, dir + "sriov_vf_device", 16).value_or(0);
     // The one attribute here that takes the device lock: it waits for a write of it.
     const auto numvfs =
         sysfs.on_device(pci.str(), {{DeviceOp::Kind::kRead, dir + "sriov_numvfs", {}}}, {});
@@ -239,6 +240,16 @@ std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
     }
   }
   return pf;
+}
+
+std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::string>& modules) {
+  std::vector<std::string> missing;
+  for (const auto& m : modules) {
+    if (!sysfs.exists("module/" + m)) {
+      missing.push_back(m);
+    }
+  }
+  return missing;
 }
 
 model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {

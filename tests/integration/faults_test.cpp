@@ -3,10 +3,12 @@
 // names it, while the other PFs come up.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include "daemon_run.hpp"
 #include "notify_socket.hpp"
 #include "root_only.hpp"
+#include "service_daemon.hpp"
 
 using namespace vfready::testing;
 using testing::Contains;
@@ -18,10 +20,14 @@ namespace {
 constexpr const char* kFaulty = "0000:40:00.0";
 
 // Runs vfreadyd --once; the fault must fail PF 0000:40:00.0 (ibs1) only, and with
-// outcome "degraded" READY=1 must not be sent (the reference config says "fail").
+// outcome "degraded" READY=1 must not be sent (the config says "fail"; "": the reference
+// config with a drop-in that says so).
 void expect_scoped_failure(const TopologyBuilder& topology, const std::string& message,
-                           const std::string& config = repo_config()) {
+                           std::string config = "") {
   FakeHost host(topology);
+  if (config.empty()) {
+    config = write_degraded_fail_config(host);
+  }
   NotifySocket notify;
   auto r = sh(vfreadyd_command(host, config, "--once", notify.path()), 120s);
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -56,7 +62,7 @@ TEST(VfreadydFault, AHungNumvfsWriteLeavesItsPfStuckAndARunAfterItEndsToo) {
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function(kFaulty)["faults"] = {{"numvfs_write_hangs", true}};
   FakeHost host(t);
-  auto text = read_file(repo_config());
+  auto text = failing_config_text();
   text.replace(text.rfind('}'), 1, R"(, "timeouts": {"numvfs_ms": 500, "device_call_ms": 500}})");
   const auto config = write_config(host, text);
   // The first run's helper stays in the write; the second run's read of sriov_numvfs
@@ -120,7 +126,7 @@ TEST(VfreadydFault, APortNotActiveWithinItsTimeoutFailsItsPf) {
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function(kFaulty)["infiniband"]["ports"][0]["state"] = "1: DOWN";
   FakeHost dir_only(TopologyBuilder::reference());  // only for write_config's directory
-  auto config = read_file(repo_config());
+  auto config = failing_config_text();
   config.replace(config.rfind('}'), 1, R"(, "timeouts": {"port_active_ms": 300}})");
   expect_scoped_failure(t, "port 1 of PF 0000:40:00.0 is \"1: DOWN\", not ACTIVE after 300 ms",
                         write_config(dir_only, config));
@@ -151,15 +157,33 @@ TEST(VfreadydDriverCheck, StopsBeforeAnyWriteOnAnUnknownSymbol) {
   EXPECT_THAT(notify.received(), Not(Contains(HasSubstr("READY=1"))));
 }
 
-TEST(VfreadydDriverCheck, StopsBeforeAnyWriteWhenAModuleIsMissing) {
+TEST(VfreadydDriverCheck, StopsBeforeAnyWriteWhenAModuleIsStillMissingAfterItsWait) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference();
   t.json()["modules"].erase("mlx5_ib");
   FakeHost host(t);
-  auto r = sh(vfreadyd_command(host, repo_config()), 60s);
+  NotifySocket notify;
+  auto text = read_file(repo_config());
+  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"modules_ms": 300}})");
+  auto r = sh(vfreadyd_command(host, write_config(host, text), "", notify.path()), 60s);
   EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(notify.wait_for("STATUS=Waiting up to 300 ms for modules to load: mlx5_ib", 5s));
   EXPECT_THAT(r.err, HasSubstr("module mlx5_ib is not loaded"));
   EXPECT_TRUE(host.writes().empty());
+}
+
+TEST(VfreadydDriverCheck, WaitsForARequiredModuleADriverLoaderIsStillLoading) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.json()["modules"]["ib_ipoib"] = {{"loads_on_signal", true}};
+  FakeHost host(t);
+  ServiceDaemon daemon(host, repo_config(), "--no-bus");
+  ASSERT_TRUE(
+      daemon.notify().wait_for("STATUS=Waiting up to 30000 ms for modules to load: ib_ipoib", 20s))
+      << daemon.log();
+  EXPECT_TRUE(host.writes().empty()) << "nothing is written before the driver is there";
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the loader finishes
+  EXPECT_TRUE(daemon.notify().wait_for("READY=1", 30s)) << daemon.log();
 }
 
 TEST(VfreadydFault, NetlinkGuidsOnANonIpoibNetdevFailThatPfWithEopnotsupp) {
@@ -179,7 +203,7 @@ TEST(VfreadydFault, ANetlinkPathPfWhoseGuidsCannotBeSetIsNeverReadyBeforeOrAfter
   // The first run leaves the VFs bound with GUID 0; the second reads that back from
   // their RDMA devices, tries again, and fails again.
   for (const char* run : {"first", "second"}) {
-    const auto r = sh(vfreadyd_command(host, repo_config(), "--once"), 60s);
+    const auto r = sh(vfreadyd_command(host, write_degraded_fail_config(host), "--once"), 60s);
     EXPECT_EQ(r.exit_code, 1) << run << ": " << r.out << r.err;
     EXPECT_THAT(r.err, HasSubstr("failed: Operation not supported (EOPNOTSUPP)")) << run;
     EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +failed")) << run;

@@ -19,6 +19,8 @@ struct HostPaths {
 };
 
 model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths);
+// Which of `modules` are not loaded (no /sys/module/<name>).
+std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::string>& modules);
 // One PF (nullopt when there is no such function, or it is a VF), with its VFs unless
 // `with_vfs` is false.
 std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,

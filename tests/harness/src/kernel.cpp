@@ -107,6 +107,7 @@ void Kernel::shutdown() {
 }
 
 void Kernel::release_hangs() {
+  lay_out_modules(/*late=*/true);
   {
     std::lock_guard lock(stop_mu_);
     released_ = true;

@@ -34,7 +34,7 @@ class Kernel {
   // Wakes every blocked write so that teardown can go on; they fail with EIO.
   void shutdown();
   // The driver recovers: writes of sriov_numvfs held by numvfs_write_hangs go on and
-  // complete, and later ones do not hang.
+  // complete, and later ones do not hang. Modules still loading (late_modules) appear.
   void release_hangs();
 
  private:
@@ -86,6 +86,7 @@ class Kernel {
   // kernel_layout.cpp: the sysfs tree
   void lay_out_pf(Pf& pf);
   void lay_out_drivers_and_modules();
+  void lay_out_modules(bool late);
   void lay_out_vf(Pf& pf, const Vf& vf);
   void remove_vf_layout(Pf& pf, const Vf& vf);
   // The RDMA device a bound VF has (mlx5_ib): its node GUID and port 1's GID 0, as the

@@ -82,13 +82,20 @@ void Kernel::add_writable(const std::string& path, std::function<int(std::string
                  mode);
 }
 
-void Kernel::lay_out_drivers_and_modules() {
+void Kernel::lay_out_modules(bool late) {
   for (const auto& [name, version] : topology_.modules) {
+    if (topology_.late_modules.contains(name) != late) {
+      continue;
+    }
     tree_.add_value("module/" + name + "/initstate", "live");
     if (version) {
       tree_.add_value("module/" + name + "/version", *version);
     }
   }
+}
+
+void Kernel::lay_out_drivers_and_modules() {
+  lay_out_modules(/*late=*/false);
   add_writable(
       "bus/pci/drivers_probe",
       [this](std::string_view v) { return write_bind(v, true, "mlx5_core"); }, {}, 0200);

@@ -170,7 +170,10 @@ Topology parse(const JsonReader& root) {
     }
     for (const auto& [name, m] : modules.json().items()) {
       const JsonReader module(m, modules.path() + "." + name);
-      module.only_keys({"version"});
+      module.only_keys({"version", "loads_on_signal"});
+      if (module.has("loads_on_signal") && module["loads_on_signal"].boolean()) {
+        t.late_modules.insert(name);
+      }
       t.modules[name] = module.has("version")
                             ? std::optional<std::string>(module["version"].string())
                             : std::nullopt;

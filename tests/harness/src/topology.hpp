@@ -63,6 +63,9 @@ struct Topology {
   std::string name;
   std::string kernel_release;
   std::map<std::string, std::optional<std::string>> modules;  // loaded; version if known
+  // Modules that a driver loader is still loading: absent until the fake host gets
+  // SIGUSR1 (the loader finishes).
+  std::set<std::string> late_modules;
   std::vector<std::string> kernel_log;
   uint32_t udev_init_latency_ms = 0;
   std::vector<FunctionSpec> functions;
