@@ -136,6 +136,13 @@ void Bringup::on_message(PassMessage& m) {
     case PassMessage::Kind::kStep:
       on_step(m.pf, m.step);
       return;
+    case PassMessage::Kind::kWaiting:
+      log::info({.step = "driver"}, m.step);
+      status_.text = m.step;
+      hooks_.progress(status_.text, std::chrono::milliseconds(in_.config.timeouts.modules_ms) +
+                                        std::chrono::seconds(30));
+      hooks_.changed();
+      return;
     case PassMessage::Kind::kDone:
       on_done(m.pf, std::move(*m.done));
       return;
@@ -161,6 +168,16 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
                            [&](const model::PfStatus& p) { return p.pci == t.pci; });
     model::PfStatus pf = it == status_.pfs.end() ? model::PfStatus{} : *it;
     pf.pci = t.pci;
+    pf.identity.configured_name = t.name ? t.name->str() : "";
+    pf.identity.vfs_configured = t.vfs;
+    if (const auto* info = host->find(t.pci)) {
+      if (pf.identity.kernel_name.empty()) {
+        pf.identity.kernel_name = info->netdev.value_or("");  // before vfready renamed it
+      }
+      pf.identity.vendor = info->vendor;
+      pf.identity.device = info->device;
+      pf.identity.vf_device = info->vf_device;
+    }
     if (only_.empty() || only_.contains(pci) || it == status_.pfs.end()) {
       pf.state = model::PfState::kPending;
       pf.steps.clear();
@@ -249,6 +266,7 @@ void Bringup::on_done(std::size_t pf, model::PfStatus status) {
   close_step(pf, status.state == model::PfState::kReady ? model::StepState::kDone
                                                         : model::StepState::kFailed);
   status.steps = std::move(status_.pfs[pf].steps);
+  status.identity = std::move(status_.pfs[pf].identity);
   status_.pfs[pf] = std::move(status);
   const auto& s = status_.pfs[pf];
   for (const auto& p : s.problems) {

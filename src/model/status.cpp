@@ -160,6 +160,8 @@ DaemonStatus printable(DaemonStatus status) {
   clean(status.problems);
   for (auto& pf : status.pfs) {
     clean(pf.name);
+    clean(pf.identity.configured_name);
+    clean(pf.identity.kernel_name);
     clean(pf.link_layer);
     clean(pf.port_state);
     clean(pf.step);

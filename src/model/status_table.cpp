@@ -39,16 +39,62 @@ std::string join(const nlohmann::json& list) {
 
 std::string ms(double v) { return std::to_string(static_cast<long>(v)) + " ms"; }
 
+// {"value": 4, "name": "ACTIVE"} -> "ACTIVE"
+std::string port(const nlohmann::json& pf) {
+  const auto it = pf.find("port_state");
+  return it != pf.end() && it->is_object() ? str(*it, "name") : "-";
+}
+
+std::size_t count(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_array() ? it->size() : 0;
+}
+
+nlohmann::json list(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : nlohmann::json::array();
+}
+
+// VFs ready (no problem, not in use) and VFs there.
+std::pair<std::size_t, std::size_t> vf_counts(const nlohmann::json& pf) {
+  std::size_t good = 0;
+  const auto vfs = list(pf, "vfs");
+  for (const auto& vf : vfs) {
+    good += count(vf, "problems") == 0 && str(vf, "in_use") == "-" ? 1 : 0;
+  }
+  return {good, vfs.size()};
+}
+
+// "ibs0v0..ibs0v7": the first and last VF names, "-" when none has one.
+std::string vf_names(const nlohmann::json& pf) {
+  std::string first;
+  std::string last;
+  for (const auto& vf : list(pf, "vfs")) {
+    const auto name = str(vf, "name");
+    if (name != "-") {
+      (first.empty() ? first : last) = name;
+    }
+  }
+  return first.empty() ? "-" : last.empty() ? first : first + ".." + last;
+}
+
+std::size_t problem_count(const nlohmann::json& pf) {
+  std::size_t n = count(pf, "problems");
+  for (const auto& vf : list(pf, "vfs")) {
+    n += count(vf, "problems");
+  }
+  return n;
+}
+
 std::string vf_lines(const nlohmann::json& pf, bool colour) {
   std::string out;
-  for (const auto& vf : pf.value("vfs", nlohmann::json::array())) {
-    const bool ok = vf.value("problems", nlohmann::json::array()).empty();
-    const bool in_use = !vf.value("in_use", std::string()).empty();
+  for (const auto& vf : list(pf, "vfs")) {
+    const bool ok = count(vf, "problems") == 0;
+    const bool in_use = str(vf, "in_use") != "-";
     const char* word = !ok ? "problem" : in_use ? "in use" : "ok";
     out += "  VF " + pad(std::to_string(vf.value("index", 0)), 3) + pad(str(vf, "pci"), 12) +
            pad(str(vf, "name"), 15) + pad(str(vf, "guid"), 23) +
-           paint(word, ok ? "ready" : "problem", colour) + "  " +
-           join(vf.value("altnames", nlohmann::json::array())) + "\n";
+           paint(word, ok ? "ready" : "problem", colour) + "  " + join(list(vf, "altnames")) + "\n";
   }
   return out;
 }
@@ -58,15 +104,15 @@ std::string problem_lines(const nlohmann::json& pf, bool colour) {
   const auto line = [&](const std::string& who, const std::string& text) {
     out += paint("  problem", "problem", colour) + " [" + who + "] " + text + "\n";
   };
-  for (const auto& p : pf.value("problems", nlohmann::json::array())) {
+  for (const auto& p : list(pf, "problems")) {
     line(str(pf, "pci"), p.get<std::string>());
   }
-  for (const auto& vf : pf.value("vfs", nlohmann::json::array())) {
-    for (const auto& p : vf.value("problems", nlohmann::json::array())) {
+  for (const auto& vf : list(pf, "vfs")) {
+    for (const auto& p : list(vf, "problems")) {
       line(str(vf, "pci"), p.get<std::string>());
     }
   }
-  for (const auto& w : pf.value("warnings", nlohmann::json::array())) {
+  for (const auto& w : list(pf, "warnings")) {
     out += paint("  warning", "degraded", colour) + " [" + str(pf, "pci") + "] " +
            w.get<std::string>() + "\n";
   }
@@ -75,31 +121,30 @@ std::string problem_lines(const nlohmann::json& pf, bool colour) {
 
 }  // namespace
 
-std::string render_status(const nlohmann::json& status, bool colour) {
+std::string render_status(const nlohmann::json& status, bool colour, bool vfs) {
   const auto state = str(status, "state");
   std::string out = "State: " + paint(state, state, colour) + " (" + str(status, "status") + ")";
-  if (status.value("ready_ms", -1.0) >= 0) {
-    out += ", outcome after " + ms(status.value("ready_ms", 0.0));
+  const auto ready_ms = status.find("ready_ms");
+  if (ready_ms != status.end() && ready_ms->is_number()) {
+    out += ", outcome after " + ms(ready_ms->get<double>());
   }
   out += "\n";
-  for (const auto& p : status.value("problems", nlohmann::json::array())) {
+  for (const auto& p : list(status, "problems")) {
     out += paint("problem", "problem", colour) + ": " + p.get<std::string>() + "\n";
   }
   out += pad("PF", 12) + pad("NAME", 15) + pad("STATE", 7) + pad("LINK", 10) + pad("PORT", 10) +
-         "VFS\n";
+         pad("VFS", 7) + pad("VF NAMES", 19) + "PROBLEMS\n";
   std::string details;
-  for (const auto& pf : status.value("pfs", nlohmann::json::array())) {
-    const auto vfs = pf.value("vfs", nlohmann::json::array());
-    std::size_t good = 0;
-    for (const auto& vf : vfs) {
-      good += vf.value("problems", nlohmann::json::array()).empty() ? 1 : 0;
-    }
+  for (const auto& pf : list(status, "pfs")) {
+    const auto [good, there] = vf_counts(pf);
     const auto pf_state = str(pf, "state");
     out += pad(str(pf, "pci"), 12) + pad(str(pf, "name"), 15) +
            paint(pad(pf_state, 7), pf_state, colour) + pad(str(pf, "link_layer"), 10) +
-           pad(str(pf, "port_state"), 10) + std::to_string(good) + "/" +
-           std::to_string(vfs.size()) + "\n";
-    out += vf_lines(pf, colour);
+           pad(port(pf), 10) + pad(std::to_string(good) + "/" + std::to_string(there), 7) +
+           pad(vf_names(pf), 19) + std::to_string(problem_count(pf)) + "\n";
+    if (vfs) {
+      out += vf_lines(pf, colour);
+    }
     details += problem_lines(pf, colour);
   }
   return out + details;
@@ -109,9 +154,9 @@ std::string render_pf(const nlohmann::json& pf, bool colour) {
   const auto state = str(pf, "state");
   std::string out =
       "PF " + str(pf, "pci") + " (" + str(pf, "name") + "): " + paint(state, state, colour) + "\n";
-  out += "  link layer " + str(pf, "link_layer") + ", port " + str(pf, "port_state") + "\n";
+  out += "  link layer " + str(pf, "link_layer") + ", port " + port(pf) + "\n";
   out += "  steps:";
-  for (const auto& s : pf.value("steps", nlohmann::json::array())) {
+  for (const auto& s : list(pf, "steps")) {
     out += " " + str(s, "name") + " " + paint(str(s, "state"), str(s, "state"), colour) + " " +
            ms(s.value("elapsed_ms", 0.0)) + ";";
   }

@@ -50,3 +50,70 @@ TEST(TheStatusJson, KeepsProblemTextsAndAddsTheirCodesAndStates) {
   EXPECT_EQ(p["events"][0]["event"], "numvfs-failed");
   EXPECT_EQ(find_pf(s, "0000:40:00.1"), &s.pfs[0]);
 }
+
+TEST(TheStatusJson, SaysNullForWhatIsUnknownAndGivesTimesAsDatesAndWholeMs) {
+  DaemonStatus s;
+  s.started_unix_ms = 1'796'147'305'000;  // 2026-12-01T17:48:25Z
+  s.ready_ms = 1234.7;
+  PfStatus pf;
+  pf.pci = PciAddress::parse("0000:18:00.0").value();
+  pf.port_state = "4: ACTIVE";
+  pf.identity.vf_device = 0x101e;
+  pf.steps.push_back({"vfs", StepState::kDone, 10.5, 20.25});
+  pf.vfs.push_back(vf("0000:18:00.1"));
+  s.pfs.push_back(pf);
+  const auto j = to_json(s, s.started_unix_ms + 5000);
+  EXPECT_EQ(j["schema_version"], kStatusSchemaVersion);
+  EXPECT_EQ(j["generated_at"], "2026-12-01T17:48:30.000Z");
+  EXPECT_EQ(j["ready_ms"], 1234);
+  EXPECT_EQ(j["ready_at"], "2026-12-01T17:48:26.234Z");
+  const auto& p = j["pfs"][0];
+  EXPECT_TRUE(p["name"].is_null());
+  EXPECT_EQ(p["port_state"]["value"], 4);
+  EXPECT_EQ(p["port_state"]["name"], "ACTIVE");
+  EXPECT_EQ(p["vf_device"], "101e");
+  EXPECT_TRUE(p["device"].is_null());
+  EXPECT_EQ(p["steps"][0]["started_ms"], 10);
+  EXPECT_EQ(p["steps"][0]["started_at"], "2026-12-01T17:48:25.010Z");
+  EXPECT_TRUE(p["vfs"][0]["in_use"].is_null());
+  EXPECT_TRUE(p["vfs"][0]["guid"].is_null());
+  EXPECT_TRUE(to_json(DaemonStatus{})["ready_ms"].is_null());
+}
+
+TEST(APortState, ReadsAsNumberAndNameOrNull) {
+  EXPECT_EQ(port_state_json("1: DOWN")["value"], 1);
+  EXPECT_EQ(port_state_json("1: DOWN")["name"], "DOWN");
+  EXPECT_TRUE(port_state_json("").is_null());
+  EXPECT_TRUE(port_state_json("ACTIVE").is_null());
+  EXPECT_TRUE(port_state_json("x: ACTIVE").is_null());
+  EXPECT_TRUE(port_state_json("4: ").is_null());
+}
+
+TEST(APfLookup, FindsAPfByAnyOfItsNamesOrAVfInTheStatusAndInItsJson) {
+  DaemonStatus s;
+  for (const char* pci : {"0000:18:00.0", "0000:40:00.0"}) {
+    PfStatus pf;
+    pf.pci = PciAddress::parse(pci).value();
+    s.pfs.push_back(pf);
+  }
+  // The second failed before it was renamed: it has no name, but the plan's and the kernel's.
+  s.pfs[0].name = "ibs0";
+  s.pfs[0].vfs.push_back(vf("0000:18:00.1"));
+  s.pfs[0].vfs[0].name = "ibs0v0";
+  s.pfs[1].identity.configured_name = "ibs1";
+  s.pfs[1].identity.kernel_name = "ibp64s0";
+  const auto j = to_json(s);
+  for (const char* key : {"ibs1", "ibp64s0", "0000:40:00.0"}) {
+    EXPECT_EQ(find_pf(s, key), &s.pfs[1]) << key;
+    ASSERT_NE(find_pf(j, key), nullptr) << key;
+    EXPECT_EQ((*find_pf(j, key))["pci"], "0000:40:00.0") << key;
+  }
+  for (const char* key : {"ibs0v0", "0000:18:00.1", "ibs0"}) {
+    EXPECT_EQ(find_pf(s, key), &s.pfs[0]) << key;
+    ASSERT_NE(find_pf(j, key), nullptr) << key;
+    EXPECT_EQ((*find_pf(j, key))["pci"], "0000:18:00.0") << key;
+  }
+  EXPECT_EQ(find_pf(s, "ibs9"), nullptr);
+  EXPECT_EQ(find_pf(j, "ibs9"), nullptr);
+  EXPECT_EQ(find_pf(j, ""), nullptr);
+}

@@ -35,6 +35,7 @@ struct PfInfo {
   PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
   uint16_t vendor = 0;
   uint16_t device = 0;
+  uint16_t vf_device = 0;  // sriov_vf_device: its VFs' PCI device ID
   std::optional<std::string> driver;
   int numa_node = -1;
   std::optional<std::string> netdev;
@@ -74,6 +75,15 @@ struct HostInfo {
   std::map<std::string, std::optional<std::string>> modules;  // loaded; version if any
   std::vector<std::string> kernel_log;                        // message text, one per record
   std::vector<PfInfo> functions;  // physical functions of interest, in PCI order
+
+  [[nodiscard]] const PfInfo* find(const PciAddress& pci) const {
+    for (const auto& f : functions) {
+      if (f.pci == pci) {
+        return &f;
+      }
+    }
+    return nullptr;
+  }
 };
 
 }  // namespace vfready::model

@@ -47,8 +47,21 @@ struct StepTiming {
   double elapsed_ms = 0;  // so far, while running
 };
 
+// What a PF is, as the plan and the host said before its bring-up: kept whatever state
+// the PF reaches, so that a PF that failed before it was renamed is still found by its
+// configured or kernel name, and configs for the cluster can be derived from it.
+struct PfIdentity {
+  std::string configured_name;  // the name the plan gives it ("" when none)
+  std::string kernel_name;      // its netdev's name when vfready found it
+  uint16_t vendor = 0;
+  uint16_t device = 0;
+  uint16_t vf_device = 0;  // sriov_vf_device (0x101e on ConnectX-7)
+  uint16_t vfs_configured = 0;
+};
+
 struct PfStatus {
   PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
+  PfIdentity identity;
   std::string name;
   int ifindex = 0;
   std::string link_layer;
@@ -92,7 +105,15 @@ struct DaemonStatus {
   std::vector<Problem> problems;  // not of one PF: driver, config, reload
   std::vector<PfStatus> pfs;
   std::vector<DriftEvent> recent_events;  // the latest, oldest first
-  double ready_ms = -1;  // when the bring-up reached its outcome, since start; -1 before
+  double ready_ms = -1;    // when the last pass reached its outcome, since start; -1 before
+  double bringup_ms = -1;  // when the first one did
+  // When the daemon started, in ms since the Unix epoch (wall clock): what the times
+  // since start are relative to when shown as dates.
+  int64_t started_unix_ms = 0;
+  // Whether the node is ready as systemd was told: the last outcome was ready, or
+  // degraded with outcome.degraded "ready".
+  bool node_ready = false;
+  uint64_t drift_events = 0;  // changes under vfready after READY, each repaired by a pass
 };
 
 // The status with every text made printable (vfready/model/printable.hpp): what D-Bus

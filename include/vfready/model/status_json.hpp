@@ -9,11 +9,24 @@
 // Keys are snake_case and stable; docs/dbus-api.md lists them.
 namespace vfready::model {
 
-nlohmann::json to_json(const VfStatus& vf);
-nlohmann::json to_json(const PfStatus& pf);
-nlohmann::json to_json(const DaemonStatus& status);
+// Raised when a key changes meaning or goes; new keys may come without it.
+constexpr int kStatusSchemaVersion = 2;
 
-// The PF whose PCI address, name or VF (PCI address or name) is `key`; nullptr if none.
+nlohmann::json to_json(const VfStatus& vf);
+// `started_unix_ms`: the daemon's start (DaemonStatus), for dates of its steps.
+nlohmann::json to_json(const PfStatus& pf, int64_t started_unix_ms = 0);
+// `now_unix_ms`: when the JSON is made (its "generated_at"), 0 for none.
+nlohmann::json to_json(const DaemonStatus& status, int64_t now_unix_ms = 0);
+
+// "2026-12-01T17:41:45.123Z"
+std::string rfc3339(int64_t unix_ms);
+// "4: ACTIVE" -> {"value": 4, "name": "ACTIVE"}; null when it does not read so.
+nlohmann::json port_state_json(const std::string& text);
+
+// The PF whose PCI address, name (given, configured or kernel's) or VF (PCI address or
+// name) is `key`; nullptr if none.
 const PfStatus* find_pf(const DaemonStatus& status, const std::string& key);
+// The same lookup over the status as JSON (the status file): the PF's object or nullptr.
+const nlohmann::json* find_pf(const nlohmann::json& status, const std::string& key);
 
 }  // namespace vfready::model

@@ -8,8 +8,9 @@
 // with names, GUIDs and altnames, then every problem in full.
 namespace vfready::model {
 
-// `colour`: ANSI colours for states and problems (for a terminal).
-std::string render_status(const nlohmann::json& status, bool colour);
+// One line per PF (state, VFs ready/there, names, problems), then every problem in full;
+// `vfs`: each VF's line under its PF. `colour`: ANSI colours (for a terminal).
+std::string render_status(const nlohmann::json& status, bool colour, bool vfs = false);
 // One PF (as DescribePF() returns it) with its steps and timings.
 std::string render_pf(const nlohmann::json& pf, bool colour);
 
