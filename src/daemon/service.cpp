@@ -21,6 +21,9 @@ Service::Service(ServiceOptions options, BringupInputs inputs, host::Notifier& n
     : options_(std::move(options)), inputs_(std::move(inputs)), notifier_(notifier) {
   status_.version = kVersion;
   status_.config_file = options_.config_path;
+  status_.started_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
 }
 
 Service::~Service() = default;
@@ -71,7 +74,9 @@ int Service::run() {
     }
   }
   start_bringup();
-  return loop_.run();
+  const int code = loop_.run();
+  files_.flush();  // what vfreadyctl shows once vfreadyd is gone
+  return code;
 }
 
 void Service::on_drift(const Drift& drift, const DriftWatch::Judge& judge_again) {
@@ -88,6 +93,7 @@ void Service::on_drift(const Drift& drift, const DriftWatch::Judge& judge_again)
   if (status_.recent_events.size() > kKept) {
     status_.recent_events.erase(status_.recent_events.begin());
   }
+  ++status_.drift_events;
   dirty_.insert(drift.pf);
   publish();
 }
@@ -138,6 +144,12 @@ void Service::on_bringup_finished() {
                      (outcome == model::Outcome::kDegraded && inputs_.config.ready_when_degraded);
   const bool first = !first_done_;
   first_done_ = true;
+  status_.node_ready = ready;
+  if (first) {
+    status_.bringup_ms = status_.ready_ms;
+  }
+  publish();
+  files_.flush();
   if (ready && !ready_sent_) {
     notifier_.notify("READY=1\nSTATUS=" + status_.text);
     ready_sent_ = true;
@@ -148,7 +160,9 @@ void Service::on_bringup_finished() {
   }
   if (options_.once) {
     static_cast<void>(std::fputs(
-        model::render_status(model::to_json(model::printable(status_)), false).c_str(), stdout));
+        model::render_status(model::to_json(model::printable(status_)), false, /*vfs=*/true)
+            .c_str(),
+        stdout));
     loop_.quit(ready ? 0 : 1);
     return;
   }
@@ -172,6 +186,7 @@ void Service::on_bringup_finished() {
     // A reload that came while this pass ran: its pass covers every PF, drift included.
     inputs_ = std::move(*pending_);
     pending_.reset();
+    files_.configure(inputs_.config.publish);
     ++status_.config_generation;
     publish();
     dirty_.clear();
@@ -291,6 +306,7 @@ std::optional<std::string> Service::reload() {
   }
   inputs_.config = config.value();
   inputs_.table = table.value();
+  files_.configure(inputs_.config.publish);
   ++status_.config_generation;
   publish();
   notifier_.notify(ready.empty() ? "STATUS=Reloaded" : "READY=1");
@@ -302,6 +318,7 @@ void Service::publish() {
   if (bus_) {
     bus_->publish(status_);
   }
+  files_.changed();
 }
 
 }  // namespace vfready::daemon

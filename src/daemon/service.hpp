@@ -12,6 +12,7 @@
 #include "drift_watch.hpp"
 #include "event_loop.hpp"
 #include "host_roots.hpp"
+#include "status_files.hpp"
 #include "vfready/host/notifier.hpp"
 
 // vfreadyd as a service: the loop with its sources (signals, the bring-up, the bus,
@@ -71,6 +72,7 @@ class Service {
   std::shared_ptr<Bringup> bringup_;
   EventLoop::Id bringup_id_ = 0;
   std::unique_ptr<BusConnector> bus_;
+  StatusFiles files_{loop_, status_, inputs_.config.publish};
   std::unique_ptr<DriftWatch> drift_;
   std::set<std::string> dirty_;  // PFs a reconcile pass should look at
   // Events that came during a pass of their PF, to judge again when it ends.

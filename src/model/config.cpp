@@ -203,15 +203,16 @@ PfConfig pf_config(const JsonReader& r, const std::string& source) {
 Config config_from(const json& merged, const std::string& pfs_source) {
   Config c;
   const JsonReader root(merged, "$");
-  root.only_keys(
-      {"$schema", "pfs", "timeouts", "outcome", "required_modules", "firmware_minimums"});
+  root.only_keys({"$schema", "pfs", "timeouts", "outcome", "publish", "required_modules",
+                  "firmware_minimums"});
   const auto pfs = root["pfs"];
   for (std::size_t i = 0; i < pfs.array_size(); ++i) {
     c.pfs.push_back(pf_config(pfs[i], pfs_source));
   }
   if (root.has("timeouts")) {
     const auto t = root["timeouts"];
-    t.only_keys({"numvfs_ms", "bind_ms", "udev_ms", "port_active_ms", "device_call_ms"});
+    t.only_keys(
+        {"numvfs_ms", "bind_ms", "udev_ms", "port_active_ms", "device_call_ms", "modules_ms"});
     const auto ms = [&](const char* key, uint32_t* out) {
       if (t.has(key)) {
         *out = static_cast<uint32_t>(t[key].uint_in(1, 3600000));
@@ -222,6 +223,35 @@ Config config_from(const json& merged, const std::string& pfs_source) {
     ms("udev_ms", &c.timeouts.udev_ms);
     ms("port_active_ms", &c.timeouts.port_active_ms);
     ms("device_call_ms", &c.timeouts.device_call_ms);
+    if (t.has("modules_ms")) {
+      c.timeouts.modules_ms = static_cast<uint32_t>(t["modules_ms"].uint_in(0, 3600000));
+    }
+  }
+  if (root.has("publish")) {
+    const auto p = root["publish"];
+    p.only_keys({"status_file", "nfd_file", "metrics_file"});
+    const auto file = [&](const char* key, std::optional<std::string>* out) {
+      if (!p.has(key)) {
+        return;
+      }
+      // false, not null: in a drop-in (a JSON merge patch) null removes the key instead.
+      const auto v = p[key];
+      if (v.json().is_boolean() && !v.json().get<bool>()) {
+        out->reset();
+        return;
+      }
+      if (!v.json().is_string()) {
+        v.fail("must be an absolute file path, or false for none");
+      }
+      auto path = v.string();
+      if (path.empty() || path.front() != '/' || path.back() == '/') {
+        v.fail("must be an absolute file path, or false for none");
+      }
+      *out = std::move(path);
+    };
+    file("status_file", &c.publish.status_file);
+    file("nfd_file", &c.publish.nfd_file);
+    file("metrics_file", &c.publish.metrics_file);
   }
   if (root.has("outcome")) {
     const auto o = root["outcome"];

@@ -67,7 +67,7 @@ TEST(VfreadydJournal, EntriesCarryStepPfVfInterfaceAndMessageIds) {
   FakeHost host(topology);
   NotifySocket journal("journal/socket");
   const auto run = sh(
-      vfreadyd_command(host, repo_config(), "--once --log-target journal", "",
+      vfreadyd_command(host, write_degraded_fail_config(host), "--once --log-target journal", "",
                        "mkdir -p /run/systemd && mount --bind " + journal.dir() + " /run/systemd"),
       120s);
   EXPECT_EQ(run.exit_code, 1) << run.err;  // degraded, and the config says fail

@@ -44,21 +44,35 @@ TEST(TheReferenceConfig, ParsesAndSelectsTheEightInfinibandPfsByAddress) {
 TEST(AConfig, HasDefaultsForWhatItDoesNotSay) {
   auto c = parse_config({{"main.json", kMinimal}});
   ASSERT_TRUE(c) << c.error().message;
-  EXPECT_FALSE(c->ready_when_degraded);
+  EXPECT_TRUE(c->ready_when_degraded);
   EXPECT_EQ(c->timeouts.numvfs_ms, 120000u);
+  EXPECT_EQ(c->timeouts.modules_ms, 30000u);
+  EXPECT_EQ(c->publish.status_file, "/run/vfready/status.json");
+  EXPECT_EQ(c->publish.nfd_file, "/etc/kubernetes/node-feature-discovery/features.d/vfready");
+  EXPECT_EQ(c->publish.metrics_file, "/var/lib/node_exporter/textfile_collector/vfready.prom");
   EXPECT_EQ(c->pfs[0].guid.scheme, GuidScheme::kDerived);
   EXPECT_EQ(c->pfs[0].guid.policy, "Follow");
   EXPECT_TRUE(c->pfs[0].require_port_active);
   EXPECT_THAT(c->required_modules, testing::Contains("mlx5_ib"));
 }
 
+TEST(AConfig, TurnsAPublishedFileOffWithFalse) {
+  auto c = parse_config(
+      {{"main.json", kMinimal}, {"10-publish.json", R"({"publish": {"metrics_file": false,
+                                                             "nfd_file": "/tmp/labels"}})"}});
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_FALSE(c->publish.metrics_file.has_value());
+  EXPECT_EQ(c->publish.nfd_file, "/tmp/labels");
+  EXPECT_EQ(c->publish.status_file, "/run/vfready/status.json");
+}
+
 TEST(AConfig, MergesDropInsInOrderAndBlamesTheFileThatSetTheBadKey) {
   auto c = parse_config({{"main.json", kMinimal},
                          {"10-timeouts.json", R"({"timeouts": {"udev_ms": 5000}})"},
-                         {"20-outcome.json", R"({"outcome": {"degraded": "ready"}})"}});
+                         {"20-outcome.json", R"({"outcome": {"degraded": "fail"}})"}});
   ASSERT_TRUE(c) << c.error().message;
   EXPECT_EQ(c->timeouts.udev_ms, 5000u);
-  EXPECT_TRUE(c->ready_when_degraded);
+  EXPECT_FALSE(c->ready_when_degraded);
   EXPECT_EQ(c->pfs[0].vfs, 8);
 
   auto bad = parse_config(
@@ -165,5 +179,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"BadFirmwareVersion", R"({"pfs": [], "firmware_minimums": {"0x1021": "new"}})",
                   "$.firmware_minimums.0x1021: invalid version \"new\""},
         BadConfig{"BadOutcome", R"({"pfs": [], "outcome": {"degraded": "maybe"}})",
-                  "$.outcome.degraded: is \"maybe\"; must be one of ready, fail"}),
+                  "$.outcome.degraded: is \"maybe\"; must be one of ready, fail"},
+        BadConfig{"RelativePublishPath", R"({"pfs": [], "publish": {"nfd_file": "vfready"}})",
+                  "$.publish.nfd_file: must be an absolute file path, or false for none"},
+        BadConfig{"UnknownPublishKey", R"({"pfs": [], "publish": {"status": "/run/x"}})",
+                  "$.publish.status: unknown key"}),
     [](const testing::TestParamInfo<BadConfig>& info) { return info.param.name; });

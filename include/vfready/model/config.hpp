@@ -66,13 +66,29 @@ struct Timeouts {
   // Any other call that takes a device lock: reading sriov_numvfs, autoprobe, unbind,
   // OFED's GUID files. Past it (or numvfs_ms, bind_ms for theirs) the PF is stuck.
   uint32_t device_call_ms = 10000;
+  // Required modules missing at start are waited for this long (a driver loader such as
+  // openibd may still be loading them) before the driver check fails.
+  uint32_t modules_ms = 30000;
+};
+
+// Files vfreadyd keeps up to date on every change, for what reads the node without D-Bus:
+// vfreadyctl when the daemon is gone, Node Feature Discovery, node_exporter. nullopt
+// (false in the file): not written. The NFD and metrics files are written only when their directory
+// exists.
+struct PublishConfig {
+  std::optional<std::string> status_file = "/run/vfready/status.json";
+  std::optional<std::string> nfd_file = "/etc/kubernetes/node-feature-discovery/features.d/vfready";
+  std::optional<std::string> metrics_file =
+      "/var/lib/node_exporter/textfile_collector/vfready.prom";
 };
 
 struct Config {
   std::vector<PfConfig> pfs;
   Timeouts timeouts;
-  // Whether a bring-up with some PFs failed still tells systemd READY=1.
-  bool ready_when_degraded = false;
+  // Whether a bring-up with some PFs failed still tells systemd READY=1: one bad cable
+  // should not keep a node's other rails out of the cluster.
+  bool ready_when_degraded = true;
+  PublishConfig publish;
   std::vector<std::string> required_modules = {"mlx5_core", "mlx5_ib", "ib_core", "ib_ipoib"};
   // Minimum firmware per PCI device ID (added to and overriding the shipped table).
   std::map<uint16_t, Version> firmware_minimums;

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <string_view>
+
+// Files that others read whole while vfreadyd rewrites them (its status file, NFD labels,
+// node_exporter metrics): written to a dotfile beside the target, then renamed over it,
+// so a reader sees the old content or the new, never a part.
+namespace vfready::host {
+
+// 0, or the errno of the step that failed (the target is then as it was). The file gets
+// `mode`; `make_dir`: its directory is made (0755) when missing, else its absence is
+// ENOENT.
+int write_file_atomically(const std::string& path, std::string_view content, unsigned mode,
+                          bool make_dir);
+
+}  // namespace vfready::host

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "status_files.hpp"
+
+#include <cerrno>
+
+#include "log.hpp"
+#include "vfready/host/state_files.hpp"
+#include "vfready/host/sysfs.hpp"
+#include "vfready/model/node_publish.hpp"
+#include "vfready/model/status_json.hpp"
+
+namespace vfready::daemon {
+
+void StatusFiles::changed() {
+  if (scheduled_) {
+    return;
+  }
+  scheduled_ = true;
+  loop_.add_timer(Clock::now() + kCoalesce, [this] {
+    if (scheduled_) {
+      flush();
+    }
+  });
+}
+
+void StatusFiles::flush() {
+  scheduled_ = false;
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  const auto status = model::printable(status_);
+  write(files_.status_file, "status file", model::to_json(status, now).dump() + "\n",
+        /*make_dir=*/true);
+  write(files_.nfd_file, "NFD feature file", model::node_feature_labels(status), false);
+  write(files_.metrics_file, "metrics file", model::prometheus_metrics(status, now), false);
+}
+
+void StatusFiles::write(const std::optional<std::string>& path, const std::string& what,
+                        const std::string& content, bool make_dir) {
+  if (!path) {
+    return;
+  }
+  const int err = host::write_file_atomically(*path, content, 0644, make_dir);
+  // Without its directory (no NFD, no node_exporter on this node) a file is not wanted.
+  const bool unwanted = err == ENOENT && !make_dir;
+  auto& last = errors_[*path];
+  if (err != 0 && !unwanted && err != last) {
+    log::warn({}, "cannot write the " + what + " " + *path + ": " + host::errno_name(err));
+  } else if (err == 0 && last != 0) {
+    log::info({}, "the " + what + " " + *path + " is written again");
+  }
+  last = unwanted ? 0 : err;
+}
+
+}  // namespace vfready::daemon

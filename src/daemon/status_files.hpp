@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "event_loop.hpp"
+#include "vfready/model/config.hpp"
+#include "vfready/model/status.hpp"
+
+// The files that carry the status beyond D-Bus and beyond the process: the status file
+// (`vfreadyctl status` reads it when vfreadyd is gone), Node Feature Discovery labels and
+// node_exporter metrics. Each is rewritten atomically from the loop's thread when the
+// status changes, at most every `kCoalesce` during a bring-up, and at once on an outcome
+// and before vfreadyd exits.
+namespace vfready::daemon {
+
+class StatusFiles {
+ public:
+  static constexpr std::chrono::milliseconds kCoalesce{200};
+
+  StatusFiles(EventLoop& loop, const model::DaemonStatus& status, model::PublishConfig files)
+      : loop_(loop), status_(status), files_(std::move(files)) {}
+  // A reload may name other files: later writes go there.
+  void configure(model::PublishConfig files) { files_ = std::move(files); }
+  // The status changed: written within kCoalesce.
+  void changed();
+  // Written now.
+  void flush();
+
+ private:
+  void write(const std::optional<std::string>& path, const std::string& what,
+             const std::string& content, bool make_dir);
+
+  EventLoop& loop_;
+  const model::DaemonStatus& status_;
+  model::PublishConfig files_;
+  bool scheduled_ = false;
+  std::map<std::string, int> errors_;  // path -> the errno last logged for it
+};
+
+}  // namespace vfready::daemon
