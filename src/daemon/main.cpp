@@ -60,24 +60,29 @@ int run(int argc, char** argv) {
                  "D-Bus address to serve on (default: the system bus, or "
                  "$DBUS_SYSTEM_BUS_ADDRESS)");
   app.add_flag("--no-bus", o.no_bus, "Do not serve D-Bus");
-  const std::map<std::string, vfready::daemon::log::Target> targets{
-      {"auto", vfready::daemon::log::Target::kAuto},
-      {"journal", vfready::daemon::log::Target::kJournal},
-      {"console", vfready::daemon::log::Target::kConsole}};
-  app.add_option("--log-target", o.log_target,
+  std::string log_target = "auto";
+  app.add_option("--log-target", log_target,
                  "auto (the journal when stderr is connected to it), journal or console")
-      ->transform(CLI::CheckedTransformer(targets, CLI::ignore_case))
+      ->check(CLI::IsMember({"auto", "journal", "console"}))
       ->capture_default_str();
   app.add_flag("--debug-stall-on-sigusr2", s.stall_on_sigusr2,
                "Test hook: SIGUSR2 wedges the event loop (watchdog pings stop)")
       ->group("");
   app.footer(
-      "Exit codes: 0 ready (or stopped by SIGTERM after READY); 1 not ready, or bad config;\n"
+      "Exit codes: 0 ready, or stopped by SIGTERM/SIGINT; 1 not ready, or bad config (--once:\n"
+      "also interrupted before its outcome);\n"
       "2 bad usage. --check-config: 0 a pass would make every PF ready, 1 invalid config\n"
       "files, 3 a config that does not fit this host (plan refused, or PFs with problems).\n"
-      "Signals: SIGTERM stops (VFs, names and GUIDs stay); SIGHUP reloads the config.\n"
+      "Signals: SIGTERM or SIGINT stops (VFs, names and GUIDs stay); SIGHUP reloads the config.\n"
       "Netlink acts on the network namespace vfreadyd runs in.");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // the exit code --help promises for bad usage
+  }
+  o.log_target = log_target == "journal"   ? vfready::daemon::log::Target::kJournal
+                 : log_target == "console" ? vfready::daemon::log::Target::kConsole
+                                           : vfready::daemon::log::Target::kAuto;
 
   vfready::daemon::log::setup(o.log_target, std::make_shared<vfready::host::SystemdJournal>(),
                               "vfreadyd");

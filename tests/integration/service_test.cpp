@@ -135,12 +135,13 @@ TEST(VfreadydBus, ItsOwnUidCheckDeniesWhereThePolicyWouldAllow) {
 TEST(Vfreadyctl, SaysInOneLineThatTheDaemonIsNotRunning) {
   VFREADY_REQUIRE_ROOT();
   PrivateBus bus(PrivateBus::Policy::kShipped);
-  const auto r = sh(vfreadyctl(bus, "status"));
+  const auto r = sh(vfreadyctl(bus, "--status-file /nonexistent/status.json status"));
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
             "vfreadyctl: vfreadyd is not running (nothing owns org.vfready.vfready1 on "
-            "the bus)\n");
+            "the bus); and no status file: /nonexistent/status.json: No such file or "
+            "directory\n");
   // No bus at all: the same code.
   const auto none = sh(VFREADYCTL_PATH " --bus-address unix:path=/nonexistent/socket status");
   EXPECT_EQ(none.exit_code, 3);

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "commands.hpp"
+
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "status_source.hpp"
+#include "vfready/bus/bus.hpp"
+#include "vfready/model/status_json.hpp"
+#include "vfready/model/status_table.hpp"
+
+namespace vfready::ctl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int code_of(const bus::ClientError& e) {
+  switch (e.kind()) {
+    case bus::ClientError::Kind::kNotRunning:
+      return kNotRunning;
+    case bus::ClientError::Kind::kAccessDenied:
+      return kDenied;
+    default:
+      return kFailed;
+  }
+}
+
+// Runs `body`, turning what the bus says into a message and an exit code.
+template <typename F>
+int guarded(F&& body) {
+  try {
+    return body();
+  } catch (const bus::ClientError& e) {
+    std::cerr << "vfreadyctl: " << e.what() << '\n';
+    return code_of(e);
+  }
+}
+
+void note(const Fetched& f) {
+  if (f.from_file) {
+    std::cerr << "vfreadyctl: " << *f.from_file << '\n';
+  }
+}
+
+Clock::time_point after(double seconds) {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+std::string text(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string("-");
+}
+
+}  // namespace
+
+int status(const Where& where, const Output& out) {
+  return guarded([&] {
+    const auto f = fetch_status(where.bus_address, where.status_file);
+    note(f);
+    std::cout << (out.json ? f.status.dump(2) + "\n"
+                           : model::render_status(f.status, out.colour, out.vfs));
+    return kOk;
+  });
+}
+
+int describe(const Where& where, const std::string& key, const Output& out) {
+  return guarded([&] {
+    nlohmann::json pf;
+    try {
+      pf = nlohmann::json::parse(bus::Client::connect(where.bus_address)->describe_pf(key));
+    } catch (const bus::ClientError& e) {
+      if (e.kind() != bus::ClientError::Kind::kNotRunning) {
+        throw;
+      }
+      const auto f = fetch_status(where.bus_address, where.status_file);
+      note(f);
+      const auto* found = model::find_pf(f.status, key);
+      if (found == nullptr) {
+        std::cerr << "vfreadyctl: no configured PF or VF has the PCI address or name \"" << key
+                  << "\"\n";
+        return kFailed;
+      }
+      pf = *found;
+    }
+    std::cout << (out.json ? pf.dump(2) + "\n" : model::render_pf(pf, out.colour));
+    return kOk;
+  });
+}
+
+int wait(const Where& where, double timeout_s) {
+  const auto until = after(timeout_s);
+  std::string last = "vfreadyd has not answered and has written no status file";
+  for (;;) {
+    try {
+      const auto f = fetch_status(where.bus_address, where.status_file);
+      const auto& s = f.status;
+      if (s.value("node_ready", false)) {
+        std::cout << "ready: " << text(s, "status") << '\n';
+        return kOk;
+      }
+      last = text(s, "state") + ": " + text(s, "status");
+      // Not running and not ready: the bring-up failed and vfreadyd exited (systemd may
+      // start it again, but this answer is what a script waiting on it needs now).
+      if (f.from_file && text(s, "state") != "starting" && text(s, "state") != "configuring") {
+        std::cerr << "vfreadyctl: not ready: " << last << "\nvfreadyctl: " << *f.from_file << '\n';
+        return kFailed;
+      }
+    } catch (const bus::ClientError& e) {
+      if (e.kind() != bus::ClientError::Kind::kNotRunning) {
+        std::cerr << "vfreadyctl: " << e.what() << '\n';
+        return code_of(e);
+      }
+      last = e.what();  // not started yet: it may be
+    }
+    if (Clock::now() >= until) {
+      std::cerr << "vfreadyctl: not ready after " << timeout_s << " s: " << last << '\n';
+      return kTimedOut;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+int reconcile(const Where& where) {
+  return guarded([&] {
+    bus::Client::connect(where.bus_address)->reconcile();
+    std::cout << "reconcile started\n";
+    return kOk;
+  });
+}
+
+int reload(const Where& where, double timeout_s) {
+  return guarded([&] {
+    auto client = bus::Client::connect(where.bus_address);
+    const auto before = client->config_generation();
+    client->reload();  // a refused configuration throws here, with the reason
+    const auto until = after(timeout_s);
+    // In force at once, or when the running pass ends: its generation tells.
+    while (client->config_generation() == before) {
+      if (Clock::now() >= until) {
+        std::cerr << "vfreadyctl: the new configuration was read, but is not in force after "
+                  << timeout_s << " s: a pass is still running (vfreadyctl status)\n";
+        return kFailed;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    std::cout << "configuration reloaded and in force\n";
+    return kOk;
+  });
+}
+
+int render(const Where& where, const std::string& target,
+           const model::ClusterConfigOptions& options) {
+  return guarded([&] {
+    const auto f = fetch_status(where.bus_address, where.status_file);
+    note(f);
+    auto config = model::render_cluster_config(target, f.status, options);
+    if (!config) {
+      std::cerr << "vfreadyctl: " << config.error().message << '\n';
+      return kFailed;
+    }
+    std::cout << config.value();
+    return kOk;
+  });
+}
+
+}  // namespace vfready::ctl

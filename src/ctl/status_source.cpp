@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "status_source.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+#include "vfready/bus/bus.hpp"
+
+namespace vfready::ctl {
+
+namespace {
+
+// The file is the daemon's, and small; a bound keeps a wrong path (a device) harmless.
+constexpr std::size_t kMaxBytes = 64U << 20U;
+
+std::string age_of(const struct stat& st) {
+  const auto seconds = static_cast<long long>(std::time(nullptr) - st.st_mtime);
+  if (seconds < 120) {
+    return std::to_string(std::max(seconds, 0LL)) + " s ago";
+  }
+  if (seconds < 7200) {
+    return std::to_string(seconds / 60) + " min ago";
+  }
+  return std::to_string(seconds / 3600) + " h ago";
+}
+
+}  // namespace
+
+std::optional<Fetched> read_status_file(const std::string& path, std::string* why) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    *why = path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > kMaxBytes) {
+    *why = path + ": not a status file (a regular file of at most 64 MiB)";
+    return std::nullopt;
+  }
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto status = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (!status.is_object()) {
+    *why = path + ": not a status file (no JSON object in it)";
+    return std::nullopt;
+  }
+  Fetched f;
+  f.status = std::move(status);
+  const auto at = f.status.find("generated_at");
+  f.from_file = "vfreadyd is not running: status from " + path + ", written " + age_of(st) +
+                (at != f.status.end() && at->is_string() ? " (" + at->get<std::string>() + ")"
+                                                         : std::string());
+  return f;
+}
+
+Fetched fetch_status(const std::string& bus_address, const std::string& status_file) {
+  try {
+    auto client = bus::Client::connect(bus_address);
+    return Fetched{nlohmann::json::parse(client->describe()), std::nullopt};
+  } catch (const bus::ClientError& e) {
+    if (e.kind() != bus::ClientError::Kind::kNotRunning) {
+      throw;
+    }
+    std::string why;
+    if (auto f = read_status_file(status_file, &why)) {
+      return *f;
+    }
+    throw bus::ClientError(bus::ClientError::Kind::kNotRunning,
+                           std::string(e.what()) + "; and no status file: " + why);
+  }
+}
+
+}  // namespace vfready::ctl

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/model/cluster_configs.hpp"
+
+#include <map>
+#include <set>
+#include <vector>
+
+namespace vfready::model {
+
+namespace {
+
+std::string text(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A configured PF as the cluster sees it: the name vfready gives it, its IDs.
+struct Rail {
+  std::string name;
+  std::string vendor;
+  std::string device;
+  std::string vf_device;
+  unsigned vfs = 0;
+};
+
+std::vector<Rail> rails_of(const nlohmann::json& status) {
+  std::vector<Rail> rails;
+  const auto pfs = status.find("pfs");
+  if (pfs == status.end() || !pfs->is_array()) {
+    return rails;
+  }
+  for (const auto& pf : *pfs) {
+    Rail r;
+    // The name vfready gives it: what the PF is called once it is up, even while not.
+    r.name = text(pf, "configured_name");
+    if (r.name.empty()) {
+      r.name = text(pf, "name");
+    }
+    r.vendor = text(pf, "vendor");
+    r.device = text(pf, "device");
+    r.vf_device = text(pf, "vf_device");
+    r.vfs = pf.value("vfs_configured", 0U);
+    if (!r.name.empty()) {
+      rails.push_back(std::move(r));
+    }
+  }
+  return rails;
+}
+
+nlohmann::json sorted(const std::set<std::string>& s) { return nlohmann::json(s); }
+
+std::set<std::string> field(const std::vector<Rail>& rails, std::string Rail::*member) {
+  std::set<std::string> out;
+  for (const auto& r : rails) {
+    if (!(r.*member).empty()) {
+      out.insert(r.*member);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> names(const std::vector<Rail>& rails) {
+  std::vector<std::string> out;
+  for (const auto& r : rails) {
+    out.push_back(r.name);
+  }
+  return out;
+}
+
+std::string or_default(const std::string& value, const char* fallback) {
+  return value.empty() ? fallback : value;
+}
+
+std::string sriov_device_plugin(const std::vector<Rail>& rails, const ClusterConfigOptions& o) {
+  const nlohmann::json selector = {{"vendors", sorted(field(rails, &Rail::vendor))},
+                                   {"devices", sorted(field(rails, &Rail::vf_device))},
+                                   {"drivers", {"mlx5_core"}},
+                                   {"pfNames", names(rails)},
+                                   {"linkTypes", {"infiniband"}},
+                                   {"isRdma", true}};
+  const nlohmann::json config = {{"resourceList",
+                                  {{{"resourceName", or_default(o.resource_name, "ib_vfs")},
+                                    {"resourcePrefix", or_default(o.resource_prefix, "nvidia.com")},
+                                    {"selectors", {selector}}}}}};
+  return config.dump(2) + "\n";
+}
+
+std::string rdma_shared_device_plugin(const std::vector<Rail>& rails,
+                                      const ClusterConfigOptions& o) {
+  nlohmann::json entry = {{"resourceName", or_default(o.resource_name, "rdma_shared_ib")},
+                          {"rdmaHcaMax", 63},
+                          {"selectors",
+                           {{"vendors", sorted(field(rails, &Rail::vendor))},
+                            {"deviceIDs", sorted(field(rails, &Rail::device))},
+                            {"drivers", {"mlx5_core"}},
+                            {"ifNames", names(rails)},
+                            {"linkTypes", {"infiniband"}}}}};
+  if (!o.resource_prefix.empty()) {
+    entry["resourcePrefix"] = o.resource_prefix;
+  }
+  const nlohmann::json config = {{"periodicUpdateInterval", 300}, {"configList", {entry}}};
+  return config.dump(2) + "\n";
+}
+
+// A YAML scalar that no YAML reader takes for a number, a boolean or null.
+std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+
+std::string sriov_network_node_policy(const std::vector<Rail>& rails,
+                                      const ClusterConfigOptions& o) {
+  // One policy per PF device ID: its nicSelector matches PFs of one kind.
+  std::map<std::string, std::vector<Rail>> by_device;
+  for (const auto& r : rails) {
+    by_device[r.vendor + ":" + r.device].push_back(r);
+  }
+  std::string out;
+  for (const auto& [key, group] : by_device) {
+    unsigned vfs = group.front().vfs;
+    for (const auto& r : group) {
+      vfs = std::min(vfs, r.vfs);  // externallyManaged: at most the VFs each PF has
+    }
+    std::string pf_names;
+    for (const auto& r : group) {
+      pf_names += (pf_names.empty() ? "" : ", ") + quoted(r.name);
+    }
+    const auto device = group.front().device;
+    out += (out.empty() ? "" : "---\n");
+    out +=
+        "apiVersion: sriovnetwork.openshift.io/v1\n"
+        "kind: SriovNetworkNodePolicy\n"
+        "metadata:\n"
+        "  name: " +
+        quoted("vfready-ib-" + (device.empty() ? std::string("unknown") : device)) +
+        "\n"
+        "  namespace: " +
+        quoted(or_default(o.ns, "sriov-network-operator")) +
+        "\n"
+        "spec:\n"
+        "  resourceName: " +
+        quoted(or_default(o.resource_name, "ib_vfs")) +
+        "\n"
+        "  nodeSelector:\n"
+        "    feature.node.kubernetes.io/network-sriov.capable: \"true\"\n"
+        "  numVfs: " +
+        std::to_string(vfs) +
+        "\n"
+        "  nicSelector:\n"
+        "    vendor: " +
+        quoted(group.front().vendor) +
+        "\n"
+        "    deviceID: " +
+        quoted(device) +
+        "\n"
+        "    pfNames: [" +
+        pf_names +
+        "]\n"
+        "  deviceType: netdevice\n"
+        "  isRdma: true\n"
+        "  linkType: ib\n"
+        "  # vfready creates the VFs and sets their GUIDs: the operator must do neither.\n"
+        "  externallyManaged: true\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> render_cluster_config(const std::string& target, const nlohmann::json& status,
+                                          const ClusterConfigOptions& options) {
+  static const std::set<std::string> kTargets = {"sriov-device-plugin", "rdma-shared-device-plugin",
+                                                 "sriov-network-node-policy"};
+  if (!kTargets.contains(target)) {
+    return Error{"unknown target \"" + target +
+                 "\" (valid: sriov-device-plugin, rdma-shared-device-plugin, "
+                 "sriov-network-node-policy)"};
+  }
+  const auto rails = rails_of(status);
+  if (rails.empty()) {
+    return Error{
+        "the status has no configured PF with a name: give the PFs a pf_name in the "
+        "configuration, so that the cluster's agents can select them"};
+  }
+  if (target == "sriov-device-plugin") {
+    return sriov_device_plugin(rails, options);
+  }
+  if (target == "rdma-shared-device-plugin") {
+    return rdma_shared_device_plugin(rails, options);
+  }
+  return sriov_network_node_policy(rails, options);
+}
+
+}  // namespace vfready::model

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "vfready/model/cluster_configs.hpp"
+
+using namespace vfready::model;
+using testing::HasSubstr;
+
+namespace {
+
+nlohmann::json pf(const char* name, const char* configured, const char* device, unsigned vfs) {
+  return {{"pci", "0000:18:00.0"},
+          {"name", name ? nlohmann::json(name) : nlohmann::json()},
+          {"configured_name", configured ? nlohmann::json(configured) : nlohmann::json()},
+          {"vendor", "15b3"},
+          {"device", device},
+          {"vf_device", "101e"},
+          {"vfs_configured", vfs}};
+}
+
+}  // namespace
+
+TEST(AClusterConfig, SelectsTheNamesVfreadyGivesAndTheIdsItRead) {
+  // The second PF failed before it was renamed: it is selected by its configured name.
+  const nlohmann::json status = {{"pfs",
+                                  {pf("ibs0", "ibs0", "1021", 8), pf("ibp64s0", "ibs1", "1021", 4),
+                                   pf(nullptr, nullptr, "1021", 8)}}};
+  auto dp = render_cluster_config("sriov-device-plugin", status, {});
+  ASSERT_TRUE(dp) << dp.error().message;
+  const auto j = nlohmann::json::parse(dp.value());
+  const auto& sel = j["resourceList"][0]["selectors"][0];
+  EXPECT_EQ(sel["pfNames"], nlohmann::json({"ibs0", "ibs1"}));
+  EXPECT_EQ(sel["devices"], nlohmann::json({"101e"}));
+  EXPECT_EQ(j["resourceList"][0]["resourceName"], "ib_vfs");
+
+  auto policy =
+      render_cluster_config("sriov-network-node-policy", status,
+                            {.resource_name = "rail", .resource_prefix = "", .ns = "net"});
+  ASSERT_TRUE(policy) << policy.error().message;
+  EXPECT_THAT(policy.value(), HasSubstr("  namespace: \"net\"\n"));
+  EXPECT_THAT(policy.value(), HasSubstr("  resourceName: \"rail\"\n"));
+  EXPECT_THAT(policy.value(), HasSubstr("  numVfs: 4\n"));  // no more than any PF has
+  EXPECT_THAT(policy.value(), HasSubstr("    pfNames: [\"ibs0\", \"ibs1\"]\n"));
+}
+
+TEST(AClusterConfig, WritesOnePolicyPerPfDeviceId) {
+  const nlohmann::json status = {
+      {"pfs", {pf("ibs0", "ibs0", "1021", 8), pf("dpu0", "dpu0", "a2dc", 8)}}};
+  auto policy = render_cluster_config("sriov-network-node-policy", status, {});
+  ASSERT_TRUE(policy);
+  EXPECT_THAT(policy.value(), HasSubstr("name: \"vfready-ib-1021\""));
+  EXPECT_THAT(policy.value(), HasSubstr("---\n"));
+  EXPECT_THAT(policy.value(), HasSubstr("name: \"vfready-ib-a2dc\""));
+}
+
+TEST(AClusterConfig, RefusesAnUnknownTargetAndAStatusWithoutNamedPfs) {
+  auto unknown = render_cluster_config("kubelet", {{"pfs", nlohmann::json::array()}}, {});
+  ASSERT_FALSE(unknown);
+  EXPECT_THAT(unknown.error().message, HasSubstr("unknown target \"kubelet\" (valid: "));
+  auto empty = render_cluster_config("sriov-device-plugin", {{"pfs", nlohmann::json::array()}}, {});
+  ASSERT_FALSE(empty);
+  EXPECT_THAT(empty.error().message, HasSubstr("no configured PF with a name"));
+}
