@@ -4,10 +4,10 @@
 #include <sys/stat.h>
 
 #include <cerrno>
-#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "vfready/bus/bus.hpp"
 
@@ -34,7 +34,7 @@ std::string age_of(const struct stat& st) {
 std::optional<Fetched> read_status_file(const std::string& path, std::string* why) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
-    *why = path + ": " + std::strerror(errno);
+    *why = path + ": " + std::generic_category().message(errno);
     return std::nullopt;
   }
   if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) > kMaxBytes) {

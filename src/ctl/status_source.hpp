@@ -10,7 +10,7 @@
 // it wrote last.
 namespace vfready::ctl {
 
-struct Fetched {
+struct Fetched {  // NOLINT(bugprone-exception-escape): json moves do not throw
   nlohmann::json status;
   // Set when the status came from the file: "vfreadyd is not running: status from
   // /run/vfready/status.json, written 12 s ago (2026-...)".

@@ -61,6 +61,7 @@ std::set<std::string> field(const std::vector<Rail>& rails, std::string Rail::*m
 
 std::vector<std::string> names(const std::vector<Rail>& rails) {
   std::vector<std::string> out;
+  out.reserve(rails.size());
   for (const auto& r : rails) {
     out.push_back(r.name);
   }

@@ -45,7 +45,7 @@ class Exposition {
   }
   void sample(const std::string& labels, double value) {
     char number[32];
-    std::snprintf(number, sizeof number, "%.17g", value);
+    static_cast<void>(std::snprintf(number, sizeof number, "%.17g", value));
     out_ += name_ + (labels.empty() ? "" : "{" + labels + "}") + " " + number + "\n";
   }
   [[nodiscard]] const std::string& text() const { return out_; }

@@ -38,7 +38,7 @@ nlohmann::json steps_json(const std::vector<StepTiming>& steps, int64_t started_
 
 std::string hex4(uint16_t v) {
   char buf[8];
-  std::snprintf(buf, sizeof buf, "%04x", static_cast<unsigned>(v));
+  static_cast<void>(std::snprintf(buf, sizeof buf, "%04x", static_cast<unsigned>(v)));
   return buf;
 }
 
@@ -170,9 +170,9 @@ std::string rfc3339(int64_t unix_ms) {
   std::tm tm{};
   gmtime_r(&seconds, &tm);
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(unix_ms % 1000));
+  static_cast<void>(std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+                                  tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                                  tm.tm_min, tm.tm_sec, static_cast<int>(unix_ms % 1000)));
   return buf;
 }
 
