@@ -41,9 +41,9 @@ int run(int argc, char** argv) {
   app.set_version_flag("--version", std::string("vfreadyd ") + vfready::kVersion);
   Options o;
   auto& s = o.service;
-  s.config_path = "/etc/vfready/vfready.json";
+  s.config_path = VFREADY_CONFDIR "/vfready.json";
   s.compat_paths = {VFREADY_DATADIR "/vfready/compatibility.json",
-                    "/etc/vfready/compatibility.json"};
+                    VFREADY_CONFDIR "/compatibility.json"};
   app.add_option("--config", s.config_path, "Configuration file; drop-ins in <its dir>/vfready.d/")
       ->capture_default_str();
   app.add_option("--sysfs-root", s.roots.sysfs, "sysfs to work on")->capture_default_str();
