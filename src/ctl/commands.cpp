@@ -50,11 +50,6 @@ Clock::time_point after(double seconds) {
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
-std::string text(const nlohmann::json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string("-");
-}
-
 }  // namespace
 
 int status(const Where& where, const Output& out) {
@@ -76,7 +71,7 @@ int describe(const Where& where, const std::string& key, const Output& out) {
       if (e.kind() != bus::ClientError::Kind::kNotRunning) {
         throw;
       }
-      const auto f = fetch_status(where.bus_address, where.status_file);
+      const auto f = status_file_instead(e, where.status_file);
       note(f);
       const auto* found = model::find_pf(f.status, key);
       if (found == nullptr) {
@@ -98,14 +93,15 @@ int wait(const Where& where, double timeout_s) {
     try {
       const auto f = fetch_status(where.bus_address, where.status_file);
       const auto& s = f.status;
+      const auto state = model::text_at(s, "state", "-");
       if (s.value("node_ready", false)) {
-        std::cout << "ready: " << text(s, "status") << '\n';
+        std::cout << "ready: " << model::text_at(s, "status", "-") << '\n';
         return kOk;
       }
-      last = text(s, "state") + ": " + text(s, "status");
+      last = state + ": " + model::text_at(s, "status", "-");
       // Not running and not ready: the bring-up failed and vfreadyd exited (systemd may
       // start it again, but this answer is what a script waiting on it needs now).
-      if (f.from_file && text(s, "state") != "starting" && text(s, "state") != "configuring") {
+      if (f.from_file && state != "starting" && state != "configuring") {
         std::cerr << "vfreadyctl: not ready: " << last << "\nvfreadyctl: " << *f.from_file << '\n';
         return kFailed;
       }

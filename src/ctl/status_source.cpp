@@ -9,8 +9,6 @@
 #include <sstream>
 #include <system_error>
 
-#include "vfready/bus/bus.hpp"
-
 namespace vfready::ctl {
 
 namespace {
@@ -29,8 +27,7 @@ std::string age_of(const struct stat& st) {
   return std::to_string(seconds / 3600) + " h ago";
 }
 
-}  // namespace
-
+// The status file alone: nullopt when it is absent or does not parse (`why` says which).
 std::optional<Fetched> read_status_file(const std::string& path, std::string* why) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
@@ -58,6 +55,17 @@ std::optional<Fetched> read_status_file(const std::string& path, std::string* wh
   return f;
 }
 
+}  // namespace
+
+Fetched status_file_instead(const bus::ClientError& not_running, const std::string& path) {
+  std::string why;
+  if (auto f = read_status_file(path, &why)) {
+    return *f;
+  }
+  throw bus::ClientError(bus::ClientError::Kind::kNotRunning,
+                         std::string(not_running.what()) + "; and no status file: " + why);
+}
+
 Fetched fetch_status(const std::string& bus_address, const std::string& status_file) {
   try {
     auto client = bus::Client::connect(bus_address);
@@ -66,12 +74,7 @@ Fetched fetch_status(const std::string& bus_address, const std::string& status_f
     if (e.kind() != bus::ClientError::Kind::kNotRunning) {
       throw;
     }
-    std::string why;
-    if (auto f = read_status_file(status_file, &why)) {
-      return *f;
-    }
-    throw bus::ClientError(bus::ClientError::Kind::kNotRunning,
-                           std::string(e.what()) + "; and no status file: " + why);
+    return status_file_instead(e, status_file);
   }
 }
 

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "vfready/bus/bus.hpp"
+
 // Where vfreadyctl takes the status from: vfreadyd over D-Bus, or, when nothing owns
 // vfready's bus name (the daemon exited, failed, or is not started yet), the status file
 // it wrote last.
@@ -21,7 +23,8 @@ struct Fetched {  // NOLINT(bugprone-exception-escape): json moves do not throw
 // neither answers, with both reasons.
 Fetched fetch_status(const std::string& bus_address, const std::string& status_file);
 
-// The status file alone: nullopt when it is absent or does not parse (`why` says which).
-std::optional<Fetched> read_status_file(const std::string& path, std::string* why);
+// What vfreadyctl falls back to when vfreadyd is not running (`not_running`): the status
+// file, or `not_running` again with the reason there is no file either.
+Fetched status_file_instead(const bus::ClientError& not_running, const std::string& path);
 
 }  // namespace vfready::ctl

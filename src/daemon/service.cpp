@@ -21,9 +21,7 @@ Service::Service(ServiceOptions options, BringupInputs inputs, host::Notifier& n
     : options_(std::move(options)), inputs_(std::move(inputs)), notifier_(notifier) {
   status_.version = kVersion;
   status_.config_file = options_.config_path;
-  status_.started_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::system_clock::now().time_since_epoch())
-                                .count();
+  status_.started_unix_ms = wall_clock_ms();
 }
 
 Service::~Service() = default;

@@ -11,6 +11,12 @@
 
 namespace vfready::daemon {
 
+int64_t wall_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 void StatusFiles::changed() {
   if (scheduled_) {
     return;
@@ -25,9 +31,7 @@ void StatusFiles::changed() {
 
 void StatusFiles::flush() {
   scheduled_ = false;
-  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  const auto now = wall_clock_ms();
   const auto status = model::printable(status_);
   write(files_.status_file, "status file", model::to_json(status, now).dump() + "\n",
         /*make_dir=*/true);

@@ -16,6 +16,9 @@
 // and before vfreadyd exits.
 namespace vfready::daemon {
 
+// Now, in ms since the Unix epoch: what the files' dates are made from.
+int64_t wall_clock_ms();
+
 class StatusFiles {
  public:
   static constexpr std::chrono::milliseconds kCoalesce{200};

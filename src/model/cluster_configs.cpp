@@ -5,14 +5,11 @@
 #include <set>
 #include <vector>
 
+#include "vfready/model/status_json.hpp"
+
 namespace vfready::model {
 
 namespace {
-
-std::string text(const nlohmann::json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 // A configured PF as the cluster sees it: the name vfready gives it, its IDs.
 struct Rail {
@@ -32,13 +29,13 @@ std::vector<Rail> rails_of(const nlohmann::json& status) {
   for (const auto& pf : *pfs) {
     Rail r;
     // The name vfready gives it: what the PF is called once it is up, even while not.
-    r.name = text(pf, "configured_name");
+    r.name = text_at(pf, "configured_name");
     if (r.name.empty()) {
-      r.name = text(pf, "name");
+      r.name = text_at(pf, "name");
     }
-    r.vendor = text(pf, "vendor");
-    r.device = text(pf, "device");
-    r.vf_device = text(pf, "vf_device");
+    r.vendor = text_at(pf, "vendor");
+    r.device = text_at(pf, "device");
+    r.vf_device = text_at(pf, "vf_device");
     r.vfs = pf.value("vfs_configured", 0U);
     if (!r.name.empty()) {
       rails.push_back(std::move(r));

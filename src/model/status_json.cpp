@@ -47,8 +47,7 @@ nlohmann::json id_or_null(uint16_t v) {
 }
 
 bool names(const nlohmann::json& j, const char* key, const std::string& value) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() && it->get<std::string>() == value;
+  return !value.empty() && text_at(j, key) == value;
 }
 
 // Each problem with its stable code, MESSAGE_ID and remedy.
@@ -163,6 +162,13 @@ nlohmann::json to_json(const DaemonStatus& status, int64_t now_unix_ms) {
       {"drift_events", status.drift_events},
       {"recent_events", events},
       {"pfs", pfs}};
+}
+
+std::string text_at(const nlohmann::json& j, const char* key, const std::string& otherwise) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() && !it->get_ref<const std::string&>().empty()
+             ? it->get<std::string>()
+             : otherwise;
 }
 
 std::string rfc3339(int64_t unix_ms) {

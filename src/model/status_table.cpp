@@ -3,16 +3,13 @@
 
 #include <cstdio>
 
+#include "vfready/model/status_json.hpp"
+
 namespace vfready::model {
 
 namespace {
 
-std::string str(const nlohmann::json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() && !it->get<std::string>().empty()
-             ? it->get<std::string>()
-             : "-";
-}
+std::string str(const nlohmann::json& j, const char* key) { return text_at(j, key, "-"); }
 
 std::string pad(const std::string& s, std::size_t width) {
   return s.size() >= width ? s + " " : s + std::string(width - s.size() + 1, ' ');

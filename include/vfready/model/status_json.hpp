@@ -18,6 +18,10 @@ nlohmann::json to_json(const PfStatus& pf, int64_t started_unix_ms = 0);
 // `now_unix_ms`: when the JSON is made (its "generated_at"), 0 for none.
 nlohmann::json to_json(const DaemonStatus& status, int64_t now_unix_ms = 0);
 
+// The string at `key` of a status object; `otherwise` when it is absent, not a string
+// (null: unknown) or empty. What every reader of the status JSON takes its texts with.
+std::string text_at(const nlohmann::json& j, const char* key, const std::string& otherwise = "");
+
 // "2026-12-01T17:41:45.123Z"
 std::string rfc3339(int64_t unix_ms);
 // "4: ACTIVE" -> {"value": 4, "name": "ACTIVE"}; null when it does not read so.
