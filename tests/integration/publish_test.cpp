@@ -217,3 +217,25 @@ TEST(VfreadyctlRender, DerivesTheDevicePluginConfigsFromWhatVfreadyBroughtUp) {
   const auto bad = sh(vfreadyctl(bus, "render kubelet"));
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
 }
+
+TEST(VfreadydPublish, AFileThatCannotBeWrittenIsLoggedOnceAndNothingElseSuffers) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  // The metrics file's "directory" is a regular file: every write fails with ENOTDIR.
+  sh("mkdir -p " + host.root() + "/nfd && touch " + host.root() + "/prom");
+  const auto config = write_config(host, config_with(host, kFaulty, 8));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, config, "--bus-address " + bus.address());
+  ASSERT_TRUE(serving(daemon, bus));
+  const auto labels = [&] { return read_file(host.root() + "/nfd/vfready"); };
+  ASSERT_TRUE(
+      wait_until([&] { return labels().find("vfready.io/vfs=64\n") != std::string::npos; }, 10s))
+      << labels();
+  const auto log = daemon.log();
+  const std::string warning = "cannot write the metrics file " + host.root() +
+                              "/prom/vfready.prom: Not a directory (ENOTDIR)";
+  EXPECT_THAT(log, HasSubstr(warning));
+  EXPECT_EQ(log.find(warning), log.rfind(warning)) << "logged more than once:\n" << log;
+  EXPECT_EQ(sh(vfreadyctl(bus, "status")).exit_code, 0);
+  EXPECT_EQ(daemon.stop(), 0);
+}
