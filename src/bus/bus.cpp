@@ -82,8 +82,11 @@ class ServerImpl;
 
 class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::PF_adaptor> {
  public:
-  PfObject(sdbus::IConnection& connection, model::PfStatus pf)
-      : AdaptorInterfaces(connection, pf_path(pf.pci.str())), pf_(std::move(pf)) {
+  // `started_unix_ms`: the daemon's start, for the dates of the PF's steps.
+  PfObject(sdbus::IConnection& connection, model::PfStatus pf, int64_t started_unix_ms)
+      : AdaptorInterfaces(connection, pf_path(pf.pci.str())),
+        pf_(std::move(pf)),
+        started_unix_ms_(started_unix_ms) {
     registerAdaptor();
   }
   virtual ~PfObject() { unregisterAdaptor(); }
@@ -115,7 +118,7 @@ class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::P
 
  private:
   std::string Describe() override {
-    return answer([&] { return model::to_json(pf_).dump(); });
+    return answer([&] { return model::to_json(pf_, started_unix_ms_).dump(); });
   }
   std::string PciAddress() override { return pf_.pci.str(); }
   std::string Name() override { return pf_.name; }
@@ -130,6 +133,7 @@ class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::P
   std::vector<VfStruct> VFs() override { return vfs_value(pf_.vfs); }
 
   model::PfStatus pf_;
+  int64_t started_unix_ms_ = 0;
 };
 
 class ManagerObject final
@@ -200,7 +204,7 @@ class ManagerObject final
     return answer([&] { return model::to_json(status_).dump(); });
   }
   std::string DescribePF(const std::string& key) override {
-    return answer([&] { return model::to_json(pf(key)).dump(); });
+    return answer([&] { return model::to_json(pf(key), status_.started_unix_ms).dump(); });
   }
   sdbus::ObjectPath GetPF(const std::string& key) override {
     return answer([&] { return sdbus::ObjectPath(pf_path(pf(key).pci.str())); });
@@ -272,7 +276,7 @@ class ServerImpl final : public Server {
       const auto pci = pf.pci.str();
       auto it = pfs_.find(pci);
       if (it == pfs_.end()) {
-        next[pci] = std::make_unique<PfObject>(*connection_, pf);
+        next[pci] = std::make_unique<PfObject>(*connection_, pf, status.started_unix_ms);
         pfs_changed = true;
       } else {
         it->second->update(pf);

@@ -56,8 +56,8 @@ nlohmann::json details(const std::vector<Problem>& problems) {
   for (const auto& p : problems) {
     out.push_back({{"code", p.code()},
                    {"message_id", event_info(p.kind).message_id},
-                   {"pf", p.pf},
-                   {"vf", p.vf},
+                   {"pf", text_or_null(p.pf)},
+                   {"vf", text_or_null(p.vf)},
                    {"text", p.text},
                    {"remedy", p.remedy}});
   }

@@ -151,6 +151,10 @@ TEST(VfreadydPublish, LabelsAndMetricsParseAndFollowAPfThatFailsAndIsRepaired) {
   EXPECT_EQ(m["vfready_vfs_zero_guid{0000:40:00.0}"], 0);
   EXPECT_EQ(m["vfready_port_active{0000:40:00.0}"], 1);
   EXPECT_GT(m["vfready_bringup_seconds"], 0);
+  // DescribePF dates its steps as Describe does.
+  const auto one = sh(vfreadyctl(bus, "describe --json ibs0"));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_TRUE(nlohmann::json::parse(one.out)["steps"][0]["started_at"].is_string()) << one.out;
 
   // The PF fails: 20 VFs where it offers 16.
   write_config(host, config_with(host, kFaulty, 20));

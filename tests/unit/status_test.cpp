@@ -117,3 +117,11 @@ TEST(APfLookup, FindsAPfByAnyOfItsNamesOrAVfInTheStatusAndInItsJson) {
   EXPECT_EQ(find_pf(j, "ibs9"), nullptr);
   EXPECT_EQ(find_pf(j, ""), nullptr);
 }
+
+TEST(TheStatusJson, SaysNullForAProblemOfNoPfOrVf) {
+  DaemonStatus s;
+  s.problems.push_back(problem(EventKind::kModuleMissing, "module mlx5_ib is not loaded"));
+  const auto j = to_json(s);
+  EXPECT_TRUE(j["problem_details"][0]["pf"].is_null());
+  EXPECT_TRUE(j["problem_details"][0]["vf"].is_null());
+}
