@@ -95,7 +95,7 @@ int wait(const Where& where, double timeout_s) {
       const auto& s = f.status;
       const auto state = model::text_at(s, "state", "-");
       if (s.value("node_ready", false)) {
-        std::cout << "ready: " << model::text_at(s, "status", "-") << '\n';
+        std::cout << model::text_at(s, "status", "ready") << '\n';  // "ready: 8/8 PFs ready"
         return kOk;
       }
       last = state + ": " + model::text_at(s, "status", "-");

@@ -71,6 +71,8 @@ int Service::run() {
       bus_->start();
     }
   }
+  // At once: what a file left by an earlier run says is no longer true.
+  files_.flush();
   start_bringup();
   const int code = loop_.run();
   files_.flush();  // what vfreadyctl shows once vfreadyd is gone

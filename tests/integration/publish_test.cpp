@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -127,7 +129,7 @@ TEST(VfreadyctlWait, ReturnsWhenTheNodeIsReadyAndTimesOutWithoutADaemon) {
   ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
   const auto r = waiter.wait(90s);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("ready: ready: 8/8 PFs ready"));
+  EXPECT_EQ(r.out, "ready: 8/8 PFs ready\n");
   EXPECT_TRUE(daemon.notify().wait_for("READY=1", 5s));
 }
 
@@ -242,4 +244,25 @@ TEST(VfreadydPublish, AFileThatCannotBeWrittenIsLoggedOnceAndNothingElseSuffers)
   EXPECT_EQ(log.find(warning), log.rfind(warning)) << "logged more than once:\n" << log;
   EXPECT_EQ(sh(vfreadyctl(bus, "status")).exit_code, 0);
   EXPECT_EQ(daemon.stop(), 0);
+}
+
+TEST(VfreadydStatusFile, ALeftoverReadyFileIsReplacedAsSoonAsADaemonStarts) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.json()["modules"]["ib_ipoib"] = {{"loads_on_signal", true}};  // holds the pass back
+  FakeHost host(t);
+  sh("mkdir -p " + host.root() + "/run/vfready");
+  std::ofstream(status_file(host)) << R"({"schema_version": 2, "state": "ready", "node_ready": true,
+                                          "status": "ready: 8/8 PFs ready", "pfs": []})";
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, repo_config(), "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("STATUS=Waiting up to 30000 ms for modules", 20s))
+      << daemon.log();
+  // A restarted vfreadyd is not ready yet, whatever its predecessor left.
+  const auto status = nlohmann::json::parse(read_file(status_file(host)));
+  EXPECT_FALSE(status["node_ready"]) << status.dump();
+  const auto wait = sh(ctl_without_daemon(bus, host, "wait --timeout 0.5"), 30s);
+  EXPECT_EQ(wait.exit_code, 5) << wait.out << wait.err;
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);
+  EXPECT_TRUE(daemon.notify().wait_for("READY=1", 30s)) << daemon.log();
 }
