@@ -119,7 +119,8 @@ std::string prometheus_metrics(const DaemonStatus& status, int64_t now_unix_ms) 
       m.sample(pf_labels(pf) + "," + label("state", to_string(s)), pf.state == s ? 1 : 0);
     }
   }
-  m.family("vfready_vfs", "gauge", "VFs of the PF by state (ready, in_use, failed).");
+  m.family("vfready_vfs", "gauge",
+           "VFs of the PF by state (ready, in_use, failed, unchecked: its PF failed first).");
   for (const auto& pf : status.pfs) {
     std::map<VfState, std::size_t> by;
     for (const auto& vf : pf.vfs) {
@@ -127,7 +128,7 @@ std::string prometheus_metrics(const DaemonStatus& status, int64_t now_unix_ms) 
     }
     for (auto [s, word] :
          {std::pair{VfState::kReady, "ready"}, std::pair{VfState::kInUse, "in_use"},
-          std::pair{VfState::kFailed, "failed"}}) {
+          std::pair{VfState::kFailed, "failed"}, std::pair{VfState::kUnchecked, "unchecked"}}) {
       m.sample(pf_labels(pf) + "," + label("state", word), static_cast<double>(by[s]));
     }
   }

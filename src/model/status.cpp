@@ -29,6 +29,8 @@ const char* to_string(VfState state) {
       return "in use";
     case VfState::kFailed:
       return "failed";
+    case VfState::kUnchecked:
+      return "unchecked";
   }
   return "unknown";
 }
@@ -37,7 +39,10 @@ VfState state_of(const VfStatus& vf) {
   if (!vf.problems.empty()) {
     return VfState::kFailed;
   }
-  return vf.in_use.empty() ? VfState::kReady : VfState::kInUse;
+  if (!vf.in_use.empty()) {
+    return VfState::kInUse;
+  }
+  return vf.checked ? VfState::kReady : VfState::kUnchecked;
 }
 
 const char* to_string(StepState state) {

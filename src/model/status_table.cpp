@@ -57,7 +57,7 @@ std::pair<std::size_t, std::size_t> vf_counts(const nlohmann::json& pf) {
   std::size_t good = 0;
   const auto vfs = list(pf, "vfs");
   for (const auto& vf : vfs) {
-    good += count(vf, "problems") == 0 && str(vf, "in_use") == "-" ? 1 : 0;
+    good += str(vf, "state") == "ready" ? 1 : 0;
   }
   return {good, vfs.size()};
 }
@@ -88,7 +88,10 @@ std::string vf_lines(const nlohmann::json& pf, bool colour) {
   for (const auto& vf : list(pf, "vfs")) {
     const bool ok = count(vf, "problems") == 0;
     const bool in_use = str(vf, "in_use") != "-";
-    const char* word = !ok ? "problem" : in_use ? "in use" : "ok";
+    const char* word = !ok                               ? "problem"
+                       : in_use                          ? "in use"
+                       : str(vf, "state") == "unchecked" ? "unchecked"
+                                                         : "ok";
     out += "  VF " + pad(std::to_string(vf.value("index", 0)), 3) + pad(str(vf, "pci"), 12) +
            pad(str(vf, "name"), 15) + pad(str(vf, "guid"), 23) +
            paint(word, ok ? "ready" : "problem", colour) + "  " + join(list(vf, "altnames")) + "\n";

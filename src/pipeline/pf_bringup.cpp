@@ -94,8 +94,30 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
   return done;
 }
 
+// A PF that failed before its VFs were looked at still shows the VFs it has: their
+// addresses, netdevs and GUIDs as found, and who uses them; unchecked otherwise.
+void list_found_vfs(PfRun& run) {
+  if (!run.status.vfs.empty()) {
+    return;
+  }
+  for (const auto& vf : run.info.vfs) {
+    model::VfStatus vs;
+    vs.index = vf.index;
+    vs.pci = vf.pci;
+    vs.name = vf.netdev.value_or("");
+    vs.ifindex = vf.ifindex;
+    vs.guid = vf.effective_guid ? vf.effective_guid->str() : "";
+    vs.in_use = in_use(vf).value_or("");
+    vs.checked = false;
+    run.status.vfs.push_back(std::move(vs));
+  }
+}
+
 model::PfStatus finish(PfRun& run, Clock::time_point start) {
   auto& status = run.status;
+  if (!status.problems.empty()) {
+    list_found_vfs(run);
+  }
   const bool vfs_ok = std::all_of(status.vfs.begin(), status.vfs.end(),
                                   [](const model::VfStatus& v) { return v.problems.empty(); });
   status.state =

@@ -266,3 +266,16 @@ TEST(VfreadydStatusFile, ALeftoverReadyFileIsReplacedAsSoonAsADaemonStarts) {
   ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);
   EXPECT_TRUE(daemon.notify().wait_for("READY=1", 30s)) << daemon.log();
 }
+
+TEST(VfreadydStatus, AFailedPfStillShowsTheVfsItHasWithTheirState) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(vfreadyd_command(host, repo_config(), "--once"), 60s).exit_code, 0);
+  // Then PF 0000:40:00.0 is asked for more VFs than it offers: it fails its hardware check.
+  const auto r =
+      sh(vfreadyd_command(host, write_config(host, config_with(host, kFaulty, 20)), "--once"), 60s);
+  EXPECT_THAT(r.err, HasSubstr("offers 16 VFs, 20 configured"));
+  EXPECT_THAT(r.out,
+              testing::ContainsRegex("0000:40:00.0 +ibs1 +failed .* 0/8 +ibs1v0..ibs1v7 +1\n"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("VF 3 +0000:40:00.4 ibs1v3 +[0-9a-f:]{23} unchecked"));
+}

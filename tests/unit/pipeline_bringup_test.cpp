@@ -85,6 +85,22 @@ TEST_F(APfPass, TurnsAutoprobeBackOnEvenWhenTheHardwareCheckFails) {
   EXPECT_THAT(host.calls_named("numvfs"), IsEmpty());
 }
 
+TEST_F(APfPass, ThatFailedStillListsTheVfsItHasUncheckedAndInUse) {
+  const auto first = bring_up();
+  ASSERT_EQ(first.state, PfState::kReady);
+  host.bind_to(kPf, 2, "vfio-pci");
+  host.pf(kPf).info.ports.front().link_layer = "Ethernet";
+  const auto writes = host.calls_named("numvfs").size();
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  ASSERT_EQ(s.vfs.size(), 4U);
+  EXPECT_EQ(s.vfs.at(0).name, "ibs0v0");
+  EXPECT_EQ(s.vfs.at(0).guid, first.vfs.at(0).guid);
+  EXPECT_EQ(vfready::model::state_of(s.vfs.at(0)), vfready::model::VfState::kUnchecked);
+  EXPECT_EQ(vfready::model::state_of(s.vfs.at(2)), vfready::model::VfState::kInUse);
+  EXPECT_EQ(host.calls_named("numvfs").size(), writes) << "the failed PF's VFs were touched";
+}
+
 TEST_F(APfPass, ProbesVfsLeftUnboundByAPassThatDiedWithTheirGuids) {
   host.pf(kPf).autoprobe = false;
   host.set_num_vfs(vfready::model::PciAddress::parse(kPf).value(), 4);  // unbound, GUID 0

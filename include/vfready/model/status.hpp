@@ -24,10 +24,14 @@ struct VfStatus {
   // another driver (vfio-pci) holds it. In use is not a problem.
   std::string in_use;
   std::vector<Problem> problems;
+  // False for a VF listed as found on a PF whose pass failed before it got to the VFs:
+  // what is there, not a judgement of it.
+  bool checked = true;
 };
 
-// A VF as reported: ready, left alone because something uses it, or with problems.
-enum class VfState { kReady, kInUse, kFailed };
+// A VF as reported: ready, left alone because something uses it, with problems, or not
+// checked (its PF failed first).
+enum class VfState { kReady, kInUse, kFailed, kUnchecked };
 const char* to_string(VfState state);
 VfState state_of(const VfStatus& vf);
 
