@@ -282,7 +282,8 @@ void Bringup::on_done(std::size_t pf, model::PfStatus status) {
   }
   log::info({.pf = s.pci.str(), .interface = s.name},
             std::string(model::to_string(s.state)) + " in " +
-                std::to_string(static_cast<long>(s.elapsed_ms)) + " ms");
+                std::to_string(static_cast<long>(s.elapsed_ms)) + " ms" +
+                (s.changes.any() ? "; changed: " + model::describe(s.changes) : ""));
   status_.text =
       std::to_string(targets_.size() - left_) + "/" + std::to_string(targets_.size()) + " PFs done";
   hooks_.progress(status_.text, std::chrono::milliseconds(30000));
@@ -325,8 +326,12 @@ void Bringup::finish() {
   udev_.reset();  // its monitor is for this pass's netdevs; workers hold their own
   outcome_ = model::outcome_of(status_.pfs);
   std::size_t ready = 0;
+  status_.changes = {};
   for (const auto& pf : status_.pfs) {
     ready += pf.state == model::PfState::kReady ? 1 : 0;
+    if (only_.empty() || only_.contains(pf.pci.str())) {
+      status_.changes += pf.changes;
+    }
   }
   status_.state = model::state_of(outcome_);
   status_.text = std::string(model::to_string(outcome_)) + ": " + std::to_string(ready) + "/" +
@@ -337,7 +342,9 @@ void Bringup::finish() {
                                                              : model::EventKind::kFailed;
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_);
   (outcome_ == model::Outcome::kReady ? log::info : log::warn)(
-      {.event = event}, status_.text + " in " + std::to_string(took.count()) + " ms");
+      {.event = event}, status_.text + " in " + std::to_string(took.count()) + " ms; " +
+                            (status_.changes.any() ? "changed: " + model::describe(status_.changes)
+                                                   : "nothing needed changing"));
   hooks_.changed();
   hooks_.finished();
 }

@@ -97,6 +97,32 @@ const char* to_string(Outcome outcome) {
   return "unknown";
 }
 
+std::string describe(const PfChanges& c) {
+  std::string out;
+  const auto item = [&](uint32_t n, const char* one, const char* many) {
+    if (n > 0) {
+      out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + (n == 1 ? one : many);
+    }
+  };
+  item(c.vfs_created, "VF created", "VFs created");
+  item(c.guids_set, "GUID set", "GUIDs set");
+  item(c.vfs_rebound, "VF with a wrong GUID re-probed", "VFs with a wrong GUID re-probed");
+  item(c.links_renamed, "link renamed", "links renamed");
+  if (c.autoprobe_restored) {
+    out += std::string(out.empty() ? "" : ", ") + "autoprobe turned back on";
+  }
+  return out;
+}
+
+PfChanges& operator+=(PfChanges& total, const PfChanges& more) {
+  total.vfs_created += more.vfs_created;
+  total.guids_set += more.guids_set;
+  total.vfs_rebound += more.vfs_rebound;
+  total.links_renamed += more.links_renamed;
+  total.autoprobe_restored = total.autoprobe_restored || more.autoprobe_restored;
+  return total;
+}
+
 Outcome outcome_of(const std::vector<PfStatus>& pfs) {
   const auto ready = std::count_if(pfs.begin(), pfs.end(),
                                    [](const PfStatus& p) { return p.state == PfState::kReady; });

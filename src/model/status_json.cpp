@@ -46,6 +46,15 @@ nlohmann::json id_or_null(uint16_t v) {
   return v == 0 ? nlohmann::json(nullptr) : nlohmann::json(hex4(v));
 }
 
+nlohmann::json to_json(const PfChanges& c) {
+  return {{"vfs_created", c.vfs_created},
+          {"guids_set", c.guids_set},
+          {"vfs_rebound", c.vfs_rebound},
+          {"links_renamed", c.links_renamed},
+          {"autoprobe_restored", c.autoprobe_restored},
+          {"summary", text_or_null(describe(c))}};
+}
+
 bool names(const nlohmann::json& j, const char* key, const std::string& value) {
   return !value.empty() && text_at(j, key) == value;
 }
@@ -116,6 +125,7 @@ nlohmann::json to_json(const PfStatus& pf, int64_t started_unix_ms) {
           {"warning_details", details(pf.warnings)},
           {"events", events},
           {"steps", steps_json(pf.steps, started_unix_ms)},
+          {"changes", to_json(pf.changes)},
           {"elapsed_ms", whole_ms(pf.elapsed_ms)},
           {"vfs", vfs}};
 }
@@ -160,6 +170,7 @@ nlohmann::json to_json(const DaemonStatus& status, int64_t now_unix_ms) {
       {"pf_count", status.pfs.size()},
       {"vf_count", vfs},
       {"drift_events", status.drift_events},
+      {"changes", to_json(status.changes)},
       {"recent_events", events},
       {"pfs", pfs}};
 }

@@ -129,6 +129,10 @@ std::string render_status(const nlohmann::json& status, bool colour, bool vfs) {
     out += ", outcome after " + ms(ready_ms->get<double>());
   }
   out += "\n";
+  if (const auto changes = status.find("changes");
+      changes != status.end() && changes->is_object()) {
+    out += "Changed: " + text_at(*changes, "summary", "nothing") + "\n";
+  }
   for (const auto& p : list(status, "problems")) {
     out += paint("problem", "problem", colour) + ": " + p.get<std::string>() + "\n";
   }

@@ -156,6 +156,7 @@ class Namer {
       return false;
     }
     links_[ifindex].name = name;  // what the kernel now has: no need to ask
+    ++renamed_;
     return true;
   }
 
@@ -164,6 +165,11 @@ class Namer {
   std::string pf_;
   std::string vf_;
   std::map<int, host::Link> links_;
+  uint32_t renamed_ = 0;
+
+ public:
+  // Netdevs this namer gave their target names.
+  [[nodiscard]] uint32_t renamed() const { return renamed_; }
 };
 
 }  // namespace
@@ -177,8 +183,9 @@ void name_pf(PfRun& run) {
   }
   const auto& target = run.target;
   std::lock_guard lock(run.names.mutex());
-  Namer(run.os, run.names, run.status.pci.str(), "")
-      .apply(link->ifindex, target.name, target.altnames, target.mtu, run.status.problems);
+  Namer namer(run.os, run.names, run.status.pci.str(), "");
+  namer.apply(link->ifindex, target.name, target.altnames, target.mtu, run.status.problems);
+  run.status.changes.links_renamed += namer.renamed();
 }
 
 void name_vf(PfRun& run, model::VfStatus& vs) {
@@ -187,8 +194,9 @@ void name_vf(PfRun& run, model::VfStatus& vs) {
   }
   const auto& vt = run.target.vf.at(vs.index);
   std::lock_guard lock(run.names.mutex());
-  Namer(run.os, run.names, run.status.pci.str(), vs.pci.str())
-      .apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
+  Namer namer(run.os, run.names, run.status.pci.str(), vs.pci.str());
+  namer.apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
+  run.status.changes.links_renamed += namer.renamed();
 }
 
 }  // namespace vfready::pipeline

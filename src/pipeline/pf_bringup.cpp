@@ -151,6 +151,8 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   // Made after the check has read the PF: autoprobe found off (a predecessor died
   // mid-pass) is turned on however this pass ends, even when the check failed.
   AutoprobeGuard autoprobe(os.sriov, target.pci, run.info.autoprobe);
+  // Found off with the PF read: a pass that died, or another tool, left it so.
+  run.status.changes.autoprobe_restored = !run.info.autoprobe && run.info.sriov;
   if (!checked) {
     return finish(run, start);
   }

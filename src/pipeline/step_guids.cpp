@@ -116,12 +116,14 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     // A VF whose GUID could not be set is probed all the same (a VF nobody probes has
     // no netdev to report); its problem keeps it from being ready.
     vs.problems = set_vf_guid(run, vt, path).problems;
+    status.changes.guids_set += vs.problems.empty() ? 1 : 0;
     if (action == GuidAction::kSetAndRebind) {
       if (auto error = unbind(run, vf.pci)) {
         vs.problems.push_back(*error);
         status.vfs.push_back(vs);
         continue;
       }
+      ++status.changes.vfs_rebound;
     }
     const std::size_t at = status.vfs.size();
     status.vfs.push_back(vs);
@@ -149,9 +151,11 @@ std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
   if (set.is_failed()) {
     return set.problems.front();
   }
+  ++run.status.changes.guids_set;
   if (auto error = unbind(run, vf)) {
     return error;
   }
+  ++run.status.changes.vfs_rebound;
   return probe_vf(run, vf);
 }
 

@@ -116,6 +116,7 @@ StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe) {
     if (const int err = write_count(target.vfs); err != 0) {
       return StepResult::failed(numvfs_error(run, target.vfs, err));
     }
+    run.status.changes.vfs_created += target.vfs;
   }
   return locate_new_vfs(run);
 }

@@ -279,3 +279,23 @@ TEST(VfreadydStatus, AFailedPfStillShowsTheVfsItHasWithTheirState) {
               testing::ContainsRegex("0000:40:00.0 +ibs1 +failed .* 0/8 +ibs1v0..ibs1v7 +1\n"));
   EXPECT_THAT(r.out, testing::ContainsRegex("VF 3 +0000:40:00.4 ibs1v3 +[0-9a-f:]{23} unchecked"));
 }
+
+TEST(VfreadydStatus, SaysWhatItChangedOnAHostAnotherToolSetUpAndThatTheNextRunChangesNothing) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  // Another tool: VFs made by hand (bound, GUID 0, kernel names), and on one PF with
+  // autoprobe left off (unbound).
+  ASSERT_EQ(sh("echo 0 > " + host.pci("0000:18:00.0", "sriov_drivers_autoprobe")).exit_code, 0);
+  for (const auto& pf : kReferenceIbPfs) {
+    ASSERT_EQ(sh("echo 8 > " + host.pci(pf, "sriov_numvfs")).exit_code, 0) << pf;
+  }
+  const auto first = sh(vfreadyd_command(host, repo_config(), "--once"), 60s);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_THAT(first.out, HasSubstr("\nChanged: 64 GUIDs set, 56 VFs with a wrong GUID re-probed, "
+                                   "72 links renamed, autoprobe turned back on\n"));
+  EXPECT_THAT(first.err, HasSubstr("changed: 64 GUIDs set, 56 VFs with a wrong GUID re-probed"));
+  const auto second = sh(vfreadyd_command(host, repo_config(), "--once"), 60s);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_THAT(second.out, HasSubstr("\nChanged: nothing\n"));
+  EXPECT_THAT(second.err, HasSubstr("nothing needed changing"));
+}

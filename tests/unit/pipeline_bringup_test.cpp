@@ -53,6 +53,7 @@ TEST_F(APfPass, GivesEveryVfItsGuidBeforeItsOneProbeThenItsNameAltnameAndMtu) {
   EXPECT_THAT(host.calls_named("autoprobe"), ElementsAre(std::string("autoprobe ") + kPf + " 0",
                                                          std::string("autoprobe ") + kPf + " 1"));
   EXPECT_TRUE(host.pf(kPf).autoprobe);
+  EXPECT_EQ(vfready::model::describe(s.changes), "4 VFs created, 4 GUIDs set, 5 links renamed");
 }
 
 TEST_F(APfPass, ChangesNothingTheSecondTime) {
@@ -61,6 +62,7 @@ TEST_F(APfPass, ChangesNothingTheSecondTime) {
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
   EXPECT_EQ(s.sriov_writes, 0u);
+  EXPECT_FALSE(s.changes.any()) << vfready::model::describe(s.changes);
   const auto calls = host.calls();
   EXPECT_THAT(std::vector<std::string>(calls.begin() + static_cast<long>(before), calls.end()),
               IsEmpty());
@@ -72,6 +74,7 @@ TEST_F(APfPass, TurnsAutoprobeBackOnWhenAPassThatDiedLeftItOff) {
   const auto s = bring_up();
   EXPECT_TRUE(host.pf(kPf).autoprobe);
   EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
+  EXPECT_TRUE(s.changes.autoprobe_restored);
 }
 
 TEST_F(APfPass, TurnsAutoprobeBackOnEvenWhenTheHardwareCheckFails) {
@@ -117,6 +120,9 @@ TEST_F(APfPass, RebindsABoundVfWhoseGuidIsWrong) {
   ASSERT_EQ(s.state, PfState::kReady) << all_problems(s);
   EXPECT_EQ(host.calls_named("unbind").size(), 4u);
   EXPECT_EQ(host.pf(kPf).vfs.at(3).effective, planned.vf.at(3).guid);
+  EXPECT_EQ(s.changes.guids_set, 4u);
+  EXPECT_EQ(s.changes.vfs_rebound, 4u);
+  EXPECT_EQ(s.changes.vfs_created, 0u);
 }
 
 TEST_F(APfPass, ReportsAVfItCannotUnbindAndDoesNotProbeIt) {

@@ -63,9 +63,27 @@ struct PfIdentity {
   uint16_t vfs_configured = 0;
 };
 
+// What a pass changed on the PF: on a host another tool set up (or a pass that died),
+// what vfready replaced. All zero when the PF was right as found.
+struct PfChanges {
+  uint32_t vfs_created = 0;         // VFs the sriov_numvfs write made
+  uint32_t guids_set = 0;           // VF GUIDs written
+  uint32_t vfs_rebound = 0;         // bound VFs with a wrong GUID, unbound and probed again
+  uint32_t links_renamed = 0;       // PF and VF netdevs given their names
+  bool autoprobe_restored = false;  // sriov_drivers_autoprobe found off, turned on again
+  [[nodiscard]] bool any() const {
+    return vfs_created + guids_set + vfs_rebound + links_renamed > 0 || autoprobe_restored;
+  }
+  bool operator==(const PfChanges&) const = default;
+};
+// "8 VFs created, 8 GUIDs set, 9 links renamed", "" when nothing changed.
+std::string describe(const PfChanges& changes);
+PfChanges& operator+=(PfChanges& total, const PfChanges& more);
+
 struct PfStatus {
   PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
   PfIdentity identity;
+  PfChanges changes;  // of the last pass over it
   std::string name;
   int ifindex = 0;
   std::string link_layer;
@@ -118,6 +136,7 @@ struct DaemonStatus {
   // degraded with outcome.degraded "ready".
   bool node_ready = false;
   uint64_t drift_events = 0;  // changes under vfready after READY, each repaired by a pass
+  PfChanges changes;          // what the last pass changed, over the PFs it covered
 };
 
 // The status with every text made printable (vfready/model/printable.hpp): what D-Bus
