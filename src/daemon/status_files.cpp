@@ -32,19 +32,27 @@ void StatusFiles::changed() {
 void StatusFiles::flush() {
   scheduled_ = false;
   const auto now = wall_clock_ms();
+  if (!files_.status_file && !files_.nfd_file && !files_.metrics_file) {
+    return;
+  }
   const auto status = model::printable(status_);
-  write(files_.status_file, "status file", model::to_json(status, now).dump() + "\n",
-        /*make_dir=*/true);
-  write(files_.nfd_file, "NFD feature file", model::node_feature_labels(status), false);
-  write(files_.metrics_file, "metrics file", model::prometheus_metrics(status, now), false);
+  write(
+      files_.status_file, "status file", [&] { return model::status_file_text(status, now); },
+      /*make_dir=*/true);
+  write(
+      files_.nfd_file, "NFD feature file", [&] { return model::node_feature_labels(status); },
+      false);
+  write(
+      files_.metrics_file, "metrics file", [&] { return model::prometheus_metrics(status, now); },
+      false);
 }
 
 void StatusFiles::write(const std::optional<std::string>& path, const std::string& what,
-                        const std::string& content, bool make_dir) {
+                        const std::function<std::string()>& render, bool make_dir) {
   if (!path) {
-    return;
+    return;  // not wanted: not even rendered
   }
-  const int err = host::write_file_atomically(*path, content, 0644, make_dir);
+  const int err = host::write_file_atomically(*path, render(), 0644, make_dir);
   // Without its directory (no NFD, no node_exporter on this node) a file is not wanted.
   const bool unwanted = err == ENOENT && !make_dir;
   auto& last = errors_[*path];

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -34,7 +35,7 @@ class StatusFiles {
 
  private:
   void write(const std::optional<std::string>& path, const std::string& what,
-             const std::string& content, bool make_dir);
+             const std::function<std::string()>& render, bool make_dir);
 
   EventLoop& loop_;
   const model::DaemonStatus& status_;

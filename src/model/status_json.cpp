@@ -182,6 +182,40 @@ std::string text_at(const nlohmann::json& j, const char* key, const std::string&
              : otherwise;
 }
 
+std::string status_file_text(const DaemonStatus& status, int64_t now_unix_ms) {
+  DaemonStatus head;  // everything but the PFs, which are serialized one by one
+  head.version = status.version;
+  head.config_file = status.config_file;
+  head.config_generation = status.config_generation;
+  head.state = status.state;
+  head.text = status.text;
+  head.problems = status.problems;
+  head.recent_events = status.recent_events;
+  head.ready_ms = status.ready_ms;
+  head.bringup_ms = status.bringup_ms;
+  head.started_unix_ms = status.started_unix_ms;
+  head.node_ready = status.node_ready;
+  head.drift_events = status.drift_events;
+  head.changes = status.changes;
+  auto j = to_json(head, now_unix_ms);
+  std::size_t vfs = 0;
+  for (const auto& pf : status.pfs) {
+    vfs += pf.vfs.size();
+  }
+  j["pf_count"] = status.pfs.size();
+  j["vf_count"] = vfs;
+  j["steps"] = steps_json(overall_steps(status.pfs), status.started_unix_ms);
+  j.erase("pfs");
+  std::string out = j.dump();
+  out.pop_back();  // the closing brace: the PFs go in before it
+  out += ",\"pfs\":[";
+  for (std::size_t i = 0; i < status.pfs.size(); ++i) {
+    out += (i == 0 ? "" : ",") + to_json(status.pfs[i], status.started_unix_ms).dump();
+  }
+  out += "]}\n";
+  return out;
+}
+
 std::string rfc3339(int64_t unix_ms) {
   const std::time_t seconds = static_cast<std::time_t>(unix_ms / 1000);
   std::tm tm{};

@@ -125,3 +125,21 @@ TEST(TheStatusJson, SaysNullForAProblemOfNoPfOrVf) {
   EXPECT_TRUE(j["problem_details"][0]["pf"].is_null());
   EXPECT_TRUE(j["problem_details"][0]["vf"].is_null());
 }
+
+TEST(TheStatusFile, SaysWhatDescribeSays) {
+  DaemonStatus s;
+  s.started_unix_ms = 1'796'147'305'000;
+  s.state = DaemonState::kReady;
+  s.node_ready = true;
+  for (const char* pci : {"0000:18:00.0", "0000:40:00.0"}) {
+    PfStatus pf;
+    pf.pci = PciAddress::parse(pci).value();
+    pf.vfs.push_back(vf("0000:18:00.1"));
+    pf.steps.push_back({"vfs", StepState::kDone, 1.0, 2.0});
+    s.pfs.push_back(pf);
+  }
+  s.problems.push_back(problem(EventKind::kReloadRefused, "bad"));
+  const auto text = status_file_text(s, 1'796'147'306'000);
+  ASSERT_EQ(text.back(), '\n');
+  EXPECT_EQ(nlohmann::json::parse(text), to_json(s, 1'796'147'306'000));
+}

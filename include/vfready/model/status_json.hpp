@@ -22,6 +22,10 @@ nlohmann::json to_json(const DaemonStatus& status, int64_t now_unix_ms = 0);
 // (null: unknown) or empty. What every reader of the status JSON takes its texts with.
 std::string text_at(const nlohmann::json& j, const char* key, const std::string& otherwise = "");
 
+// The status file's text: to_json(status, now_unix_ms) serialized one PF at a time, so
+// that the whole status never exists as one JSON tree (2,000 VFs of it are megabytes).
+std::string status_file_text(const DaemonStatus& status, int64_t now_unix_ms);
+
 // "2026-12-01T17:41:45.123Z"
 std::string rfc3339(int64_t unix_ms);
 // "4: ACTIVE" -> {"value": 4, "name": "ACTIVE"}; null when it does not read so.
