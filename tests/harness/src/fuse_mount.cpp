@@ -57,6 +57,7 @@ std::string child_path(const std::string& parent, const char* name) {
 }
 
 void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  mount_of(req).count(FuseMount::Request::kLookup);
   auto& m = mount_of(req);
   auto dir = m.path_of(parent);
   if (!dir) {
@@ -79,10 +80,42 @@ void op_lookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
 }
 
 // Inode numbers are kept for the life of the mount: nothing to forget.
-void op_forget(fuse_req_t req, fuse_ino_t /*ino*/, uint64_t /*nlookup*/) { fuse_reply_none(req); }
+void op_forget(fuse_req_t req, fuse_ino_t /*ino*/, uint64_t /*nlookup*/) {
+  mount_of(req).count(FuseMount::Request::kForget);
+  fuse_reply_none(req);
+}
 
 void op_forget_multi(fuse_req_t req, size_t /*count*/, fuse_forget_data* /*forgets*/) {
+  mount_of(req).count(FuseMount::Request::kForget);
   fuse_reply_none(req);
+}
+
+// The requests libfuse would answer by itself, answered as it would, to count them:
+// directories open with no state, closes release nothing, and FLUSH and ACCESS are
+// ENOSYS, after which the kernel stops sending them.
+void op_opendir(fuse_req_t req, fuse_ino_t /*ino*/, fuse_file_info* fi) {
+  mount_of(req).count(FuseMount::Request::kOpendir);
+  fuse_reply_open(req, fi);
+}
+
+void op_releasedir(fuse_req_t req, fuse_ino_t /*ino*/, fuse_file_info* /*fi*/) {
+  mount_of(req).count(FuseMount::Request::kReleasedir);
+  fuse_reply_err(req, 0);
+}
+
+void op_release(fuse_req_t req, fuse_ino_t /*ino*/, fuse_file_info* /*fi*/) {
+  mount_of(req).count(FuseMount::Request::kRelease);
+  fuse_reply_err(req, 0);
+}
+
+void op_flush(fuse_req_t req, fuse_ino_t /*ino*/, fuse_file_info* /*fi*/) {
+  mount_of(req).count(FuseMount::Request::kFlush);
+  fuse_reply_err(req, ENOSYS);
+}
+
+void op_access(fuse_req_t req, fuse_ino_t /*ino*/, int /*mask*/) {
+  mount_of(req).count(FuseMount::Request::kAccess);
+  fuse_reply_err(req, ENOSYS);
 }
 
 // The entry at `ino`'s path, or an error already sent.
@@ -97,6 +130,7 @@ std::unique_ptr<Tree::Entry> entry_or_reply(fuse_req_t req, fuse_ino_t ino) {
 }
 
 void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info* /*fi*/) {
+  mount_of(req).count(FuseMount::Request::kGetattr);
   if (auto e = entry_or_reply(req, ino)) {
     struct stat st {};
     fill_stat(ino, *e, &st);
@@ -107,11 +141,17 @@ void op_getattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info* /*fi*/) {
 // `echo x > attr` opens with O_TRUNC, which FUSE sends as a size change; sysfs ignores
 // the truncation, and so does this.
 void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat* /*attr*/, int /*to_set*/,
-                fuse_file_info* fi) {
-  op_getattr(req, ino, fi);
+                fuse_file_info* /*fi*/) {
+  mount_of(req).count(FuseMount::Request::kSetattr);
+  if (auto e = entry_or_reply(req, ino)) {
+    struct stat st {};
+    fill_stat(ino, *e, &st);
+    fuse_reply_attr(req, &st, 0);
+  }
 }
 
 void op_readlink(fuse_req_t req, fuse_ino_t ino) {
+  mount_of(req).count(FuseMount::Request::kReadlink);
   if (auto e = entry_or_reply(req, ino)) {
     if (e->kind != Tree::Kind::kLink) {
       fuse_reply_err(req, EINVAL);
@@ -122,6 +162,7 @@ void op_readlink(fuse_req_t req, fuse_ino_t ino) {
 }
 
 void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* /*fi*/) {
+  mount_of(req).count(FuseMount::Request::kReaddir);
   auto& m = mount_of(req);
   auto path = m.path_of(ino);
   auto e = path ? m.tree().stat(*path) : nullptr;
@@ -154,6 +195,7 @@ void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_
 }
 
 void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  mount_of(req).count(FuseMount::Request::kOpen);
   auto e = entry_or_reply(req, ino);
   if (!e) {
     return;
@@ -184,6 +226,7 @@ void op_open(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
 }
 
 void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_file_info* /*fi*/) {
+  mount_of(req).count(FuseMount::Request::kRead);
   auto e = entry_or_reply(req, ino);
   if (!e) {
     return;
@@ -203,6 +246,7 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
 
 void op_write(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t /*offset*/,
               fuse_file_info* /*fi*/) {
+  mount_of(req).count(FuseMount::Request::kWrite);
   auto e = entry_or_reply(req, ino);
   if (!e) {
     return;
@@ -231,6 +275,11 @@ const fuse_lowlevel_ops kOperations = [] {
   ops.open = op_open;
   ops.read = op_read;
   ops.write = op_write;
+  ops.opendir = op_opendir;
+  ops.releasedir = op_releasedir;
+  ops.release = op_release;
+  ops.flush = op_flush;
+  ops.access = op_access;
   return ops;
 }();
 
@@ -259,6 +308,15 @@ std::optional<std::string> FuseMount::path_of(uint64_t ino) const {
     return std::nullopt;
   }
   return paths_[ino - FUSE_ROOT_ID];
+}
+
+std::string FuseMount::request_counts() const {
+  std::string out;
+  for (std::size_t i = 0; i < requests_.size(); ++i) {
+    out += std::string(kRequestNames.at(i)) + " " +
+           std::to_string(requests_.at(i).load(std::memory_order_relaxed)) + "\n";
+  }
+  return out;
 }
 
 void FuseMount::start() {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -21,6 +23,29 @@ namespace vfready::fakehost {
 
 class FuseMount {
  public:
+  // The requests the kernel sends, counted by kind: what a sysfs client costs here.
+  enum class Request : std::uint8_t {
+    kLookup,
+    kForget,
+    kGetattr,
+    kSetattr,
+    kReadlink,
+    kOpendir,
+    kReaddir,
+    kReleasedir,
+    kOpen,
+    kRead,
+    kWrite,
+    kFlush,
+    kRelease,
+    kAccess,
+    kCount
+  };
+  static constexpr std::array<const char*, static_cast<std::size_t>(Request::kCount)>
+      kRequestNames = {"lookup",  "forget",  "getattr",    "setattr", "readlink",
+                       "opendir", "readdir", "releasedir", "open",    "read",
+                       "write",   "flush",   "release",    "access"};
+
   FuseMount(const Tree& tree, std::string mountpoint);
   ~FuseMount();
   FuseMount(const FuseMount&) = delete;
@@ -40,6 +65,11 @@ class FuseMount {
   [[nodiscard]] const Tree& tree() const { return tree_; }
   uint64_t ino_of(const std::string& path);
   [[nodiscard]] std::optional<std::string> path_of(uint64_t ino) const;
+  void count(Request r) {
+    requests_[static_cast<std::size_t>(r)].fetch_add(1, std::memory_order_relaxed);
+  }
+  // "lookup 12\ngetattr 40\n...": every kind, in the order above, since the mount.
+  [[nodiscard]] std::string request_counts() const;
 
  private:
   static int connection_of(const std::string& mountpoint);
@@ -51,6 +81,7 @@ class FuseMount {
   mutable std::mutex inodes_mu_;
   std::unordered_map<std::string, uint64_t> inos_;
   std::vector<std::string> paths_;  // index: inode number - 1
+  std::array<std::atomic<uint64_t>, static_cast<std::size_t>(Request::kCount)> requests_{};
   int connection_ = -1;
   std::thread loop_;
 };

@@ -81,6 +81,7 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGUSR1);
+  sigaddset(&signals, SIGUSR2);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   const fs::path root = fs::absolute(root_arg);
@@ -117,8 +118,16 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
 
   int sig = 0;
   // SIGUSR1: the driver recovers from numvfs_write_hangs (a test's way to end a hang).
-  while (sigwait(&signals, &sig) == 0 && sig == SIGUSR1) {
-    kernel.release_hangs();
+  // SIGUSR2: the FUSE requests served so far go to ROOT/fuse-requests (the benchmark's
+  // count of what a bring-up costs), written whole and then renamed into place.
+  while (sigwait(&signals, &sig) == 0 && (sig == SIGUSR1 || sig == SIGUSR2)) {
+    if (sig == SIGUSR1) {
+      kernel.release_hangs();
+      continue;
+    }
+    std::ofstream(root / "fuse-requests.new") << mount.request_counts();
+    std::error_code ec;
+    fs::rename(root / "fuse-requests.new", root / "fuse-requests", ec);
   }
   // Blocked writes first (they hold FUSE workers), then the mount, then the rest.
   kernel.shutdown();
