@@ -76,6 +76,7 @@ int Service::run() {
   start_bringup();
   const int code = loop_.run();
   files_.flush();  // what vfreadyctl shows once vfreadyd is gone
+  log::info({}, "kernel calls since start: " + host::kernel_calls().describe());
   return code;
 }
 
@@ -132,6 +133,7 @@ void Service::start_bringup(std::set<std::string> only) {
   if (bringup_id_ != 0) {
     loop_.remove(bringup_id_);
   }
+  calls_at_pass_start_ = host::kernel_calls();
   bringup_ = std::make_shared<Bringup>(inputs_, status_, epoch_, busy_, names_, std::move(hooks),
                                        std::move(only));
   bringup_->start();
@@ -144,6 +146,9 @@ void Service::on_bringup_finished() {
                      (outcome == model::Outcome::kDegraded && inputs_.config.ready_when_degraded);
   const bool first = !first_done_;
   first_done_ = true;
+  // The pass's own calls and those of drift handling while it ran.
+  log::info({}, "kernel calls since the pass began: " +
+                    (host::kernel_calls() - calls_at_pass_start_).describe());
   status_.node_ready = ready;
   if (first) {
     status_.bringup_ms = status_.ready_ms;

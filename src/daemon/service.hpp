@@ -13,6 +13,7 @@
 #include "event_loop.hpp"
 #include "host_roots.hpp"
 #include "status_files.hpp"
+#include "vfready/host/kernel_calls.hpp"
 #include "vfready/host/notifier.hpp"
 
 // vfreadyd as a service: the loop with its sources (signals, the bring-up, the bus,
@@ -84,6 +85,7 @@ class Service {
   std::vector<Clock::time_point> internal_errors_;  // the recent ones
   bool ready_sent_ = false;
   bool first_done_ = false;
+  host::KernelCalls calls_at_pass_start_;
 };
 
 }  // namespace vfready::daemon

@@ -14,6 +14,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "vfready/host/kernel_calls.hpp"
 #include "vfready/host/links.hpp"
 
 namespace vfready::host {
@@ -74,6 +75,7 @@ int on_error(sockaddr_nl* /*who*/, nlmsgerr* e, void* arg) {
 // Sends a request and reads the answer: 0 or the errno the kernel gave. Links in the
 // answer go to `out` when given.
 int exchange(nl_sock* sk, nl_msg* msg, std::vector<Link>* out = nullptr) {
+  count(KernelCall::kNetlinkRequest);
   int err = nl_send_auto(sk, msg);
   nlmsg_free(msg);
   if (err < 0) {

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "vfready/host/kernel_calls.hpp"
+
 namespace vfready::host {
 
 std::string errno_name(int err) {
@@ -76,6 +78,7 @@ int write_absolute(const std::string& path, std::string_view value) {
 }  // namespace
 
 Result<std::string> RootedSysfs::read(const std::string& rel) {
+  count(KernelCall::kSysfsRead);
   auto got = read_absolute(path(rel));
   if (got.err != 0) {
     return Error{path(rel) + ": " + errno_name(got.err)};
@@ -84,6 +87,7 @@ Result<std::string> RootedSysfs::read(const std::string& rel) {
 }
 
 int RootedSysfs::write(const std::string& rel, std::string_view value) {
+  count(KernelCall::kSysfsWrite);
   return write_absolute(path(rel), value);
 }
 
@@ -93,19 +97,22 @@ std::vector<DeviceOpResult> RootedSysfs::on_device(const std::string& device,
   for (auto& op : ops) {
     op.path = path(op.path);
   }
-  if (calls_) {
-    return calls_->run(device, ops, deadline.count() == 0 ? read_deadline_ : deadline);
-  }
   std::vector<DeviceOpResult> out;
-  for (const auto& op : ops) {
-    if (op.kind == DeviceOp::Kind::kRead) {
-      out.push_back(read_absolute(op.path));
-      continue;
+  if (calls_) {
+    out = calls_->run(device, ops, deadline.count() == 0 ? read_deadline_ : deadline);
+  } else {
+    for (const auto& op : ops) {
+      out.push_back(op.kind == DeviceOp::Kind::kRead
+                        ? read_absolute(op.path)
+                        : DeviceOpResult{write_absolute(op.path, op.value), {}});
+      if (op.kind == DeviceOp::Kind::kWrite && out.back().err != 0) {
+        break;
+      }
     }
-    out.push_back({write_absolute(op.path, op.value), {}});
-    if (out.back().err != 0) {
-      break;
-    }
+  }
+  // The calls made: a batch ends at its first failed write.
+  for (std::size_t i = 0; i < out.size() && i < ops.size(); ++i) {
+    count(ops[i].kind == DeviceOp::Kind::kRead ? KernelCall::kSysfsRead : KernelCall::kSysfsWrite);
   }
   return out;
 }
@@ -115,11 +122,13 @@ std::optional<StuckCall> RootedSysfs::stuck(const std::string& device) {
 }
 
 bool RootedSysfs::exists(const std::string& rel) {
+  count(KernelCall::kSysfsStat);
   struct stat st {};
   return ::lstat(path(rel).c_str(), &st) == 0;
 }
 
 std::vector<std::string> RootedSysfs::list(const std::string& rel) {
+  count(KernelCall::kSysfsListing);
   std::vector<std::string> out;
   DIR* dir = ::opendir(path(rel).c_str());
   if (dir == nullptr) {
@@ -137,6 +146,7 @@ std::vector<std::string> RootedSysfs::list(const std::string& rel) {
 }
 
 std::optional<std::string> RootedSysfs::link_target_name(const std::string& rel) {
+  count(KernelCall::kSysfsLink);
   char buf[4096];
   const ssize_t n = ::readlink(path(rel).c_str(), buf, sizeof buf - 1);
   if (n <= 0) {

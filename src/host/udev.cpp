@@ -13,6 +13,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "vfready/host/kernel_calls.hpp"
+
 namespace vfready::host {
 
 namespace {
@@ -116,6 +118,7 @@ bool UdevDevices::udev_active() const { return state_->active; }
 
 bool UdevDevices::initialized(int ifindex) const {
   const auto id = "n" + std::to_string(ifindex);
+  count(KernelCall::kUdevLookup);
   udev_device* device = udev_device_new_from_device_id(state_->context, id.c_str());
   if (device == nullptr) {
     return false;  // gone, or not in this namespace

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -70,9 +71,14 @@ struct Run {
   double user_cpu_ms = 0;
   double rss_mib = 0;
   int exit_code = -1;
+  // What vfreadyd says it asked of the kernel from start to exit ("sysfs reads" -> N),
+  // and the FUSE requests the fake host served meanwhile, by kind.
+  std::map<std::string, double> calls;
+  std::map<std::string, double> fuse;
 };
 
 Run run_vfready(const FakeHost& host, const std::string& config) {
+  const auto fuse_before = host.fuse_requests();
   NotifySocket notify;
   Launched daemon("NOTIFY_SOCKET=" + notify.path() + " exec " +
                   vfreadyd_command(host, config, "--no-bus") + " >/dev/null 2>" + host.root() +
@@ -94,6 +100,14 @@ Run run_vfready(const FakeHost& host, const std::string& config) {
   r.user_cpu_ms = daemon.user_cpu_ms();
   r.rss_mib = daemon.max_rss_mib();
   r.exit_code = daemon.exit_code();
+  for (const auto& [name, n] :
+       logged_kernel_calls(read_file(host.root() + "/vfreadyd.log"), "since start")) {
+    r.calls[name] = static_cast<double>(n);
+  }
+  for (const auto& [kind, n] : host.fuse_requests()) {
+    const auto before = fuse_before.find(kind);
+    r.fuse[kind] = static_cast<double>(n - (before == fuse_before.end() ? 0 : before->second));
+  }
   return r;
 }
 
@@ -323,6 +337,22 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double floor_ta
                    largest ? std::optional(rss_target) : std::nullopt,
                    largest ? std::to_string(static_cast<int>(rss_target)) + " MiB" : ""});
   }
+  // What the largest bring-up cost per VF in operations, the same on every machine:
+  // vfreadyd's own count of its calls, and the fake host's of the FUSE requests they made.
+  const auto& last = runs.back();
+  const double vfs = 16.0 * counts.back();
+  const auto per_vf = std::to_string(static_cast<int>(vfs)) + " VFs, per VF: ";
+  for (const auto& [name, n] : last.calls) {
+    out.push_back({s, per_vf + name, n / vfs, "", {}, "vfreadyd's count"});
+  }
+  double fuse_total = 0;
+  for (const auto& [kind, n] : last.fuse) {
+    fuse_total += n;
+    if (n > 0) {
+      out.push_back({s, per_vf + "FUSE " + kind, n / vfs, "", {}, "the fake host's count"});
+    }
+  }
+  out.push_back({s, per_vf + "FUSE requests, all", fuse_total / vfs, "", {}, ""});
   out.push_back({s,
                  "kernel CPU of one netdev rename here (1000 renames of an ifb)",
                  rename_cpu_us(),

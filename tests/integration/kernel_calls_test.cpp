@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// vfreadyd counts the calls it makes of the kernel (the operations a bring-up costs, the
+// same on every machine). The count is checked against the fake host's own count of the
+// FUSE requests it served, and a run with nothing to change writes nothing.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "daemon_run.hpp"
+#include "fake_host.hpp"
+#include "root_only.hpp"
+
+using namespace vfready::testing;
+using namespace std::chrono_literals;
+
+TEST(VfreadydKernelCalls, AreTheWritesTheFakeHostServedAndNoneWhenNothingNeedsChanging) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto before = host.fuse_requests();
+  ASSERT_FALSE(before.empty());
+  const auto first = sh(vfreadyd_command(host, repo_config(), "--once"), 60s);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const auto served = host.fuse_requests();
+  const auto calls = logged_kernel_calls(first.err, "since start");
+  ASSERT_FALSE(calls.empty()) << first.err;
+  // Each sysfs write is one write(2), one FUSE WRITE: 8 PFs' numvfs and autoprobe, and per
+  // VF at least its GUIDs and a probe.
+  EXPECT_EQ(calls.at("sysfs writes"), served.at("write") - before.at("write"));
+  EXPECT_GE(calls.at("sysfs writes"), 64u * 2);
+  // Each read opens the attribute once; the opens also count the writes' and libudev's.
+  EXPECT_LE(calls.at("sysfs reads") + calls.at("sysfs writes"),
+            served.at("open") - before.at("open"));
+  // Per VF at least a rename (the reference host's PFs have no netlink GUID path here).
+  EXPECT_GE(calls.at("netlink requests"), 64u);
+
+  const auto second = sh(vfreadyd_command(host, repo_config(), "--once"), 60s);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  const auto again = logged_kernel_calls(second.err, "since the pass began");
+  ASSERT_FALSE(again.empty()) << second.err;
+  EXPECT_EQ(again.at("sysfs writes"), 0u) << second.err;
+  EXPECT_LT(again.at("netlink requests"), calls.at("netlink requests"));
+}
