@@ -26,7 +26,9 @@ constexpr off_t kAttributeSize = 4096;
 // Everything changes behind the kernel's back (renames, new VFs). Names that exist may
 // be cached, which makes path walks cheap: every stat, open and readdir still comes here
 // (attributes and misses are never cached), so a removed or renamed entry answers
-// ENOENT at once and a new one is found at once.
+// ENOENT at once and a new one is found at once. Symlink targets are cached too, as
+// kernfs resolves its links without asking anyone: the tree says when one goes away or
+// changes (forget_links), and the kernel forgets it before the change is visible.
 constexpr double kEntryTimeout = 3600;
 
 FuseMount& mount_of(fuse_req_t req) { return *static_cast<FuseMount*>(fuse_req_userdata(req)); }
@@ -263,8 +265,15 @@ void op_write(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_
   }
 }
 
+void op_init(void* /*userdata*/, fuse_conn_info* conn) {
+  if ((conn->capable & FUSE_CAP_CACHE_SYMLINKS) != 0) {
+    conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+  }
+}
+
 const fuse_lowlevel_ops kOperations = [] {
   fuse_lowlevel_ops ops{};
+  ops.init = op_init;
   ops.lookup = op_lookup;
   ops.forget = op_forget;
   ops.forget_multi = op_forget_multi;
@@ -308,6 +317,25 @@ std::optional<std::string> FuseMount::path_of(uint64_t ino) const {
     return std::nullopt;
   }
   return paths_[ino - FUSE_ROOT_ID];
+}
+
+void FuseMount::forget_links(const std::vector<std::string>& paths) {
+  if (session_ == nullptr) {
+    return;
+  }
+  for (const auto& path : paths) {
+    uint64_t ino = 0;
+    {
+      std::lock_guard lock(inodes_mu_);
+      const auto it = inos_.find(path);
+      if (it == inos_.end()) {
+        continue;  // never looked up: nothing cached
+      }
+      ino = it->second;
+    }
+    // ENOENT: the kernel holds no inode for it. The whole range: the target's page.
+    static_cast<void>(fuse_lowlevel_notify_inval_inode(session_, ino, 0, 0));
+  }
 }
 
 std::string FuseMount::request_counts() const {

@@ -56,6 +56,10 @@ class FuseMount {
   // Unmounts and waits for the workers. Idempotent.
   void stop();
 
+  // Has the kernel drop what it cached of these symlinks (their targets): they went away
+  // or point elsewhere. Returns when it has. Not from a request handler of theirs.
+  void forget_links(const std::vector<std::string>& paths);
+
   // Detaches a mount left behind by a fake host that died (a dead FUSE mount answers
   // ENOTCONN). True when one was there.
   static bool clear_stale(const std::string& mountpoint);

@@ -113,6 +113,9 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   kernel_ptr = &kernel;
   FuseMount mount(tree, root / "sys");
   mount.start();
+  // Nothing is cached before the mount serves: links that change from now on.
+  tree.on_links_changed(
+      [&mount](const std::vector<std::string>& paths) { mount.forget_links(paths); });
 
   std::cout << "ready root=" << root_arg << " netns=" << netns << std::endl;
 
@@ -131,6 +134,7 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   }
   // Blocked writes first (they hold FUSE workers), then the mount, then the rest.
   kernel.shutdown();
+  tree.on_links_changed(nullptr);
   mount.stop();
   kernel_ptr = nullptr;
   netdevs.stop();

@@ -60,13 +60,69 @@ Tree::Node* Tree::make_parents(const std::string& path, std::string* leaf) {
   return node;
 }
 
-void Tree::add_file(const std::string& path, Attribute attr, unsigned mode) {
-  std::lock_guard lock(mu_);
-  std::string leaf;
-  if (Node* parent = make_parents(path, &leaf)) {
-    parent->children[leaf] = std::make_unique<Node>(
-        Node{{Kind::kFile, mode, {}, std::make_shared<const Attribute>(std::move(attr))}, {}});
+void Tree::links_in(const Node& node, const std::string& path, std::vector<std::string>* out) {
+  if (node.entry.kind == Kind::kLink) {
+    out->push_back(path);
   }
+  for (const auto& [name, child] : node.children) {
+    links_in(*child, path + "/" + name, out);
+  }
+}
+
+void Tree::put(Node* parent, const std::string& parent_path, const std::string& leaf,
+               std::unique_ptr<Node> node, std::vector<std::string>* gone) {
+  auto& slot = parent->children[leaf];
+  if (slot) {
+    const bool same_link = slot->entry.kind == Kind::kLink && node->entry.kind == Kind::kLink &&
+                           slot->entry.link_target == node->entry.link_target;
+    if (!same_link) {
+      links_in(*slot, parent_path.empty() ? leaf : parent_path + "/" + leaf, gone);
+    }
+  }
+  slot = std::move(node);
+}
+
+void Tree::notify(const std::vector<std::string>& gone) const {
+  if (gone.empty()) {
+    return;
+  }
+  std::function<void(const std::vector<std::string>&)> observer;
+  {
+    std::lock_guard lock(mu_);
+    observer = observer_;
+  }
+  if (observer) {
+    observer(gone);
+  }
+}
+
+void Tree::on_links_changed(std::function<void(const std::vector<std::string>&)> observer) {
+  std::lock_guard lock(mu_);
+  observer_ = std::move(observer);
+}
+
+namespace {
+
+std::string parent_of(const std::string& path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+}  // namespace
+
+void Tree::add_file(const std::string& path, Attribute attr, unsigned mode) {
+  std::vector<std::string> gone;
+  {
+    std::lock_guard lock(mu_);
+    std::string leaf;
+    if (Node* parent = make_parents(path, &leaf)) {
+      put(parent, parent_of(path), leaf,
+          std::make_unique<Node>(Node{
+              {Kind::kFile, mode, {}, std::make_shared<const Attribute>(std::move(attr))}, {}}),
+          &gone);
+    }
+  }
+  notify(gone);
 }
 
 void Tree::add_value(const std::string& path, const std::string& value, unsigned mode) {
@@ -74,39 +130,63 @@ void Tree::add_value(const std::string& path, const std::string& value, unsigned
 }
 
 void Tree::add_link(const std::string& path, const std::string& target) {
-  std::lock_guard lock(mu_);
-  std::string leaf;
-  if (Node* parent = make_parents(path, &leaf)) {
-    parent->children[leaf] = std::make_unique<Node>(Node{{Kind::kLink, 0777, target, {}}, {}});
+  std::vector<std::string> gone;
+  {
+    std::lock_guard lock(mu_);
+    std::string leaf;
+    if (Node* parent = make_parents(path, &leaf)) {
+      put(parent, parent_of(path), leaf,
+          std::make_unique<Node>(Node{{Kind::kLink, 0777, target, {}}, {}}), &gone);
+    }
   }
+  notify(gone);
 }
 
 void Tree::add_dir(const std::string& path) {
-  std::lock_guard lock(mu_);
-  std::string leaf;
-  if (Node* parent = make_parents(path, &leaf)) {
-    auto& slot = parent->children[leaf];
-    if (!slot || slot->entry.kind != Kind::kDir) {
-      slot = std::make_unique<Node>(Node{{Kind::kDir, 0755, {}, {}}, {}});
+  std::vector<std::string> gone;
+  {
+    std::lock_guard lock(mu_);
+    std::string leaf;
+    if (Node* parent = make_parents(path, &leaf)) {
+      auto& slot = parent->children[leaf];
+      if (!slot || slot->entry.kind != Kind::kDir) {
+        put(parent, parent_of(path), leaf,
+            std::make_unique<Node>(Node{{Kind::kDir, 0755, {}, {}}, {}}), &gone);
+      }
     }
   }
+  notify(gone);
 }
 
 bool Tree::remove(const std::string& path) {
-  std::lock_guard lock(mu_);
-  return detach(path) != nullptr;
+  std::vector<std::string> gone;
+  {
+    std::lock_guard lock(mu_);
+    auto node = detach(path);
+    if (!node) {
+      return false;
+    }
+    links_in(*node, path, &gone);
+  }
+  notify(gone);
+  return true;
 }
 
 bool Tree::rename(const std::string& from, const std::string& to) {
-  std::lock_guard lock(mu_);
-  auto node = detach(from);
-  if (!node) {
-    return false;
+  std::vector<std::string> gone;
+  {
+    std::lock_guard lock(mu_);
+    auto node = detach(from);
+    if (!node) {
+      return false;
+    }
+    links_in(*node, from, &gone);
+    std::string leaf;
+    if (Node* to_parent = make_parents(to, &leaf)) {
+      put(to_parent, parent_of(to), leaf, std::move(node), &gone);
+    }
   }
-  std::string leaf;
-  if (Node* to_parent = make_parents(to, &leaf)) {
-    to_parent->children[leaf] = std::move(node);
-  }
+  notify(gone);
   return true;
 }
 

@@ -44,6 +44,11 @@ class Tree {
   // Moves an entry (and what is under it); false when `from` does not exist.
   bool rename(const std::string& from, const std::string& to);
 
+  // Called, outside the tree's lock, with the paths of symlinks that went away or now
+  // point elsewhere (removed, replaced, moved): the FUSE mount has the kernel forget
+  // what it cached of them. Set before the tree is served.
+  void on_links_changed(std::function<void(const std::vector<std::string>&)> observer);
+
   [[nodiscard]] bool exists(const std::string& path) const;
   // nullptr when absent. The entry is a copy: safe to use without the lock.
   [[nodiscard]] std::unique_ptr<Entry> stat(std::string_view path) const;
@@ -59,8 +64,15 @@ class Tree {
   Node* find(std::string_view path) const;
   Node* make_parents(const std::string& path, std::string* leaf);
   std::unique_ptr<Node> detach(std::string_view path);
+  // The links in `node` (at `path`) and under it, appended to `out`.
+  static void links_in(const Node& node, const std::string& path, std::vector<std::string>* out);
+  // Puts `node` at `leaf` of `parent`, noting the links of what it replaces.
+  static void put(Node* parent, const std::string& parent_path, const std::string& leaf,
+                  std::unique_ptr<Node> node, std::vector<std::string>* gone);
+  void notify(const std::vector<std::string>& gone) const;
 
   mutable std::mutex mu_;
+  std::function<void(const std::vector<std::string>&)> observer_;  // guarded by mu_
   std::unique_ptr<Node> root_ = std::make_unique<Node>(Node{{Kind::kDir, 0755, {}, {}}, {}});
 };
 
