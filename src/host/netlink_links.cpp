@@ -222,6 +222,13 @@ int NetlinkLinks::set_mtu(int ifindex, uint32_t mtu) {
   return exchange(socket_->sk, change_request(ifindex, changes.get()));
 }
 
+int NetlinkLinks::rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) {
+  auto changes = new_link();
+  rtnl_link_set_name(changes.get(), name.c_str());
+  rtnl_link_set_mtu(changes.get(), mtu);
+  return exchange(socket_->sk, change_request(ifindex, changes.get()));
+}
+
 int NetlinkLinks::add_altname(int ifindex, const std::string& name) {
   return exchange(socket_->sk, raw_link_message(Raw::kAddAltname, ifindex, name));
 }

@@ -25,6 +25,18 @@ class Namer {
              std::vector<model::Problem>& out) {
     names_.manage(ifindex);
     refresh(ifindex);
+    if (const auto* link = find(ifindex);
+        link != nullptr && name && mtu && link->name != name->str() && link->mtu != *mtu) {
+      // A new VF's netdev: both in one request. An error (a name in use, say) leaves the
+      // parts one at a time below, from what the kernel has then, to say which failed.
+      if (os_.links.rename_and_set_mtu(ifindex, name->str(), *mtu) == 0) {
+        links_[ifindex].name = name->str();
+        links_[ifindex].mtu = *mtu;
+        ++renamed_;
+      } else {
+        refresh(ifindex);
+      }
+    }
     if (name && !take_name(ifindex, name->str(), out)) {
       return;
     }
@@ -34,11 +46,16 @@ class Namer {
                                  link->altnames.end()) {
         continue;
       }
-      if (const int holder = holder_of(alt.str());
-          holder != 0 && !free_name(holder, alt.str(), out)) {
-        continue;
+      // As for names: most altnames are free, so the add is tried first, and only one
+      // in use (EEXIST) makes its holder a question.
+      int err = os_.links.add_altname(ifindex, alt.str());
+      if (err == EEXIST) {
+        if (const int holder = holder_of(alt.str());
+            holder != 0 && holder != ifindex && !free_name(holder, alt.str(), out)) {
+          continue;
+        }
+        err = os_.links.add_altname(ifindex, alt.str());
       }
-      const int err = os_.links.add_altname(ifindex, alt.str());
       if (err != 0) {
         add(out, model::EventKind::kLinkConfigFailed,
             "adding altname " + alt.str() + " to " + link->name +

@@ -450,6 +450,14 @@ int MemoryHost::set_mtu(int ifindex, uint32_t mtu) {
   return 0;
 }
 
+// As the kernel: the name first, then the MTU, stopping at the first error.
+int MemoryHost::rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) {
+  if (const int err = rename(ifindex, name); err != 0) {
+    return err;
+  }
+  return set_mtu(ifindex, mtu);
+}
+
 int MemoryHost::add_altname(int ifindex, const std::string& name) {
   std::lock_guard lock(mu_);
   if (const int err = call("altname", std::to_string(ifindex) + " " + name); err != 0) {

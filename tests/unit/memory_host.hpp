@@ -87,6 +87,7 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
   std::optional<host::Link> by_name(const std::string& name) override;
   int rename(int ifindex, const std::string& name) override;
   int set_mtu(int ifindex, uint32_t mtu) override;
+  int rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) override;
   int add_altname(int ifindex, const std::string& name) override;
   int del_altname(int ifindex, const std::string& name) override;
   int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) override;

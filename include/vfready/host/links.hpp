@@ -29,6 +29,10 @@ class Links {
   virtual std::optional<Link> by_name(const std::string& name) = 0;
   virtual int rename(int ifindex, const std::string& name) = 0;
   virtual int set_mtu(int ifindex, uint32_t mtu) = 0;
+  // Both in one request (one RTM_SETLINK: half the requests and link events of a new
+  // VF's naming). The kernel applies the name first and stops at the first error, so on
+  // an error the name may have changed and the MTU not.
+  virtual int rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) = 0;
   virtual int add_altname(int ifindex, const std::string& name) = 0;
   virtual int del_altname(int ifindex, const std::string& name) = 0;
   // IFLA_VF_IB_NODE_GUID and IFLA_VF_IB_PORT_GUID of VF `vf` on the PF's netdev.
@@ -47,6 +51,7 @@ class NetlinkLinks final : public Links {
   std::optional<Link> by_name(const std::string& name) override;
   int rename(int ifindex, const std::string& name) override;
   int set_mtu(int ifindex, uint32_t mtu) override;
+  int rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) override;
   int add_altname(int ifindex, const std::string& name) override;
   int del_altname(int ifindex, const std::string& name) override;
   int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) override;
