@@ -196,6 +196,11 @@ bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
     initialized_.insert(ifindex);
     return true;
   }
+  // A wait that is over before it starts (a pass looking in as it goes by) only asks
+  // what the events have said: libudev's answer costs a dozen sysfs round trips, and the
+  // wait to come, if the netdev is not done yet, asks it at its own deadline. Once events
+  // have been lost, every look asks libudev, as the event may be among them.
+  const bool poll = deadline <= std::chrono::steady_clock::now() && lost_ == 0;
   auto& waiters = waiting_[ifindex];
   ++waiters.count;
   bool done = false;
@@ -206,7 +211,8 @@ bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
     // At the deadline, after lost events or without a reader: libudev is asked, so that
     // a missed event does not fail a netdev udev is done with.
     done = done && initialized_.contains(ifindex);
-    if (done || devices_.initialized(ifindex)) {
+    if (done || (!poll && devices_.initialized(ifindex))) {
+      initialized_.insert(ifindex);  // the step's next look (a poll) finds it
       done = true;
       break;
     }
