@@ -116,7 +116,7 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   // Two malloc arenas, not one per thread: the pass's workers (one per PF) allocate
   // little, and an arena each kept a megabyte or more of peak RSS at 16 PFs.
-  mallopt(M_ARENA_MAX, 2);
+  mallopt(M_ARENA_MAX, 2);  // NOLINT(concurrency-mt-unsafe): before any thread
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
