@@ -145,21 +145,21 @@ model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t in
 }  // namespace
 
 std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddress& pf,
-                                             uint16_t index) {
+                                             uint16_t index, bool ofed) {
   const auto dir = "bus/pci/devices/" + pf.str() + "/";
-  if (!sysfs.exists(dir + "sriov/" + std::to_string(index) + "/port")) {
-    model::VfInfo vf;
-    vf.index = index;
-    read_vf_rdma_guids(sysfs, dir, vf);
-    return vf.effective_guid;
+  if (ofed) {
+    // Read without asking first whether it is there: ENOENT says so.
+    const auto got = sysfs.on_device(
+        pf.str(), {{DeviceOp::Kind::kRead, dir + "sriov/" + std::to_string(index) + "/port", {}}},
+        {});
+    if (got.back().err != ENOENT) {
+      return parsed_guid(got.back());
+    }
   }
-  const auto got =
-      sysfs.on_device(pf.str(),
-                      {{DeviceOp::Kind::kRead,
-                        "bus/pci/devices/" + pf.str() + "/sriov/" + std::to_string(index) + "/port",
-                        {}}},
-                      {});
-  return parsed_guid(got.back());
+  model::VfInfo vf;
+  vf.index = index;
+  read_vf_rdma_guids(sysfs, dir, vf);
+  return vf.effective_guid;
 }
 
 model::VfInfo read_vf(Sysfs& sysfs, const model::PciAddress& pf, uint16_t index) {

@@ -47,9 +47,9 @@ VfBinding SysfsSriovHost::vf_binding(const model::PciAddress& pf, uint16_t index
   return {vf.netdev, vf.driver};
 }
 
-std::optional<model::Guid> SysfsSriovHost::vf_port_guid(const model::PciAddress& pf,
-                                                        uint16_t index) {
-  return read_vf_port_guid(sysfs_, pf, index);
+std::optional<model::Guid> SysfsSriovHost::vf_port_guid(const model::PciAddress& pf, uint16_t index,
+                                                        bool ofed) {
+  return read_vf_port_guid(sysfs_, pf, index, ofed);
 }
 
 std::optional<std::string> SysfsSriovHost::netdev_of(const model::PciAddress& function) {

@@ -20,7 +20,7 @@ bool validate_vf(PfRun& run, model::VfStatus& vs) {
   auto& os = run.os;
   const auto& vt = run.target.vf.at(vs.index);
   // The GUID its port uses, read back: a VF is ready only with proof that it is its own.
-  const auto effective = os.sriov.vf_port_guid(run.target.pci, vs.index);
+  const auto effective = os.sriov.vf_port_guid(run.target.pci, vs.index, run.info.ofed_sriov);
   vs.guid = effective ? effective->str() : "";
   const bool guid_right = effective == vt.guid;
   if (!guid_right && vs.problems.empty() && vs.in_use.empty()) {

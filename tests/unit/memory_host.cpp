@@ -257,7 +257,8 @@ host::VfBinding MemoryHost::vf_binding(const model::PciAddress& pci, uint16_t in
   return vf.netdev ? host::VfBinding{vf.netdev, {}} : host::VfBinding{{}, vf.driver};
 }
 
-std::optional<model::Guid> MemoryHost::vf_port_guid(const model::PciAddress& pci, uint16_t index) {
+std::optional<model::Guid> MemoryHost::vf_port_guid(const model::PciAddress& pci, uint16_t index,
+                                                    bool /*ofed*/) {
   return read_vf(pci, index).effective_guid;
 }
 

@@ -66,7 +66,8 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
   std::optional<model::PciAddress> vf_address(const model::PciAddress& pf, uint16_t index) override;
   bool has_ofed_sriov(const model::PciAddress& pf) override;
   host::VfBinding vf_binding(const model::PciAddress& pf, uint16_t index) override;
-  std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index) override;
+  std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index,
+                                          bool ofed) override;
   std::optional<std::string> netdev_of(const model::PciAddress& function) override;
   std::optional<std::string> port_state(const model::PciAddress& pf, const std::string& ib_device,
                                         int port) override;

@@ -33,10 +33,11 @@ model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t 
 // Where a VF is (its virtfn<n> link), nullopt when it is not there.
 std::optional<model::PciAddress> read_vf_address(Sysfs& sysfs, const std::string& pf_dir,
                                                  uint16_t index);
-// Only the GUID a VF's port uses, read back: OFED's sriov/<n>/port, or without OFED's
-// sriov/ the VF's RDMA device (port 1's GID 0). Nothing when neither can tell.
+// Only the GUID a VF's port uses, read back: OFED's sriov/<n>/port when `ofed` (the PF
+// has those files) and it is there, or else the VF's RDMA device (port 1's GID 0).
+// Nothing when neither can tell.
 std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddress& pf,
-                                             uint16_t index);
+                                             uint16_t index, bool ofed);
 
 // The kernel log's message texts, from /dev/kmsg (one record per read) or a file of
 // records a line; non-blocking, so it returns at the end of the buffer.

@@ -55,9 +55,11 @@ class SriovHost {
   // Whether OFED's per-VF GUID files (sriov/<n>/{node,port,policy}) are there.
   virtual bool has_ofed_sriov(const model::PciAddress& pf) = 0;
   virtual VfBinding vf_binding(const model::PciAddress& pf, uint16_t index) = 0;
-  // The GUID VF `index`'s port uses, read back from the host: OFED's sriov/<n>/port, or
-  // the VF's RDMA device (port 1's GID 0); nullopt when neither can tell.
-  virtual std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index) = 0;
+  // The GUID VF `index`'s port uses, read back from the host: OFED's sriov/<n>/port when
+  // `ofed` says the PF has those files (PfInfo::ofed_sriov) and it is there, or else the
+  // VF's RDMA device (port 1's GID 0); nullopt when neither can tell.
+  virtual std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index,
+                                                  bool ofed) = 0;
   // The netdev of a PCI function (a PF's), nullopt when it has none.
   virtual std::optional<std::string> netdev_of(const model::PciAddress& function) = 0;
   // The state of a port of the PF's RDMA device ("4: ACTIVE"), nullopt when unreadable.
