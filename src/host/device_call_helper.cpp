@@ -245,6 +245,8 @@ bool decode(const char* data, std::size_t size, std::vector<DeviceOpResult>* out
   return at == size;
 }
 
-std::size_t max_answer() { return kMaxAnswer; }
+std::size_t max_answer(std::size_t calls) {
+  return 4 + std::min(calls, kBatch) * (sizeof(ResultHeader) + kPage);
+}
 
 }  // namespace vfready::host::helper

@@ -23,7 +23,7 @@ int spawn(int* err);
 std::string encode(std::span<const DeviceOp> ops);
 // The helper's answer to a batch; false when it is not one.
 bool decode(const char* data, std::size_t size, std::vector<DeviceOpResult>* out);
-// The largest answer a batch can have.
-std::size_t max_answer();
+// The largest answer a batch of `calls` calls (at most kBatch) can have.
+std::size_t max_answer(std::size_t calls);
 
 }  // namespace vfready::host::helper

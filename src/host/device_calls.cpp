@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <memory>
 
 #include "device_call_helper.hpp"
 
@@ -102,7 +103,9 @@ std::vector<DeviceOpResult> DeviceCalls::run(const std::string& device,
   }
   const auto started = Clock::now();
   const auto until = started + deadline;
-  std::vector<char> answer(helper::max_answer());
+  // Room for the largest batch's answer, not filled in first (a page per call).
+  const auto room = helper::max_answer(std::min(helper::kBatch, ops.size()));
+  const auto answer = std::make_unique_for_overwrite<char[]>(room);
   for (std::size_t at = 0; at < ops.size(); at += helper::kBatch) {
     const auto batch = ops.subspan(at, std::min(helper::kBatch, ops.size() - at));
     const auto request = helper::encode(batch);
@@ -117,9 +120,9 @@ std::vector<DeviceOpResult> DeviceCalls::run(const std::string& device,
       results.push_back({kStuck, {}});
       return results;
     }
-    const ssize_t n = ::recv(h.fd, answer.data(), answer.size(), 0);
+    const ssize_t n = ::recv(h.fd, answer.get(), room, 0);
     std::vector<DeviceOpResult> got;
-    if (n <= 0 || !helper::decode(answer.data(), static_cast<std::size_t>(n), &got)) {
+    if (n <= 0 || !helper::decode(answer.get(), static_cast<std::size_t>(n), &got)) {
       results.push_back({n < 0 ? errno : EPIPE, {}});  // the helper died (killed?)
       ::close(h.fd);
       return results;
@@ -143,7 +146,7 @@ void DeviceCalls::reap_locked() {
       ++it;
       continue;
     }
-    answer.resize(helper::max_answer());
+    answer.resize(helper::max_answer(helper::kBatch));
     const ssize_t n = ::recv(it->helper.fd, answer.data(), answer.size(), MSG_DONTWAIT);
     std::vector<DeviceOpResult> got;
     int err = EPIPE;  // it died without answering
