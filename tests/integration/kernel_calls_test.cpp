@@ -26,9 +26,9 @@ TEST(VfreadydKernelCalls, AreTheWritesTheFakeHostServedAndNoneWhenNothingNeedsCh
   // VF at least its GUIDs and a probe.
   EXPECT_EQ(calls.at("sysfs writes"), served.at("write") - before.at("write"));
   EXPECT_GE(calls.at("sysfs writes"), 64u * 2);
-  // Each read opens the attribute once; the opens also count the writes' and libudev's.
-  EXPECT_LE(calls.at("sysfs reads") + calls.at("sysfs writes"),
-            served.at("open") - before.at("open"));
+  // Each VF's GUID is read back once at least. (Reads and FUSE opens need not match: a
+  // read of a file that is not there, a module's version say, opens nothing.)
+  EXPECT_GE(calls.at("sysfs reads"), 64u);
   // Per netdev (64 VFs, 8 PFs) at most: its lookup by name, its state, one request for
   // name and MTU, one for its altname, its read-back in validation.
   EXPECT_GE(calls.at("netlink requests"), 64u * 2);
