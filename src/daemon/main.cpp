@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <map>
@@ -114,9 +115,13 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Two malloc arenas, not one per thread: the pass's workers (one per PF) allocate
-  // little, and an arena each kept a megabyte or more of peak RSS at 16 PFs.
-  mallopt(M_ARENA_MAX, 2);  // NOLINT(concurrency-mt-unsafe): before any thread
+  // Four malloc arenas, not one per thread: the pass's workers (one per PF) allocate
+  // little, and an arena each kept a megabyte or more of peak RSS at 16 PFs; with two,
+  // their contention cost some 60 us of CPU per VF (docs/performance.md). glibc's
+  // MALLOC_ARENA_MAX in the environment still decides, when set.
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) {  // NOLINT(concurrency-mt-unsafe)
+    mallopt(M_ARENA_MAX, 4);  // NOLINT(concurrency-mt-unsafe): before any thread
+  }
   try {
     return run(argc, argv);
   } catch (const std::exception& e) {
