@@ -214,6 +214,11 @@ void name_vf(PfRun& run, model::VfStatus& vs) {
   Namer namer(run.os, run.names, run.status.pci.str(), vs.pci.str());
   namer.apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
   run.status.changes.links_renamed += namer.renamed();
+  if (const auto* link = namer.find(vs.ifindex)) {
+    run.named[vs.ifindex] = *link;
+  } else {
+    run.named.erase(vs.ifindex);
+  }
 }
 
 }  // namespace vfready::pipeline

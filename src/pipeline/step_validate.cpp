@@ -37,7 +37,11 @@ bool validate_vf(PfRun& run, model::VfStatus& vs) {
   if (vs.ifindex == 0) {
     return keep;
   }
-  const auto link = os.links.get(vs.ifindex);
+  // Named in this pass: the kernel's answers then are the read-back (an acknowledged
+  // change needs no second look). Else asked now.
+  const auto named = run.named.find(vs.ifindex);
+  const auto link =
+      named != run.named.end() ? std::optional(named->second) : os.links.get(vs.ifindex);
   if (!link) {
     add(run, vs, model::EventKind::kNetdevGone, "netdev " + vs.name + " is gone");
     return keep;

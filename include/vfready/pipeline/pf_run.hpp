@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <map>
+
 #include "vfready/model/config.hpp"
 #include "vfready/model/inventory.hpp"
 #include "vfready/model/plan.hpp"
@@ -19,6 +21,10 @@ struct PfRun {
   NameRegistry& names;
   model::PfInfo info{};      // the PF as this pass knows it (read as the pass began)
   model::PfStatus status{};  // what the pass reports
+  // VF netdevs as naming left them, by ifindex: what the kernel answered to its last
+  // request for each (a lookup, or the acknowledged change). Validation takes them as
+  // read back; a change after that is drift, which the link events report.
+  std::map<int, host::Link> named{};
 };
 
 }  // namespace vfready::pipeline

@@ -76,8 +76,9 @@ StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev net
 void name_pf(PfRun& run);
 void name_vf(PfRun& run, model::VfStatus& vs);
 
-// Step "validate", for one VF: read back its GUID (OFED) and names. False when the
-// GUID its port uses is not its own.
+// Step "validate", for one VF: read back its GUID (OFED) and names (those naming heard
+// from the kernel in this pass, or asked now). False when the GUID its port uses is not
+// its own.
 bool validate_vf(PfRun& run, model::VfStatus& vs);
 // Step "validate", for the PF: its port ACTIVE (waiting while the subnet manager
 // brings it up; the state has no event to wait for).
