@@ -186,7 +186,7 @@ NetlinkLinks::NetlinkLinks() : socket_(new Socket) {
   // KiB, altnames included) or an ACK; libnl allocates this much for every read, which at
   // the 1 MiB this once was cost a large malloc and free per request. An answer that
   // did not fit would fail the request (NLE_MSG_TRUNC), never be cut short.
-  nl_socket_set_msg_buf_size(socket_->sk, 64 * 1024);
+  nl_socket_set_msg_buf_size(socket_->sk, std::size_t{64} * 1024);
   // Requests say themselves whether they want an ACK: an ACK nobody reads would be
   // taken for the answer to the next request.
   nl_socket_disable_auto_ack(socket_->sk);
