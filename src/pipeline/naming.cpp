@@ -50,8 +50,11 @@ class Namer {
       // in use (EEXIST) makes its holder a question.
       int err = os_.links.add_altname(ifindex, alt.str());
       if (err == EEXIST) {
-        if (const int holder = holder_of(alt.str());
-            holder != 0 && holder != ifindex && !free_name(holder, alt.str(), out)) {
+        const int holder = holder_of(alt.str());
+        if (holder == ifindex) {
+          continue;  // it has it already (udev gave it, say): the lookup recorded it
+        }
+        if (holder != 0 && !free_name(holder, alt.str(), out)) {
           continue;
         }
         err = os_.links.add_altname(ifindex, alt.str());
