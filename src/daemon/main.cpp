@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <map>
@@ -118,8 +119,10 @@ int main(int argc, char** argv) {
   // Four malloc arenas, not one per thread: the pass's workers (one per PF) allocate
   // little, and an arena each kept a megabyte or more of peak RSS at 16 PFs; with two,
   // their contention cost some 60 us of CPU per VF (docs/performance.md). glibc's
-  // MALLOC_ARENA_MAX in the environment still decides, when set.
-  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) {  // NOLINT(concurrency-mt-unsafe)
+  // MALLOC_ARENA_MAX (or glibc.malloc.arena_max in GLIBC_TUNABLES) still decides, when set.
+  const char* tunables = std::getenv("GLIBC_TUNABLES");  // NOLINT(concurrency-mt-unsafe)
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr &&      // NOLINT(concurrency-mt-unsafe)
+      (tunables == nullptr || std::strstr(tunables, "glibc.malloc.arena_max") == nullptr)) {
     mallopt(M_ARENA_MAX, 4);  // NOLINT(concurrency-mt-unsafe): before any thread
   }
   try {

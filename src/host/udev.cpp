@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -200,16 +201,23 @@ bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
   // what the events have said: libudev's answer costs a dozen sysfs round trips, and the
   // wait to come, if the netdev is not done yet, asks it at its own deadline. Once events
   // have been lost, every look asks libudev, as the event may be among them.
-  const bool poll = deadline <= std::chrono::steady_clock::now() && lost_ == 0;
+  const auto start = std::chrono::steady_clock::now();
+  const bool poll = deadline <= start && lost_ == 0;
+  // A netdev whose event came before this monitor listened would hold its wait to the
+  // deadline: a wait that has lasted a second asks libudev once then.
+  constexpr auto kAskAfter = std::chrono::seconds(1);
+  auto ask_at = std::min(deadline, start + kAskAfter);
   auto& waiters = waiting_[ifindex];
   ++waiters.count;
   bool done = false;
   for (;;) {
     const auto lost = lost_;
-    done = waiters.cv.wait_until(
-        lock, deadline, [&] { return initialized_.contains(ifindex) || lost_ != lost || broken_; });
-    // At the deadline, after lost events or without a reader: libudev is asked, so that
-    // a missed event does not fail a netdev udev is done with.
+    done = waiters.cv.wait_until(lock, poll ? deadline : ask_at, [&] {
+      return initialized_.contains(ifindex) || lost_ != lost || broken_;
+    });
+    ask_at = deadline;
+    // After a second, at the deadline, after lost events or without a reader: libudev
+    // is asked, so that a missed event does not fail a netdev udev is done with.
     done = done && initialized_.contains(ifindex);
     if (done || (!poll && devices_.initialized(ifindex))) {
       initialized_.insert(ifindex);  // the step's next look (a poll) finds it

@@ -28,7 +28,8 @@ class Namer {
     if (const auto* link = find(ifindex);
         link != nullptr && name && mtu && link->name != name->str() && link->mtu != *mtu) {
       // A new VF's netdev: both in one request. An error (a name in use, say) leaves the
-      // parts one at a time below, from what the kernel has then, to say which failed.
+      // parts one at a time below, from what the kernel has then (the MTU may be set),
+      // to say which failed.
       if (os_.links.rename_and_set_mtu(ifindex, name->str(), *mtu) == 0) {
         links_[ifindex].name = name->str();
         links_[ifindex].mtu = *mtu;

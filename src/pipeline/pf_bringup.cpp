@@ -199,6 +199,9 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   }
   const auto port_bound = Clock::now() + std::chrono::milliseconds(config.timeouts.port_active_ms);
   failed(run_until(os, port_bound, [&] { return check_port_active(run); }));
+  // The port's wait may have lasted: these VFs' netdevs are asked again, not taken from
+  // naming's answers (which stand only for a VF validated right after it is named).
+  run.named.clear();
   not_done([&](model::VfStatus& vs) {
     if (!validate_vf(run, vs) && vs.in_use.empty() && vs.ifindex != 0) {
       reprobe(run, vs);

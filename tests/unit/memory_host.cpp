@@ -451,12 +451,12 @@ int MemoryHost::set_mtu(int ifindex, uint32_t mtu) {
   return 0;
 }
 
-// As the kernel: the name first, then the MTU, stopping at the first error.
+// As the kernel's do_setlink: the MTU first, then the name, stopping at the first error.
 int MemoryHost::rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) {
-  if (const int err = rename(ifindex, name); err != 0) {
+  if (const int err = set_mtu(ifindex, mtu); err != 0) {
     return err;
   }
-  return set_mtu(ifindex, mtu);
+  return rename(ifindex, name);
 }
 
 int MemoryHost::add_altname(int ifindex, const std::string& name) {

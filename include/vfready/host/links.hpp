@@ -30,8 +30,8 @@ class Links {
   virtual int rename(int ifindex, const std::string& name) = 0;
   virtual int set_mtu(int ifindex, uint32_t mtu) = 0;
   // Both in one request (one RTM_SETLINK: half the requests and link events of a new
-  // VF's naming). The kernel applies the name first and stops at the first error, so on
-  // an error the name may have changed and the MTU not.
+  // VF's naming). The kernel (do_setlink) applies the MTU first and stops at the first
+  // error, so on an error (a name in use) the MTU may have changed and the name not.
   virtual int rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) = 0;
   virtual int add_altname(int ifindex, const std::string& name) = 0;
   virtual int del_altname(int ifindex, const std::string& name) = 0;

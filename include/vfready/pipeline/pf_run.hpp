@@ -22,8 +22,9 @@ struct PfRun {
   model::PfInfo info{};      // the PF as this pass knows it (read as the pass began)
   model::PfStatus status{};  // what the pass reports
   // VF netdevs as naming left them, by ifindex: what the kernel answered to its last
-  // request for each (a lookup, or the acknowledged change). Validation takes them as
-  // read back; a change after that is drift, which the link events report.
+  // request for each (a lookup, or the acknowledged change). A VF validated right after
+  // its naming takes them as read back (a change after that is drift, which the link
+  // events report); cleared before anything that may wait.
   std::map<int, host::Link> named{};
 };
 

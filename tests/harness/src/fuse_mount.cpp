@@ -28,7 +28,8 @@ constexpr off_t kAttributeSize = 4096;
 // (attributes and misses are never cached), so a removed or renamed entry answers
 // ENOENT at once and a new one is found at once. Symlink targets are cached too, as
 // kernfs resolves its links without asking anyone: the tree says when one goes away or
-// changes (forget_links), and the kernel forgets it before the change is visible.
+// changes (forget_links), and the kernel forgets it right after the change, before the
+// write that made it (a bind, say) returns.
 constexpr double kEntryTimeout = 3600;
 
 FuseMount& mount_of(fuse_req_t req) { return *static_cast<FuseMount*>(fuse_req_userdata(req)); }
@@ -320,7 +321,11 @@ std::optional<std::string> FuseMount::path_of(uint64_t ino) const {
 }
 
 void FuseMount::forget_links(const std::vector<std::string>& paths) {
-  if (session_ == nullptr) {
+  // Held while the session is used: stop() waits for a call under way, and none starts
+  // after it. (A notification can wait on a READLINK in flight, which the workers,
+  // still serving until stop() takes this lock, answer.)
+  std::lock_guard serving(notify_mu_);
+  if (session_ == nullptr || stopping_) {
     return;
   }
   for (const auto& path : paths) {
@@ -383,8 +388,12 @@ void FuseMount::start() {
 }
 
 void FuseMount::stop() {
-  if (session_ == nullptr) {
-    return;
+  {
+    std::lock_guard serving(notify_mu_);
+    if (session_ == nullptr || stopping_) {
+      return;
+    }
+    stopping_ = true;
   }
   fuse_session_exit(session_);
   // Abort the connection, as the kernel does when a FUSE server dies: requests still

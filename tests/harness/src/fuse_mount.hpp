@@ -86,6 +86,8 @@ class FuseMount {
   std::unordered_map<std::string, uint64_t> inos_;
   std::vector<std::string> paths_;  // index: inode number - 1
   std::array<std::atomic<uint64_t>, static_cast<std::size_t>(Request::kCount)> requests_{};
+  std::mutex notify_mu_;   // forget_links() against stop()
+  bool stopping_ = false;  // guarded by notify_mu_
   int connection_ = -1;
   std::thread loop_;
 };
