@@ -165,8 +165,10 @@ TEST(VfreadydPublish, LabelsAndMetricsParseAndFollowAPfThatFailsAndIsRepaired) {
       [&] { return labels().find("vfready.io/degraded=true\n") != std::string::npos; }, 30s))
       << labels();
   EXPECT_THAT(labels(), HasSubstr("vfready.io/pfs-ready=7\n"));
+  // The two files are written one after the other: the metrics may come a moment later.
+  ASSERT_TRUE(
+      wait_until([&] { return metrics(host)["vfready_pf_ready{0000:40:00.0}"] == 0; }, 30s));
   m = metrics(host);
-  EXPECT_EQ(m["vfready_pf_ready{0000:40:00.0}"], 0);
   EXPECT_EQ(m["vfready_pf_ready{0000:18:00.0}"], 1);
   EXPECT_EQ(m["vfready_problems{too-few-vfs}"], 1);
   EXPECT_EQ(m["vfready_config_generation"], 2);
@@ -177,8 +179,9 @@ TEST(VfreadydPublish, LabelsAndMetricsParseAndFollowAPfThatFailsAndIsRepaired) {
   ASSERT_TRUE(wait_until(
       [&] { return labels().find("vfready.io/degraded=false\n") != std::string::npos; }, 30s))
       << labels();
+  ASSERT_TRUE(
+      wait_until([&] { return metrics(host)["vfready_pf_ready{0000:40:00.0}"] == 1; }, 30s));
   m = metrics(host);
-  EXPECT_EQ(m["vfready_pf_ready{0000:40:00.0}"], 1);
   EXPECT_EQ(m.count("vfready_problems{too-few-vfs}"), 0U);
 
   // A drift repaired is counted.
