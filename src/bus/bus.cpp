@@ -118,7 +118,7 @@ class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::P
 
  private:
   std::string Describe() override {
-    return answer([&] { return model::to_json(pf_, started_unix_ms_).dump(); });
+    return answer([&] { return model::json_text(pf_, started_unix_ms_); });
   }
   std::string PciAddress() override { return pf_.pci.str(); }
   std::string Name() override { return pf_.name; }
@@ -201,10 +201,10 @@ class ManagerObject final
   }
 
   std::string Describe() override {
-    return answer([&] { return model::to_json(status_).dump(); });
+    return answer([&] { return model::json_text(status_); });
   }
   std::string DescribePF(const std::string& key) override {
-    return answer([&] { return model::to_json(pf(key), status_.started_unix_ms).dump(); });
+    return answer([&] { return model::json_text(pf(key), status_.started_unix_ms); });
   }
   sdbus::ObjectPath GetPF(const std::string& key) override {
     return answer([&] { return sdbus::ObjectPath(pf_path(pf(key).pci.str())); });

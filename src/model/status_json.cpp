@@ -5,189 +5,248 @@
 #include <charconv>
 #include <cstdio>
 #include <ctime>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "vfready/model/json_writer.hpp"
 
 namespace vfready::model {
 
 namespace {
 
-// Text that may be unknown: null rather than "".
-nlohmann::json text_or_null(const std::string& s) {
-  return s.empty() ? nlohmann::json(nullptr) : nlohmann::json(s);
-}
-
 int64_t whole_ms(double ms) { return static_cast<int64_t>(ms); }
 
-nlohmann::json to_json(const StepTiming& s, int64_t started_unix_ms) {
-  nlohmann::json j = {{"name", s.name},
-                      {"state", to_string(s.state)},
-                      {"started_ms", whole_ms(s.started_ms)},
-                      {"elapsed_ms", whole_ms(s.elapsed_ms)}};
+void write_step(JsonWriter& w, const StepTiming& s, int64_t started_unix_ms) {
+  w.begin_object()
+      .field("name", s.name)
+      .field("state", to_string(s.state))
+      .field("started_ms", whole_ms(s.started_ms))
+      .field("elapsed_ms", whole_ms(s.elapsed_ms));
   if (started_unix_ms > 0) {
-    j["started_at"] = rfc3339(started_unix_ms + whole_ms(s.started_ms));
+    w.field("started_at", rfc3339(started_unix_ms + whole_ms(s.started_ms)));
   }
-  return j;
+  w.end_object();
 }
 
-nlohmann::json steps_json(const std::vector<StepTiming>& steps, int64_t started_unix_ms) {
-  auto out = nlohmann::json::array();
+void write_steps(JsonWriter& w, const std::vector<StepTiming>& steps, int64_t started_unix_ms) {
+  w.begin_array();
   for (const auto& s : steps) {
-    out.push_back(to_json(s, started_unix_ms));
+    write_step(w, s, started_unix_ms);
   }
-  return out;
+  w.end_array();
 }
 
-std::string hex4(uint16_t v) {
+void write_id(JsonWriter& w, uint16_t v) {
+  if (v == 0) {
+    w.null();
+    return;
+  }
   char buf[8];
   static_cast<void>(std::snprintf(buf, sizeof buf, "%04x", static_cast<unsigned>(v)));
-  return buf;
+  w.value(std::string_view(buf));
 }
 
-nlohmann::json id_or_null(uint16_t v) {
-  return v == 0 ? nlohmann::json(nullptr) : nlohmann::json(hex4(v));
+void write_changes(JsonWriter& w, const PfChanges& c) {
+  w.begin_object()
+      .field("vfs_created", c.vfs_created)
+      .field("guids_set", c.guids_set)
+      .field("vfs_rebound", c.vfs_rebound)
+      .field("links_renamed", c.links_renamed)
+      .field("autoprobe_restored", c.autoprobe_restored)
+      .key("summary")
+      .text_or_null(describe(c))
+      .end_object();
 }
 
-nlohmann::json to_json(const PfChanges& c) {
-  return {{"vfs_created", c.vfs_created},
-          {"guids_set", c.guids_set},
-          {"vfs_rebound", c.vfs_rebound},
-          {"links_renamed", c.links_renamed},
-          {"autoprobe_restored", c.autoprobe_restored},
-          {"summary", text_or_null(describe(c))}};
+void write_texts(JsonWriter& w, const std::vector<Problem>& problems) {
+  w.begin_array();
+  for (const auto& p : problems) {
+    w.value(p.text);
+  }
+  w.end_array();
+}
+
+// Each problem with its stable code, MESSAGE_ID and remedy.
+void write_details(JsonWriter& w, const std::vector<Problem>& problems) {
+  w.begin_array();
+  for (const auto& p : problems) {
+    w.begin_object()
+        .field("code", p.code())
+        .field("message_id", event_info(p.kind).message_id)
+        .key("pf")
+        .text_or_null(p.pf)
+        .key("vf")
+        .text_or_null(p.vf)
+        .field("text", p.text)
+        .field("remedy", p.remedy)
+        .end_object();
+  }
+  w.end_array();
+}
+
+void write_events(JsonWriter& w, const std::vector<Problem>& problems) {
+  for (const auto& p : problems) {
+    w.begin_object().field("event", p.code()).field("message", p.text).end_object();
+  }
+}
+
+// "4: ACTIVE" -> {4, "ACTIVE"}; nothing when it does not read so.
+std::optional<std::pair<int, std::string_view>> port_state_parts(std::string_view text) {
+  // sysfs: "<number>: <NAME>"
+  const auto colon = text.find(": ");
+  int value = 0;
+  if (colon == std::string::npos || colon == 0) {
+    return std::nullopt;
+  }
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + colon, value);
+  if (ec != std::errc() || ptr != text.data() + colon || colon + 2 >= text.size()) {
+    return std::nullopt;
+  }
+  return std::pair{value, text.substr(colon + 2)};
 }
 
 bool names(const nlohmann::json& j, const char* key, const std::string& value) {
   return !value.empty() && text_at(j, key) == value;
 }
 
-// Each problem with its stable code, MESSAGE_ID and remedy.
-nlohmann::json details(const std::vector<Problem>& problems) {
-  auto out = nlohmann::json::array();
-  for (const auto& p : problems) {
-    out.push_back({{"code", p.code()},
-                   {"message_id", event_info(p.kind).message_id},
-                   {"pf", text_or_null(p.pf)},
-                   {"vf", text_or_null(p.vf)},
-                   {"text", p.text},
-                   {"remedy", p.remedy}});
-  }
-  return out;
+void write_vf(JsonWriter& w, const VfStatus& vf) {
+  w.begin_object()
+      .field("index", static_cast<unsigned>(vf.index))
+      .field("pci", vf.pci.str())
+      .key("name")
+      .text_or_null(vf.name)
+      .key("altnames")
+      .strings(vf.altnames)
+      .key("guid")
+      .text_or_null(vf.guid)
+      .field("ifindex", vf.ifindex)
+      .field("state", to_string(state_of(vf)))
+      .key("in_use")
+      .text_or_null(vf.in_use)
+      .key("problems");
+  write_texts(w, vf.problems);
+  w.key("problem_details");
+  write_details(w, vf.problems);
+  w.end_object();
 }
 
-void add_events(nlohmann::json& events, const std::vector<Problem>& problems) {
-  for (const auto& p : problems) {
-    events.push_back({{"event", p.code()}, {"message", p.text}});
+void write_pf(JsonWriter& w, const PfStatus& pf, int64_t started_unix_ms) {
+  const auto& id = pf.identity;
+  w.begin_object().field("pci", pf.pci.str()).key("name").text_or_null(pf.name);
+  w.key("configured_name").text_or_null(id.configured_name);
+  w.key("kernel_name").text_or_null(id.kernel_name);
+  write_id(w.key("vendor"), id.vendor);
+  write_id(w.key("device"), id.device);
+  write_id(w.key("vf_device"), id.vf_device);
+  w.field("vfs_configured", id.vfs_configured)
+      .field("state", to_string(pf.state))
+      .key("step")
+      .text_or_null(pf.step)
+      .key("link_layer")
+      .text_or_null(pf.link_layer)
+      .key("port_state");
+  if (const auto port = port_state_parts(pf.port_state)) {
+    w.begin_object().field("value", port->first).field("name", port->second).end_object();
+  } else {
+    w.null();
   }
+  write_texts(w.key("problems"), pf.problems);
+  write_details(w.key("problem_details"), pf.problems);
+  write_texts(w.key("warnings"), pf.warnings);
+  write_details(w.key("warning_details"), pf.warnings);
+  // Every problem and warning of the PF and its VFs, by its code.
+  w.key("events").begin_array();
+  write_events(w, pf.problems);
+  write_events(w, pf.warnings);
+  for (const auto& vf : pf.vfs) {
+    write_events(w, vf.problems);
+  }
+  w.end_array();
+  write_steps(w.key("steps"), pf.steps, started_unix_ms);
+  write_changes(w.key("changes"), pf.changes);
+  w.field("elapsed_ms", whole_ms(pf.elapsed_ms)).key("vfs").begin_array();
+  for (const auto& vf : pf.vfs) {
+    write_vf(w, vf);
+  }
+  w.end_array().end_object();
+}
+
+void write_status(JsonWriter& w, const DaemonStatus& status, int64_t now_unix_ms) {
+  const auto at = [&](double since_start_ms) -> JsonWriter& {
+    return status.started_unix_ms > 0
+               ? w.value(rfc3339(status.started_unix_ms + whole_ms(since_start_ms)))
+               : w.null();
+  };
+  std::size_t vfs = 0;
+  for (const auto& pf : status.pfs) {
+    vfs += pf.vfs.size();
+  }
+  const bool outcome = status.ready_ms >= 0;
+  w.begin_object()
+      .field("schema_version", kStatusSchemaVersion)
+      .field("version", status.version)
+      .key("generated_at");
+  if (now_unix_ms > 0) {
+    w.value(rfc3339(now_unix_ms));
+  } else {
+    w.null();
+  }
+  w.key("started_at");
+  at(0);
+  w.field("config_file", status.config_file)
+      .field("config_generation", status.config_generation)
+      .field("state", to_string(status.state))
+      .field("node_ready", status.node_ready)
+      .field("status", status.text);
+  write_texts(w.key("problems"), status.problems);
+  write_details(w.key("problem_details"), status.problems);
+  w.key("ready_ms");
+  if (outcome) {
+    w.value(whole_ms(status.ready_ms)).key("ready_at");
+    at(status.ready_ms);
+  } else {
+    w.null().key("ready_at").null();
+  }
+  write_steps(w.key("steps"), overall_steps(status.pfs), status.started_unix_ms);
+  w.field("pf_count", status.pfs.size()).field("vf_count", vfs);
+  w.field("drift_events", status.drift_events);
+  write_changes(w.key("changes"), status.changes);
+  w.key("recent_events").begin_array();
+  for (const auto& e : status.recent_events) {
+    w.begin_object().field("at_ms", whole_ms(e.at_ms)).key("at");
+    at(e.at_ms);
+    w.field("pf", e.pf).key("vf").text_or_null(e.vf).field("message", e.message).end_object();
+  }
+  w.end_array().key("pfs").begin_array();
+  for (const auto& pf : status.pfs) {
+    write_pf(w, pf, status.started_unix_ms);
+  }
+  w.end_array().end_object();
 }
 
 }  // namespace
 
-nlohmann::json to_json(const VfStatus& vf) {
-  return {{"index", vf.index},
-          {"pci", vf.pci.str()},
-          {"name", text_or_null(vf.name)},
-          {"altnames", vf.altnames},
-          {"guid", text_or_null(vf.guid)},
-          {"ifindex", vf.ifindex},
-          {"state", to_string(state_of(vf))},
-          {"in_use", text_or_null(vf.in_use)},
-          {"problems", texts(vf.problems)},
-          {"problem_details", details(vf.problems)}};
+std::string json_text(const PfStatus& pf, int64_t started_unix_ms) {
+  std::string out;
+  JsonWriter w(out);
+  write_pf(w, pf, started_unix_ms);
+  return out;
+}
+
+std::string json_text(const DaemonStatus& status, int64_t now_unix_ms) {
+  std::string out;
+  JsonWriter w(out);
+  write_status(w, status, now_unix_ms);
+  return out;
 }
 
 nlohmann::json to_json(const PfStatus& pf, int64_t started_unix_ms) {
-  auto vfs = nlohmann::json::array();
-  for (const auto& vf : pf.vfs) {
-    vfs.push_back(to_json(vf));
-  }
-  // Every problem and warning of the PF and its VFs, by its code.
-  auto events = nlohmann::json::array();
-  add_events(events, pf.problems);
-  add_events(events, pf.warnings);
-  for (const auto& vf : pf.vfs) {
-    add_events(events, vf.problems);
-  }
-  const auto& id = pf.identity;
-  return {{"pci", pf.pci.str()},
-          {"name", text_or_null(pf.name)},
-          {"configured_name", text_or_null(id.configured_name)},
-          {"kernel_name", text_or_null(id.kernel_name)},
-          {"vendor", id_or_null(id.vendor)},
-          {"device", id_or_null(id.device)},
-          {"vf_device", id_or_null(id.vf_device)},
-          {"vfs_configured", id.vfs_configured},
-          {"state", to_string(pf.state)},
-          {"step", text_or_null(pf.step)},
-          {"link_layer", text_or_null(pf.link_layer)},
-          {"port_state", port_state_json(pf.port_state)},
-          {"problems", texts(pf.problems)},
-          {"problem_details", details(pf.problems)},
-          {"warnings", texts(pf.warnings)},
-          {"warning_details", details(pf.warnings)},
-          {"events", events},
-          {"steps", steps_json(pf.steps, started_unix_ms)},
-          {"changes", to_json(pf.changes)},
-          {"elapsed_ms", whole_ms(pf.elapsed_ms)},
-          {"vfs", vfs}};
+  return nlohmann::json::parse(json_text(pf, started_unix_ms));
 }
-
-namespace {
-
-// The daemon's status; without its `pfs` array when `with_pfs` is false (the status file
-// writes them one by one), the counts and steps over the PFs included either way.
-nlohmann::json status_json(const DaemonStatus& status, int64_t now_unix_ms, bool with_pfs) {
-  const auto at = [&](double since_start_ms) {
-    return status.started_unix_ms > 0
-               ? nlohmann::json(rfc3339(status.started_unix_ms + whole_ms(since_start_ms)))
-               : nlohmann::json(nullptr);
-  };
-  auto pfs = nlohmann::json::array();
-  std::size_t vfs = 0;
-  for (const auto& pf : status.pfs) {
-    if (with_pfs) {
-      pfs.push_back(to_json(pf, status.started_unix_ms));
-    }
-    vfs += pf.vfs.size();
-  }
-  auto events = nlohmann::json::array();
-  for (const auto& e : status.recent_events) {
-    events.push_back({{"at_ms", whole_ms(e.at_ms)},
-                      {"at", at(e.at_ms)},
-                      {"pf", e.pf},
-                      {"vf", text_or_null(e.vf)},
-                      {"message", e.message}});
-  }
-  const bool outcome = status.ready_ms >= 0;
-  nlohmann::json out = {
-      {"schema_version", kStatusSchemaVersion},
-      {"version", status.version},
-      {"generated_at",
-       now_unix_ms > 0 ? nlohmann::json(rfc3339(now_unix_ms)) : nlohmann::json(nullptr)},
-      {"started_at", at(0)},
-      {"config_file", status.config_file},
-      {"config_generation", status.config_generation},
-      {"state", to_string(status.state)},
-      {"node_ready", status.node_ready},
-      {"status", status.text},
-      {"problems", texts(status.problems)},
-      {"problem_details", details(status.problems)},
-      {"ready_ms", outcome ? nlohmann::json(whole_ms(status.ready_ms)) : nlohmann::json(nullptr)},
-      {"ready_at", outcome ? at(status.ready_ms) : nlohmann::json(nullptr)},
-      {"steps", steps_json(overall_steps(status.pfs), status.started_unix_ms)},
-      {"pf_count", status.pfs.size()},
-      {"vf_count", vfs},
-      {"drift_events", status.drift_events},
-      {"changes", to_json(status.changes)},
-      {"recent_events", events}};
-  if (with_pfs) {
-    out["pfs"] = std::move(pfs);
-  }
-  return out;
-}
-
-}  // namespace
 
 nlohmann::json to_json(const DaemonStatus& status, int64_t now_unix_ms) {
-  return status_json(status, now_unix_ms, /*with_pfs=*/true);
+  return nlohmann::json::parse(json_text(status, now_unix_ms));
 }
 
 std::string text_at(const nlohmann::json& j, const char* key, const std::string& otherwise) {
@@ -198,16 +257,8 @@ std::string text_at(const nlohmann::json& j, const char* key, const std::string&
 }
 
 std::string status_file_text(const DaemonStatus& status, int64_t now_unix_ms) {
-  // Everything but the PFs, which are serialized one by one into the text: the whole
-  // tree of 2,000 VFs at once was megabytes of peak RSS.
-  const auto j = status_json(status, now_unix_ms, /*with_pfs=*/false);
-  std::string out = j.dump();
-  out.pop_back();  // the closing brace: the PFs go in before it
-  out += ",\"pfs\":[";
-  for (std::size_t i = 0; i < status.pfs.size(); ++i) {
-    out += (i == 0 ? "" : ",") + to_json(status.pfs[i], status.started_unix_ms).dump();
-  }
-  out += "]}\n";
+  auto out = json_text(status, now_unix_ms);
+  out += '\n';
   return out;
 }
 
@@ -223,17 +274,9 @@ std::string rfc3339(int64_t unix_ms) {
 }
 
 nlohmann::json port_state_json(const std::string& text) {
-  // sysfs: "<number>: <NAME>"
-  const auto colon = text.find(": ");
-  int value = 0;
-  if (colon == std::string::npos || colon == 0) {
-    return nullptr;
-  }
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + colon, value);
-  if (ec != std::errc() || ptr != text.data() + colon || colon + 2 >= text.size()) {
-    return nullptr;
-  }
-  return {{"value", value}, {"name", text.substr(colon + 2)}};
+  const auto port = port_state_parts(text);
+  return port ? nlohmann::json{{"value", port->first}, {"name", port->second}}
+              : nlohmann::json(nullptr);
 }
 
 const PfStatus* find_pf(const DaemonStatus& status, const std::string& key) {

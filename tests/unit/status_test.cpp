@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "vfready/model/status.hpp"
 #include "vfready/model/status_json.hpp"
 
@@ -139,7 +141,28 @@ TEST(TheStatusFile, SaysWhatDescribeSays) {
     s.pfs.push_back(pf);
   }
   s.problems.push_back(problem(EventKind::kReloadRefused, "bad"));
+  s.pfs[1].vfs[0].name = "ibs1v0";
+  s.pfs[1].vfs[0].problems.push_back(
+      problem(EventKind::kGuidConflict, "GUID \"x\"\n taken", "0000:40:00.0", "0000:40:00.1"));
   const auto text = status_file_text(s, 1'796'147'306'000);
   ASSERT_EQ(text.back(), '\n');
-  EXPECT_EQ(nlohmann::json::parse(text), to_json(s, 1'796'147'306'000));
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << "one line";
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["generated_at"], "2026-12-01T17:48:26.000Z");
+  EXPECT_EQ(j["node_ready"], true);
+  EXPECT_EQ(j["problem_details"][0]["code"], "reload-refused");
+  EXPECT_EQ(j["pf_count"], 2);
+  EXPECT_EQ(j["vf_count"], 2);
+  ASSERT_EQ(j["pfs"].size(), 2U);
+  EXPECT_EQ(j["pfs"][1]["pci"], "0000:40:00.0");
+  EXPECT_EQ(j["pfs"][1]["steps"][0]["started_at"], "2026-12-01T17:48:25.001Z");
+  const auto& v = j["pfs"][1]["vfs"][0];
+  EXPECT_EQ(v["name"], "ibs1v0");
+  EXPECT_EQ(v["state"], "failed");
+  EXPECT_EQ(v["problems"][0], "GUID \"x\"\n taken");
+  EXPECT_EQ(v["problem_details"][0]["vf"], "0000:40:00.1");
+  EXPECT_EQ(j["pfs"][1]["events"][0]["event"], "guid-conflict");
+  EXPECT_EQ(j["pfs"][0]["vfs"][0]["altnames"], nlohmann::json::array());
+  // What Describe() sends for the daemon is the same text, but for the date it was made.
+  EXPECT_EQ(nlohmann::json::parse(json_text(s, 1'796'147'306'000)), j);
 }

@@ -12,18 +12,21 @@ namespace vfready::model {
 // Raised when a key changes meaning or goes; new keys may come without it.
 constexpr int kStatusSchemaVersion = 2;
 
-nlohmann::json to_json(const VfStatus& vf);
-// `started_unix_ms`: the daemon's start (DaemonStatus), for dates of its steps.
+// The JSON text, written straight from the status (model::JsonWriter): what Describe()
+// sends and the status file holds. `started_unix_ms`: the daemon's start (DaemonStatus),
+// for dates of its steps; `now_unix_ms`: when the JSON is made (its "generated_at"), 0
+// for none.
+std::string json_text(const PfStatus& pf, int64_t started_unix_ms = 0);
+std::string json_text(const DaemonStatus& status, int64_t now_unix_ms = 0);
+// The same, parsed: for code that looks into it (the table, the cluster configs).
 nlohmann::json to_json(const PfStatus& pf, int64_t started_unix_ms = 0);
-// `now_unix_ms`: when the JSON is made (its "generated_at"), 0 for none.
 nlohmann::json to_json(const DaemonStatus& status, int64_t now_unix_ms = 0);
 
 // The string at `key` of a status object; `otherwise` when it is absent, not a string
 // (null: unknown) or empty. What every reader of the status JSON takes its texts with.
 std::string text_at(const nlohmann::json& j, const char* key, const std::string& otherwise = "");
 
-// The status file's text: to_json(status, now_unix_ms) serialized one PF at a time, so
-// that the whole status never exists as one JSON tree (2,000 VFs of it are megabytes).
+// The status file's text: json_text(status, now_unix_ms) and a newline.
 std::string status_file_text(const DaemonStatus& status, int64_t now_unix_ms);
 
 // "2026-12-01T17:41:45.123Z"
