@@ -15,7 +15,7 @@ DriftWatch::DriftWatch(EventLoop& loop, const model::DaemonStatus& status, HostR
 
 DriftWatch::~DriftWatch() = default;
 
-void DriftWatch::start() {
+void DriftWatch::start(std::shared_ptr<host::UdevEventReader> udev) {
   try {
     monitor_ = std::make_unique<host::LinkMonitor>();
     links_ = std::make_unique<host::NetlinkLinks>();
@@ -23,13 +23,9 @@ void DriftWatch::start() {
   } catch (const std::exception& e) {
     log::warn({}, std::string(e.what()) + ": drift of names goes unseen until a reconcile");
   }
-  try {
-    udev_ = std::make_unique<host::UdevMonitor>();
+  udev_ = std::move(udev);
+  if (udev_) {
     loop_.add_fd(udev_->fd(), POLLIN, [this](short) { on_udev_events(); });
-  } catch (const std::exception& e) {
-    log::warn({}, std::string(e.what()) +
-                      ": VFs a driver reload re-creates go unseen until a "
-                      "reconcile");
   }
 }
 
@@ -64,7 +60,7 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
 
 void DriftWatch::on_udev_events() {
   bool overflowed = false;
-  const auto events = udev_->drain(&overflowed);
+  const auto events = udev_->take_adds(&overflowed);
   if (overflowed) {
     log::warn({}, "udev events were lost (monitor buffer overrun): looking at every PF");
     hooks_.lost();
@@ -72,9 +68,7 @@ void DriftWatch::on_udev_events() {
   for (const auto& e : events) {
     // A new netdev is what a link event cannot tell apart from the pass's own; renames
     // and removals of known netdevs are judged from link events.
-    if (e.action == "add") {
-      hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
-    }
+    hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
   }
   hooks_.judged();
 }

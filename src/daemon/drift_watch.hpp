@@ -38,9 +38,10 @@ class DriftWatch {
   DriftWatch(const DriftWatch&) = delete;
   DriftWatch& operator=(const DriftWatch&) = delete;
 
-  // Subscribes to both sources. Call before the bring-up reads anything, so that
-  // nothing changes unseen. A source that cannot be opened is logged and left out.
-  void start();
+  // Subscribes to both sources: link events, and the adds of the daemon's udev reader
+  // (null when libudev could not make one). Call before the bring-up reads anything, so
+  // that nothing changes unseen. A source that cannot be opened is logged and left out.
+  void start(std::shared_ptr<host::UdevEventReader> udev);
 
  private:
   void on_link_events();
@@ -53,7 +54,7 @@ class DriftWatch {
   HostRoots roots_;
   Hooks hooks_;
   std::unique_ptr<host::LinkMonitor> monitor_;
-  std::unique_ptr<host::UdevMonitor> udev_;
+  std::shared_ptr<host::UdevEventReader> udev_;
   std::unique_ptr<host::NetlinkLinks> links_;
 };
 

@@ -82,7 +82,7 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
     PassMessage m;
     try {
       // Listening before anything is read or made: no netdev's udev event is missed.
-      m.udev = std::make_shared<host::LibudevWait>();
+      m.udev = std::make_shared<host::LibudevWait>(in.udev);
       host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
       wait_for_modules(sysfs, in.config, *channel);
       auto host = std::make_shared<const model::HostInfo>(

@@ -12,6 +12,7 @@
 
 #include "host_roots.hpp"
 #include "vfready/host/device_calls.hpp"
+#include "vfready/host/udev.hpp"
 #include "vfready/host/udev_wait.hpp"
 #include "vfready/model/compat_table.hpp"
 #include "vfready/model/config.hpp"
@@ -33,6 +34,9 @@ struct BringupInputs {
   // The daemon's helpers for calls that take a device lock: one pool for its life, so
   // that a PF stuck in one pass is known stuck in the next.
   std::shared_ptr<host::DeviceCalls> calls = std::make_shared<host::DeviceCalls>();
+  // The daemon's one reader of udev's events, made before anything is read; null when
+  // libudev could not make a monitor (a pass then stops at once, saying so).
+  std::shared_ptr<host::UdevEventReader> udev{};
 };
 
 // PFs with a worker still running, across passes: a worker that outlived its step's

@@ -41,6 +41,14 @@ int Service::run() {
   loop_.on_error([this](const std::exception_ptr& e) { on_internal_error(e); });
   // Pinged from the loop itself: a loop that is stuck stops pinging, and systemd acts.
   loop_.feed_watchdog();
+  try {
+    inputs_.udev = std::make_shared<host::UdevEventReader>();
+  } catch (const std::exception& e) {
+    log::warn({}, std::string(e.what()) +
+                      (options_.once ? ": the bring-up cannot wait for udev"
+                                     : ": the bring-up cannot wait for udev, and VFs a driver "
+                                       "reload re-creates go unseen until a reconcile"));
+  }
   if (!options_.once) {
     // Subscribed before the bring-up reads anything: nothing changes unseen.
     drift_ = std::make_unique<DriftWatch>(
@@ -62,7 +70,7 @@ int Service::run() {
                   }
                 },
             .judged = [this] { schedule_pass(); }});
-    drift_->start();
+    drift_->start(inputs_.udev);
     if (options_.bus_address) {
       bus_ = std::make_unique<BusConnector>(
           loop_, *options_.bus_address,
@@ -303,7 +311,8 @@ std::optional<std::string> Service::reload() {
   log::info({}, "read " + options_.config_path);
   if (bringup_ && !bringup_->finished()) {
     // Never lost: applied when the running pass ends, the latest of several winning.
-    pending_ = BringupInputs{config.value(), table.value(), inputs_.roots, inputs_.calls};
+    pending_ =
+        BringupInputs{config.value(), table.value(), inputs_.roots, inputs_.calls, inputs_.udev};
     const std::string text = "New configuration read; it applies when the running pass ends";
     log::info({}, text);
     notifier_.notify(ready + "STATUS=" + text);

@@ -129,33 +129,63 @@ bool UdevDevices::initialized(int ifindex) const {
   return done;
 }
 
-LibudevWait::LibudevWait() : stop_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-  if (stop_fd_ < 0) {
-    throw std::system_error(errno, std::generic_category(), "eventfd");
+UdevEventReader::UdevEventReader()
+    : ready_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+      stop_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+  if (ready_fd_ < 0 || stop_fd_ < 0) {
+    const int err = errno;
+    close(ready_fd_);
+    close(stop_fd_);
+    throw std::system_error(err, std::generic_category(), "eventfd");
   }
   reader_ = std::thread([this] { read_events(); });
 }
 
-LibudevWait::~LibudevWait() {
+UdevEventReader::~UdevEventReader() {
   const uint64_t one = 1;
   static_cast<void>(write(stop_fd_, &one, sizeof one));
   reader_.join();
   close(stop_fd_);
+  close(ready_fd_);
 }
 
-void LibudevWait::read_events() {
+std::vector<UdevNetdevEvent> UdevEventReader::take_adds(bool* overflowed) {
+  uint64_t count = 0;
+  static_cast<void>(read(ready_fd_, &count, sizeof count));  // readable again at the next add
+  std::lock_guard lock(mu_);
+  *overflowed = lost_;
+  lost_ = false;
+  std::vector<UdevNetdevEvent> out;
+  out.swap(adds_);
+  return out;
+}
+
+void UdevEventReader::attach(LibudevWait* wait) {
+  std::lock_guard lock(mu_);
+  listeners_.push_back(wait);
+}
+
+void UdevEventReader::detach(LibudevWait* wait) {
+  std::lock_guard lock(mu_);  // not while the reader is telling it
+  std::erase(listeners_, wait);
+}
+
+void UdevEventReader::read_events() {
   std::array<pollfd, 2> fds{{{monitor_.fd(), POLLIN, 0}, {stop_fd_, POLLIN, 0}}};
   for (;;) {
     if (poll(fds.data(), fds.size(), -1) < 0) {
       if (errno == EINTR) {
         continue;
       }
-      // Cannot happen with these fds; should it, waiters look their netdevs up.
+      // Cannot happen with these fds; should it, every listener is told events were
+      // lost (waiters look their netdevs up) and the loop reconciles.
       std::lock_guard lock(mu_);
-      broken_ = true;
-      for (auto& [ifindex, waiters] : waiting_) {
-        waiters.cv.notify_all();
+      for (auto* l : listeners_) {
+        l->hear({}, /*overflowed=*/true);
       }
+      lost_ = true;
+      const uint64_t one = 1;
+      static_cast<void>(write(ready_fd_, &one, sizeof one));
       return;
     }
     if ((fds[1].revents & POLLIN) != 0) {
@@ -163,22 +193,50 @@ void LibudevWait::read_events() {
     }
     bool overflowed = false;
     const auto events = monitor_.drain(&overflowed);
+    bool added = overflowed;
     std::lock_guard lock(mu_);
+    for (auto* l : listeners_) {
+      l->hear(events, overflowed);
+    }
     for (const auto& e : events) {
-      if (e.action == "remove") {
-        continue;
-      }
-      initialized_.insert(e.ifindex);
-      if (auto it = waiting_.find(e.ifindex); it != waiting_.end()) {
-        it->second.cv.notify_all();
+      if (e.action == "add") {
+        adds_.push_back(e);
+        added = true;
       }
     }
-    if (overflowed) {
-      // Lost events: every waiter looks its netdev up again.
-      ++lost_;
-      for (auto& [ifindex, waiters] : waiting_) {
-        waiters.cv.notify_all();
-      }
+    lost_ = lost_ || overflowed;
+    if (added) {
+      const uint64_t one = 1;
+      static_cast<void>(write(ready_fd_, &one, sizeof one));
+    }
+  }
+}
+
+LibudevWait::LibudevWait(std::shared_ptr<UdevEventReader> reader) : reader_(std::move(reader)) {
+  if (!reader_) {
+    throw std::runtime_error("libudev: cannot make a monitor of udev's netdev events");
+  }
+  reader_->attach(this);
+}
+
+LibudevWait::~LibudevWait() { reader_->detach(this); }
+
+void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflowed) {
+  std::lock_guard lock(mu_);
+  for (const auto& e : events) {
+    if (e.action == "remove") {
+      continue;
+    }
+    initialized_.insert(e.ifindex);
+    if (auto it = waiting_.find(e.ifindex); it != waiting_.end()) {
+      it->second.cv.notify_all();
+    }
+  }
+  if (overflowed) {
+    // Lost events: every waiter looks its netdev up again.
+    ++lost_;
+    for (auto& [ifindex, waiters] : waiting_) {
+      waiters.cv.notify_all();
     }
   }
 }
@@ -212,19 +270,18 @@ bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
   bool done = false;
   for (;;) {
     const auto lost = lost_;
-    done = waiters.cv.wait_until(lock, poll ? deadline : ask_at, [&] {
-      return initialized_.contains(ifindex) || lost_ != lost || broken_;
-    });
+    done = waiters.cv.wait_until(lock, poll ? deadline : ask_at,
+                                 [&] { return initialized_.contains(ifindex) || lost_ != lost; });
     ask_at = deadline;
-    // After a second, at the deadline, after lost events or without a reader: libudev
-    // is asked, so that a missed event does not fail a netdev udev is done with.
+    // After a second, at the deadline or after lost events: libudev is asked, so that a
+    // missed event does not fail a netdev udev is done with.
     done = done && initialized_.contains(ifindex);
     if (done || (!poll && devices_.initialized(ifindex))) {
       initialized_.insert(ifindex);  // the step's next look (a poll) finds it
       done = true;
       break;
     }
-    if (broken_ || std::chrono::steady_clock::now() >= deadline) {
+    if (std::chrono::steady_clock::now() >= deadline) {
       break;
     }
   }

@@ -61,14 +61,50 @@ class UdevDevices {
   std::unique_ptr<State> state_;
 };
 
-// UdevWait over one monitor, for all the PF workers of a pass (thread-safe): a netdev
-// is initialized when udev's event for it has come, or, for one that was there before
-// the pass, when libudev says so. A thread of its own reads the monitor and wakes the
-// worker waiting for the netdev an event names (and no other). Make it before the pass
-// creates netdevs, so that no event of theirs is missed.
+class LibudevWait;
+
+// The daemon's one monitor of udev's netdev events, read on a thread of its own: libudev
+// builds a device object for every message a monitor receives, and a monitor each for
+// the pass and for the drift watch paid that twice for every event. The reader hands
+// each batch to the pass's LibudevWait, if one is listening, and queues the adds for the
+// loop (the drift watch: a netdev a driver reload made).
+class UdevEventReader {
+ public:
+  UdevEventReader();  // throws std::runtime_error when libudev cannot make a monitor
+  ~UdevEventReader();
+  UdevEventReader(const UdevEventReader&) = delete;
+  UdevEventReader& operator=(const UdevEventReader&) = delete;
+  // Readable while adds wait for take_adds().
+  [[nodiscard]] int fd() const { return ready_fd_; }
+  // The adds received since the last call (never blocks); `overflowed` when events were
+  // lost meanwhile.
+  std::vector<UdevNetdevEvent> take_adds(bool* overflowed);
+
+ private:
+  friend class LibudevWait;
+  void attach(LibudevWait* wait);
+  void detach(LibudevWait* wait);
+  void read_events();
+
+  UdevMonitor monitor_;
+  std::mutex mu_;  // the queue and the listeners; a listener is called with it held
+  std::vector<UdevNetdevEvent> adds_;
+  bool lost_ = false;
+  std::vector<LibudevWait*> listeners_;
+  int ready_fd_ = -1;  // eventfd: adds wait
+  int stop_fd_ = -1;   // eventfd: the reader returns
+  std::thread reader_;
+};
+
+// UdevWait for all the PF workers of a pass (thread-safe), over the daemon's reader: a
+// netdev is initialized when udev's event for it has come while this listened, or, for
+// one that was there before the pass, when libudev says so. The reader wakes the worker
+// waiting for the netdev an event names (and no other). Make it before the pass creates
+// netdevs, so that no event of theirs is missed.
 class LibudevWait final : public UdevWait {
  public:
-  LibudevWait();  // throws std::runtime_error when libudev cannot make a monitor
+  // Throws std::runtime_error when there is no reader (libudev could not make a monitor).
+  explicit LibudevWait(std::shared_ptr<UdevEventReader> reader);
   ~LibudevWait() override;
   LibudevWait(const LibudevWait&) = delete;
   LibudevWait& operator=(const LibudevWait&) = delete;
@@ -76,10 +112,12 @@ class LibudevWait final : public UdevWait {
                         std::chrono::steady_clock::time_point deadline) override;
 
  private:
-  void read_events();
+  friend class UdevEventReader;
+  // From the reader's thread: events received, `overflowed` when some before them were lost.
+  void hear(const std::vector<UdevNetdevEvent>& events, bool overflowed);
 
+  std::shared_ptr<UdevEventReader> reader_;
   std::mutex mu_;
-  UdevMonitor monitor_;
   UdevDevices devices_;        // with mu_ held
   std::set<int> initialized_;  // by the events received so far
   struct Waiters {
@@ -88,9 +126,6 @@ class LibudevWait final : public UdevWait {
   };
   std::map<int, Waiters> waiting_;  // by ifindex: the workers waiting for it
   uint64_t lost_ = 0;               // how often events were lost: waiters then look their netdev up
-  bool broken_ = false;             // the reader stopped: waiters look their netdev up
-  int stop_fd_ = -1;
-  std::thread reader_;
 };
 
 }  // namespace vfready::host
