@@ -34,6 +34,18 @@ int number(const char* text) {
 
 }  // namespace
 
+std::string pci_of_netdev_devpath(const std::string& devpath) {
+  const auto net = devpath.rfind("/net/");
+  if (net == std::string::npos || net == 0) {
+    return "";
+  }
+  const auto start = devpath.rfind('/', net - 1);
+  const auto pci = devpath.substr(start + 1, net - start - 1);
+  // dddd:bb:dd.f
+  const bool looks = pci.size() == 12 && pci[4] == ':' && pci[7] == ':' && pci[10] == '.';
+  return looks ? pci : "";
+}
+
 udev* new_context() {
   udev* context = udev_new();
   if (context == nullptr) {
@@ -92,6 +104,8 @@ std::vector<UdevNetdevEvent> UdevMonitor::drain(bool* overflowed) {
     e.ifindex = number(udev_device_get_property_value(device, "IFINDEX"));
     const char* name = udev_device_get_sysname(device);
     e.name = name != nullptr ? name : "";
+    const char* devpath = udev_device_get_devpath(device);
+    e.devpath = devpath != nullptr ? devpath : "";
     udev_device_unref(device);
     if (e.ifindex > 0) {
       out.push_back(std::move(e));
@@ -225,17 +239,30 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
   std::lock_guard lock(mu_);
   for (const auto& e : events) {
     if (e.action == "remove") {
+      std::erase_if(added_, [&](const auto& a) { return a.second.ifindex == e.ifindex; });
       continue;
     }
     initialized_.insert(e.ifindex);
     if (auto it = waiting_.find(e.ifindex); it != waiting_.end()) {
       it->second.cv.notify_all();
     }
+    if (e.action != "add") {
+      continue;
+    }
+    if (auto pci = pci_of_netdev_devpath(e.devpath); !pci.empty()) {
+      added_[pci] = {e.ifindex, e.name};
+      if (auto it = waiting_added_.find(pci); it != waiting_added_.end()) {
+        it->second.cv.notify_all();
+      }
+    }
   }
   if (overflowed) {
     // Lost events: every waiter looks its netdev up again.
     ++lost_;
     for (auto& [ifindex, waiters] : waiting_) {
+      waiters.cv.notify_all();
+    }
+    for (auto& [pci, waiters] : waiting_added_) {
       waiters.cv.notify_all();
     }
   }
@@ -289,6 +316,33 @@ bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
     waiting_.erase(ifindex);
   }
   return done;
+}
+
+std::optional<AddedNetdev> LibudevWait::wait_added(const std::string& pci,
+                                                   std::chrono::steady_clock::time_point until) {
+  std::unique_lock lock(mu_);
+  if (!devices_.udev_active()) {
+    return std::nullopt;  // no udevd: nothing is announced
+  }
+  auto& waiters = waiting_added_[pci];
+  ++waiters.count;
+  const auto lost = lost_;
+  // Events lost (now or before): the announcement may be among them.
+  waiters.cv.wait_until(lock, until, [&] { return added_.contains(pci) || lost_ != lost; });
+  std::optional<AddedNetdev> out;
+  if (const auto it = added_.find(pci); it != added_.end() && lost_ == 0) {
+    out = std::move(it->second);
+    added_.erase(it);
+  }
+  if (--waiters.count == 0) {
+    waiting_added_.erase(pci);
+  }
+  return out;
+}
+
+void LibudevWait::forget_added(const std::string& pci) {
+  std::lock_guard lock(mu_);
+  added_.erase(pci);
 }
 
 }  // namespace vfready::host

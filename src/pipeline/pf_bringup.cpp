@@ -28,8 +28,19 @@ void settle(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev,
 // A VF after its probe: its netdev and udev, its name, its read-back. False when its
 // port does not use its GUID.
 bool finish_vf(PfRun& run, model::VfStatus& vs) {
-  settle(run, vs, host::UdevWait::Netdev::kNew,
-         Clock::now() + std::chrono::milliseconds(run.config.timeouts.udev_ms));
+  const auto now = Clock::now();
+  const auto deadline = now + std::chrono::milliseconds(run.config.timeouts.udev_ms);
+  if (vs.ifindex == 0 && vs.in_use.empty()) {
+    // udev's add names the netdev the probe made (ifindex and name) and says udev is done
+    // with it: nothing to look up in sysfs or netlink. One not announced within a second
+    // (events lost, no udevd, the netdev moved away) is looked for as before.
+    constexpr auto kAnnounced = std::chrono::seconds(1);
+    if (auto added = run.os.udev.wait_added(vs.pci.str(), std::min(deadline, now + kAnnounced))) {
+      vs.ifindex = added->ifindex;
+      vs.name = std::move(added->name);
+    }
+  }
+  settle(run, vs, host::UdevWait::Netdev::kNew, deadline);
   name_vf(run, vs);
   return validate_vf(run, vs);
 }

@@ -12,6 +12,7 @@ namespace {
 constexpr const char* kDriver = "mlx5_core";
 
 std::optional<model::Problem> unbind(PfRun& run, const model::PciAddress& vf) {
+  run.os.udev.forget_added(vf.str());  // its netdev goes: the probe after waits for its own
   const int err = run.os.sriov.unbind_vf(run.target.pci, vf, kDriver);
   if (err == host::kStuck) {
     return stuck_problem(run);

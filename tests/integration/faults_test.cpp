@@ -228,6 +228,35 @@ TEST(VfreadydUdev, ReportsANetdevUdevDidNotFinishWithInItsBound) {
                                             "[0-9]+\\) within 300 ms"));
 }
 
+// udev's add of a netdev the pass made names it (ifindex, name): no listing of the VF's
+// net/ and no netlink lookup. Without it (events lost, a udevd whose messages do not
+// arrive) vfready looks in sysfs after a second, and asks libudev whether udev is done.
+TEST(VfreadydUdev, FindsANetdevUdevNeverAnnouncedInSysfsAndAsksLibudev) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_silent());
+  auto config = nlohmann::json::parse(read_file(repo_config()));
+  config["pfs"][0]["select"]["pci"] = {"0000:18:00.0"};
+  config["pfs"][0]["vfs"] = 2;
+  const auto path = write_config(host, config.dump());
+  auto r = sh(vfreadyd_command(host, path), 60s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(host.renames(), Contains(HasSubstr(" ibp24s0v0 ibs0v0")));
+  EXPECT_THAT(host.renames(), Contains(HasSubstr(" ibp24s0v1 ibs0v1")));
+  const auto silent = logged_kernel_calls(r.err, "since start");
+  // Each VF's net/ listed and its name looked up; udev asked for both.
+  EXPECT_GE(silent.at("udev lookups"), 2U) << r.err;
+  EXPECT_GE(silent.at("listings"), 2U) << r.err;
+
+  // The same with udev's messages: none of that for the VFs' netdevs.
+  FakeHost announcing(TopologyBuilder::reference().probe_ms(1));
+  r = sh(vfreadyd_command(announcing, write_config(announcing, config.dump())), 60s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const auto heard = logged_kernel_calls(r.err, "since start");
+  EXPECT_EQ(heard.at("udev lookups"), 0U) << r.err;
+  EXPECT_EQ(heard.at("listings") + 2, silent.at("listings")) << r.err;
+  EXPECT_EQ(heard.at("netlink requests") + 2, silent.at("netlink requests")) << r.err;
+}
+
 TEST(VfreadydUdev, NamesEachNetdevOnceUdevHasAnnouncedIt) {
   VFREADY_REQUIRE_ROOT();
   // udev takes 400 ms per netdev. A wait that missed udev's event would last its whole

@@ -24,7 +24,11 @@ struct UdevNetdevEvent {
   std::string action;  // "add", "move", "remove", ...
   int ifindex = 0;
   std::string name;
+  std::string devpath;  // "/devices/pci0000:00/.../0000:10:00.1/net/ib0"
 };
+
+// The PCI function a netdev's DEVPATH is under ("0000:10:00.1"), "" when it is not one's.
+std::string pci_of_netdev_devpath(const std::string& devpath);
 
 // A monitor of udev's netdev events. Not thread-safe.
 class UdevMonitor {
@@ -110,6 +114,9 @@ class LibudevWait final : public UdevWait {
   LibudevWait& operator=(const LibudevWait&) = delete;
   bool wait_initialized(int ifindex, Netdev netdev,
                         std::chrono::steady_clock::time_point deadline) override;
+  std::optional<AddedNetdev> wait_added(const std::string& pci,
+                                        std::chrono::steady_clock::time_point until) override;
+  void forget_added(const std::string& pci) override;
 
  private:
   friend class UdevEventReader;
@@ -124,8 +131,10 @@ class LibudevWait final : public UdevWait {
     std::condition_variable cv;
     int count = 0;
   };
-  std::map<int, Waiters> waiting_;  // by ifindex: the workers waiting for it
-  uint64_t lost_ = 0;               // how often events were lost: waiters then look their netdev up
+  std::map<int, Waiters> waiting_;                // by ifindex: the workers waiting for it
+  std::map<std::string, AddedNetdev> added_;      // by PCI function: announced, not taken
+  std::map<std::string, Waiters> waiting_added_;  // by PCI function
+  uint64_t lost_ = 0;  // how often events were lost: waiters then look their netdev up
 };
 
 }  // namespace vfready::host

@@ -2,10 +2,18 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
+#include <string>
 
 // Waiting for udev to finish with a netdev (its add event processed, renames
 // included), event driven, bounded by a deadline.
 namespace vfready::host {
+
+// A netdev as udev announced it, once udevd was done with it.
+struct AddedNetdev {
+  int ifindex = 0;
+  std::string name;
+};
 
 class UdevWait {
  public:
@@ -16,6 +24,17 @@ class UdevWait {
   // True once the netdev is initialized; false at the deadline.
   virtual bool wait_initialized(int ifindex, Netdev netdev,
                                 std::chrono::steady_clock::time_point deadline) = 0;
+  // The netdev udev announced (its add) for the PCI function `pci` (the device its
+  // DEVPATH is under) since the pass began listening, waited for until `until`, and
+  // taken: a later probe of the function waits for its own. It is initialized. Nothing
+  // at `until`, where udev does not run, or once events were lost: the caller then
+  // looks in sysfs. (This one announces nothing.)
+  virtual std::optional<AddedNetdev> wait_added(const std::string& /*pci*/,
+                                                std::chrono::steady_clock::time_point /*until*/) {
+    return std::nullopt;
+  }
+  // Forgets what was announced for `pci`: its netdev is about to go (an unbind).
+  virtual void forget_added(const std::string& /*pci*/) {}
 };
 
 }  // namespace vfready::host

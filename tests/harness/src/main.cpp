@@ -100,7 +100,7 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   Scheduler scheduler;
   UdevMessages udev_messages(namespace_.fd());
   UdevSim udev(root / "run/udev", std::chrono::milliseconds(topology->udev_init_latency_ms),
-               scheduler, udev_messages);
+               scheduler, udev_messages, topology->udev_announces);
   Tree tree;
   std::atomic<Kernel*> kernel_ptr{nullptr};
   Netdevs netdevs(namespace_.fd(), [&kernel_ptr](const LinkEvent& e) {

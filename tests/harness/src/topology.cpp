@@ -186,9 +186,12 @@ Topology parse(const JsonReader& root) {
     }
   }
   if (root.has("udev")) {
-    root["udev"].only_keys({"init_latency_ms"});
+    root["udev"].only_keys({"init_latency_ms", "announces"});
     if (root["udev"].has("init_latency_ms")) {
       t.udev_init_latency_ms = static_cast<uint32_t>(root["udev"]["init_latency_ms"].uint(60000));
+    }
+    if (root["udev"].has("announces")) {
+      t.udev_announces = root["udev"]["announces"].boolean();
     }
   }
   const auto functions = root["functions"];

@@ -68,6 +68,9 @@ struct Topology {
   std::set<std::string> late_modules;
   std::vector<std::string> kernel_log;
   uint32_t udev_init_latency_ms = 0;
+  // False: udevd initializes netdevs (its database) but its add messages reach no
+  // monitor, as when they were lost.
+  bool udev_announces = true;
   std::vector<FunctionSpec> functions;
 };
 

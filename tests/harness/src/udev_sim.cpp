@@ -9,8 +9,12 @@
 namespace vfready::fakehost {
 
 UdevSim::UdevSim(std::string run_dir, std::chrono::milliseconds latency, Scheduler& scheduler,
-                 UdevMessages& messages)
-    : run_dir_(std::move(run_dir)), latency_(latency), scheduler_(scheduler), messages_(messages) {
+                 UdevMessages& messages, bool announces)
+    : run_dir_(std::move(run_dir)),
+      latency_(latency),
+      scheduler_(scheduler),
+      messages_(messages),
+      announces_(announces) {
   std::ofstream(run_dir_ + "/control").flush();
 }
 
@@ -51,7 +55,9 @@ void UdevSim::finish(int ifindex, const std::string& driver, unsigned generation
     update_queue_file();
   }
   // As udevd: the database first, then the message (a monitor's reader looks it up).
-  announce("add", ifindex, driver);
+  if (announces_) {
+    announce("add", ifindex, driver);
+  }
 }
 
 void UdevSim::moved(int ifindex, const std::string& old_devpath) {

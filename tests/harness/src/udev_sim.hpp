@@ -20,8 +20,9 @@ namespace vfready::fakehost {
 
 class UdevSim {
  public:
+  // `announces` false: the database is written, but no add message is sent.
   UdevSim(std::string run_dir, std::chrono::milliseconds latency, Scheduler& scheduler,
-          UdevMessages& messages);
+          UdevMessages& messages, bool announces = true);
 
   // A netdev as a message names it: its sysfs path ("/devices/.../net/ibp24s0v3") and
   // its name, nullopt when it is gone.
@@ -56,6 +57,7 @@ class UdevSim {
   std::chrono::milliseconds latency_;
   Scheduler& scheduler_;
   UdevMessages& messages_;
+  bool announces_ = true;
   std::function<std::optional<Netdev>(int)> describe_;
   std::mutex mu_;
   // ifindex -> generation of the pending add, so a stale timer of a removed netdev
