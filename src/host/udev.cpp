@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "vfready/host/kernel_calls.hpp"
+#include "vfready/model/pci_address.hpp"
 
 namespace vfready::host {
 
@@ -40,10 +41,9 @@ std::string pci_of_netdev_devpath(const std::string& devpath) {
     return "";
   }
   const auto start = devpath.rfind('/', net - 1);
-  const auto pci = devpath.substr(start + 1, net - start - 1);
-  // dddd:bb:dd.f
-  const bool looks = pci.size() == 12 && pci[4] == ':' && pci[7] == ':' && pci[10] == '.';
-  return looks ? pci : "";
+  // dddd:bb:dd.f, or a wider domain (VMD): as vfready writes it, or not a PCI function's.
+  const auto pci = model::PciAddress::parse(devpath.substr(start + 1, net - start - 1));
+  return pci ? pci.value().str() : "";
 }
 
 udev* new_context() {
@@ -213,7 +213,7 @@ void UdevEventReader::read_events() {
       l->hear(events, overflowed);
     }
     for (const auto& e : events) {
-      if (e.action == "add") {
+      if (e.action == "add" && adds_wanted_) {
         adds_.push_back(e);
         added = true;
       }
@@ -239,7 +239,8 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
   std::lock_guard lock(mu_);
   for (const auto& e : events) {
     if (e.action == "remove") {
-      std::erase_if(added_, [&](const auto& a) { return a.second.ifindex == e.ifindex; });
+      std::erase_if(added_, [&](const auto& a) { return a.second.netdev.ifindex == e.ifindex; });
+      going_.erase(e.ifindex);
       continue;
     }
     initialized_.insert(e.ifindex);
@@ -249,8 +250,14 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
     if (e.action != "add") {
       continue;
     }
-    if (auto pci = pci_of_netdev_devpath(e.devpath); !pci.empty()) {
-      added_[pci] = {e.ifindex, e.name};
+    if (auto pci = pci_of_netdev_devpath(e.devpath); !pci.empty() && !going_.contains(e.ifindex)) {
+      ++adds_heard_;
+      // Two netdevs of one function (an IPoIB child beside its parent): which is the
+      // probe's is for sysfs to say.
+      auto [it, fresh] = added_.try_emplace(pci, Added{{e.ifindex, e.name}});
+      if (!fresh && it->second.netdev.ifindex != e.ifindex) {
+        it->second.ambiguous = true;
+      }
       if (auto it = waiting_added_.find(pci); it != waiting_added_.end()) {
         it->second.cv.notify_all();
       }
@@ -321,17 +328,22 @@ bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
 std::optional<AddedNetdev> LibudevWait::wait_added(const std::string& pci,
                                                    std::chrono::steady_clock::time_point until) {
   std::unique_lock lock(mu_);
-  if (!devices_.udev_active()) {
-    return std::nullopt;  // no udevd: nothing is announced
+  // No udevd (nothing is announced), events lost (the announcement may be among them),
+  // or a wait that timed out while no add came at all (a udevd whose messages do not
+  // reach this namespace): sysfs is asked, without a second's wait for each VF.
+  if (!devices_.udev_active() || lost_ != 0 || (add_missed_ && adds_heard_ == 0)) {
+    return std::nullopt;
   }
   auto& waiters = waiting_added_[pci];
   ++waiters.count;
-  const auto lost = lost_;
-  // Events lost (now or before): the announcement may be among them.
-  waiters.cv.wait_until(lock, until, [&] { return added_.contains(pci) || lost_ != lost; });
+  const bool heard =
+      waiters.cv.wait_until(lock, until, [&] { return added_.contains(pci) || lost_ != 0; });
+  add_missed_ = add_missed_ || !heard;
   std::optional<AddedNetdev> out;
   if (const auto it = added_.find(pci); it != added_.end() && lost_ == 0) {
-    out = std::move(it->second);
+    if (!it->second.ambiguous) {
+      out = std::move(it->second.netdev);
+    }
     added_.erase(it);
   }
   if (--waiters.count == 0) {
@@ -340,9 +352,12 @@ std::optional<AddedNetdev> LibudevWait::wait_added(const std::string& pci,
   return out;
 }
 
-void LibudevWait::forget_added(const std::string& pci) {
+void LibudevWait::forget_added(const std::string& pci, int ifindex) {
   std::lock_guard lock(mu_);
   added_.erase(pci);
+  if (ifindex > 0) {
+    going_.insert(ifindex);  // until its remove is heard
+  }
 }
 
 }  // namespace vfready::host

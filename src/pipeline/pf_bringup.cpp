@@ -51,7 +51,7 @@ bool finish_vf(PfRun& run, model::VfStatus& vs) {
 // seemed a pod's. Once more: GUID, unbind, probe, and through the rest again.
 void reprobe(PfRun& run, model::VfStatus& vs) {
   vs.problems.clear();
-  if (auto error = reprobe_with_guid(run, vs.index, vs.pci)) {
+  if (auto error = reprobe_with_guid(run, vs.index, vs.pci, vs.ifindex)) {
     vs.problems.push_back(*error);
     return;
   }

@@ -11,8 +11,9 @@ namespace {
 
 constexpr const char* kDriver = "mlx5_core";
 
-std::optional<model::Problem> unbind(PfRun& run, const model::PciAddress& vf) {
-  run.os.udev.forget_added(vf.str());  // its netdev goes: the probe after waits for its own
+// `ifindex`: the VF's netdev, which goes (0: none known).
+std::optional<model::Problem> unbind(PfRun& run, const model::PciAddress& vf, int ifindex) {
+  run.os.udev.forget_added(vf.str(), ifindex);  // the probe after waits for its own netdev
   const int err = run.os.sriov.unbind_vf(run.target.pci, vf, kDriver);
   if (err == host::kStuck) {
     return stuck_problem(run);
@@ -119,7 +120,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     vs.problems = set_vf_guid(run, vt, path).problems;
     status.changes.guids_set += vs.problems.empty() ? 1 : 0;
     if (action == GuidAction::kSetAndRebind) {
-      if (auto error = unbind(run, vf.pci)) {
+      if (auto error = unbind(run, vf.pci, vf.ifindex)) {
         vs.problems.push_back(*error);
         status.vfs.push_back(vs);
         continue;
@@ -147,13 +148,13 @@ std::optional<model::Problem> probe_vf(PfRun& run, const model::PciAddress& vf) 
 }
 
 std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
-                                                const model::PciAddress& vf) {
+                                                const model::PciAddress& vf, int ifindex) {
   const auto set = set_vf_guid(run, run.target.vf.at(index), guid_path(run.info));
   if (set.is_failed()) {
     return set.problems.front();
   }
   ++run.status.changes.guids_set;
-  if (auto error = unbind(run, vf)) {
+  if (auto error = unbind(run, vf, ifindex)) {
     return error;
   }
   ++run.status.changes.vfs_rebound;

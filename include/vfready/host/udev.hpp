@@ -78,8 +78,13 @@ class UdevEventReader {
   ~UdevEventReader();
   UdevEventReader(const UdevEventReader&) = delete;
   UdevEventReader& operator=(const UdevEventReader&) = delete;
-  // Readable while adds wait for take_adds().
-  [[nodiscard]] int fd() const { return ready_fd_; }
+  // Readable while adds wait for take_adds(); adds are kept only once this was asked
+  // for (a daemon without a drift watch, --once, has nobody to take them).
+  [[nodiscard]] int fd() {
+    std::lock_guard lock(mu_);
+    adds_wanted_ = true;
+    return ready_fd_;
+  }
   // The adds received since the last call (never blocks); `overflowed` when events were
   // lost meanwhile.
   std::vector<UdevNetdevEvent> take_adds(bool* overflowed);
@@ -94,6 +99,7 @@ class UdevEventReader {
   std::mutex mu_;  // the queue and the listeners; a listener is called with it held
   std::vector<UdevNetdevEvent> adds_;
   bool lost_ = false;
+  bool adds_wanted_ = false;
   std::vector<LibudevWait*> listeners_;
   int ready_fd_ = -1;  // eventfd: adds wait
   int stop_fd_ = -1;   // eventfd: the reader returns
@@ -116,7 +122,7 @@ class LibudevWait final : public UdevWait {
                         std::chrono::steady_clock::time_point deadline) override;
   std::optional<AddedNetdev> wait_added(const std::string& pci,
                                         std::chrono::steady_clock::time_point until) override;
-  void forget_added(const std::string& pci) override;
+  void forget_added(const std::string& pci, int ifindex) override;
 
  private:
   friend class UdevEventReader;
@@ -131,10 +137,17 @@ class LibudevWait final : public UdevWait {
     std::condition_variable cv;
     int count = 0;
   };
-  std::map<int, Waiters> waiting_;                // by ifindex: the workers waiting for it
-  std::map<std::string, AddedNetdev> added_;      // by PCI function: announced, not taken
+  std::map<int, Waiters> waiting_;  // by ifindex: the workers waiting for it
+  struct Added {
+    AddedNetdev netdev;
+    bool ambiguous = false;  // another netdev was announced for the function too
+  };
+  std::map<std::string, Added> added_;            // by PCI function: announced, not taken
   std::map<std::string, Waiters> waiting_added_;  // by PCI function
-  uint64_t lost_ = 0;  // how often events were lost: waiters then look their netdev up
+  std::set<int> going_;      // netdevs an unbind takes away: their late adds are not taken
+  uint64_t adds_heard_ = 0;  // adds with a PCI function, this pass
+  bool add_missed_ = false;  // a wait_added timed out
+  uint64_t lost_ = 0;        // how often events were lost: waiters then look their netdev up
 };
 
 }  // namespace vfready::host

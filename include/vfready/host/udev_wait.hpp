@@ -27,14 +27,16 @@ class UdevWait {
   // The netdev udev announced (its add) for the PCI function `pci` (the device its
   // DEVPATH is under) since the pass began listening, waited for until `until`, and
   // taken: a later probe of the function waits for its own. It is initialized. Nothing
-  // at `until`, where udev does not run, or once events were lost: the caller then
-  // looks in sysfs. (This one announces nothing.)
+  // at `until`, where udev does not run, once events were lost, when two netdevs were
+  // announced for the function, or at once after a wait that timed out with no add
+  // heard at all: the caller then looks in sysfs. (This one announces nothing.)
   virtual std::optional<AddedNetdev> wait_added(const std::string& /*pci*/,
                                                 std::chrono::steady_clock::time_point /*until*/) {
     return std::nullopt;
   }
-  // Forgets what was announced for `pci`: its netdev is about to go (an unbind).
-  virtual void forget_added(const std::string& /*pci*/) {}
+  // Forgets what was announced for `pci`: its netdev `ifindex` (0: not known) is about
+  // to go (an unbind), and an add of it heard later is not taken for the next one's.
+  virtual void forget_added(const std::string& /*pci*/, int /*ifindex*/) {}
 };
 
 }  // namespace vfready::host

@@ -62,9 +62,10 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe);
 // thread: reads nothing of `run` but its target.
 std::optional<model::Problem> probe_vf(PfRun& run, const model::PciAddress& vf);
 // For a VF whose probe did not take its GUID (a bind by someone else won a race with
-// this pass's): its GUID again, unbind, probe. The problem when it fails.
+// this pass's): its GUID again, unbind, probe. `ifindex`: its netdev now. The problem
+// when it fails.
 std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
-                                                const model::PciAddress& vf);
+                                                const model::PciAddress& vf, int ifindex);
 
 // Step "udev", for one VF: its netdev is here and udev is done with it. Waiting while
 // udev is not; done for a VF in use (nothing to wait for). `netdev`: whether this pass

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include "vfready/host/udev.hpp"
+
+using vfready::host::pci_of_netdev_devpath;
+
+TEST(ANetdevDevpath, NamesThePciFunctionItIsUnder) {
+  EXPECT_EQ(pci_of_netdev_devpath("/devices/pci0000:00/0000:00:01.0/0000:10:00.1/net/ib0"),
+            "0000:10:00.1");
+  // An IPoIB child sits beside its parent, under the same function.
+  EXPECT_EQ(pci_of_netdev_devpath("/devices/pci0000:00/0000:00:01.0/0000:10:00.1/net/ib0.8001"),
+            "0000:10:00.1");
+  // A VMD domain is wider than four digits.
+  EXPECT_EQ(pci_of_netdev_devpath("/devices/pci10000:e0/10000:e0:06.0/10000:e1:00.0/net/ib1"),
+            "10000:e1:00.0");
+}
+
+TEST(ANetdevDevpath, IsNoFunctionsForAVirtualOrOtherDevice) {
+  EXPECT_EQ(pci_of_netdev_devpath("/devices/virtual/net/veth0"), "");
+  EXPECT_EQ(pci_of_netdev_devpath("/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/net/usb0"),
+            "");
+  EXPECT_EQ(pci_of_netdev_devpath("/net/ib0"), "");
+  EXPECT_EQ(pci_of_netdev_devpath(""), "");
+}
