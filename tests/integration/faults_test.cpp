@@ -213,6 +213,32 @@ TEST(VfreadydFault, ANetlinkPathPfWhoseGuidsCannotBeSetIsNeverReadyBeforeOrAfter
             "fe80:0000:0000:0000:0000:0000:0000:0000");
 }
 
+// A VF's GUID and its probe go to the driver in one call; a GUID write that fails
+// stops that call, and the VF is probed all the same (a VF nobody probes has no netdev
+// to report), named, and failed for its GUID.
+TEST(VfreadydFault, AVfWhoseGuidWriteFailsIsProbedAndNamedAndFailsForItsGuid) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function("0000:18:00.0")["faults"]["guid_write_fail_vfs"] = {1};
+  FakeHost host(t);
+  auto config = nlohmann::json::parse(read_file(repo_config()));
+  config["pfs"][0]["select"]["pci"] = {"0000:18:00.0"};
+  config["pfs"][0]["vfs"] = 3;
+  auto r = sh(vfreadyd_command(host, write_config(host, config.dump())), 60s);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, testing::ContainsRegex("writing [0-9a-f:]+ to sriov/1/node of PF "
+                                            "0000:18:00.0 failed: .*EIO"));
+  for (const char* vf : {" ibp24s0v0 ibs0v0", " ibp24s0v1 ibs0v1", " ibp24s0v2 ibs0v2"}) {
+    EXPECT_THAT(host.renames(), Contains(HasSubstr(vf))) << vf;
+  }
+  EXPECT_THAT(host.probes(), Contains(HasSubstr("0000:18:00.2"))) << "VF 1 was probed";
+  // VF 1 named, its GUID unset and a problem; the others as asked.
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.2 +ibs0v1 +00:00:00:00:00:00:00:00 "
+                                            "problem"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.3 +ibs0v2 +[0-9a-f:]+ ok"));
+  EXPECT_THAT(r.out, HasSubstr("3 VFs created, 2 GUIDs set"));
+}
+
 // vfready waits for udev's event per netdev (libudev), and reports one udev never
 // finished with, within the configured bound.
 TEST(VfreadydUdev, ReportsANetdevUdevDidNotFinishWithInItsBound) {

@@ -459,6 +459,9 @@ int Kernel::write_ofed_guid(std::size_t index, uint16_t i, bool port, std::strin
   if (i >= pf.vfs.size()) {
     return ENODEV;
   }
+  if (!port && pf.spec->faults.guid_write_fail_vfs.contains(i)) {
+    return EIO;
+  }
   (port ? pf.vfs[i].port_guid : pf.vfs[i].node_guid) = guid.value();
   return 0;
 }

@@ -89,12 +89,15 @@ SriovSpec parse_sriov(const JsonReader& r) {
 }
 
 FaultSpec parse_faults(const JsonReader& r) {
-  r.only_keys({"probe_fail_vfs", "numvfs_write_hangs", "numvfs_errno"});
+  r.only_keys({"probe_fail_vfs", "guid_write_fail_vfs", "numvfs_write_hangs", "numvfs_errno"});
   FaultSpec f;
-  if (r.has("probe_fail_vfs")) {
-    const auto list = r["probe_fail_vfs"];
-    for (std::size_t i = 0; i < list.array_size(); ++i) {
-      f.probe_fail_vfs.insert(static_cast<uint16_t>(list[i].uint(0xffff)));
+  for (const auto& [key, set] : {std::pair{"probe_fail_vfs", &f.probe_fail_vfs},
+                                 std::pair{"guid_write_fail_vfs", &f.guid_write_fail_vfs}}) {
+    if (r.has(key)) {
+      const auto list = r[key];
+      for (std::size_t i = 0; i < list.array_size(); ++i) {
+        set->insert(static_cast<uint16_t>(list[i].uint(0xffff)));
+      }
     }
   }
   if (r.has("numvfs_write_hangs")) {
