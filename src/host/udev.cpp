@@ -175,13 +175,35 @@ std::vector<UdevNetdevEvent> UdevEventReader::take_adds(bool* overflowed) {
 }
 
 void UdevEventReader::attach(LibudevWait* wait) {
-  std::lock_guard lock(mu_);
+  std::lock_guard lock(listeners_mu_);
   listeners_.push_back(wait);
 }
 
 void UdevEventReader::detach(LibudevWait* wait) {
-  std::lock_guard lock(mu_);  // not while the reader is telling it
+  std::lock_guard lock(listeners_mu_);  // not while the reader is telling it
   std::erase(listeners_, wait);
+}
+
+void UdevEventReader::tell(const std::vector<UdevNetdevEvent>& events, bool overflowed) {
+  {
+    std::lock_guard lock(listeners_mu_);
+    for (auto* l : listeners_) {
+      l->hear(events, overflowed);
+    }
+  }
+  bool added = overflowed;
+  std::lock_guard lock(mu_);
+  for (const auto& e : events) {
+    if (e.action == "add" && adds_wanted_) {
+      adds_.push_back(e);
+      added = true;
+    }
+  }
+  lost_ = lost_ || overflowed;
+  if (added) {
+    const uint64_t one = 1;
+    static_cast<void>(write(ready_fd_, &one, sizeof one));
+  }
 }
 
 void UdevEventReader::read_events() {
@@ -193,13 +215,7 @@ void UdevEventReader::read_events() {
       }
       // Cannot happen with these fds; should it, every listener is told events were
       // lost (waiters look their netdevs up) and the loop reconciles.
-      std::lock_guard lock(mu_);
-      for (auto* l : listeners_) {
-        l->hear({}, /*overflowed=*/true);
-      }
-      lost_ = true;
-      const uint64_t one = 1;
-      static_cast<void>(write(ready_fd_, &one, sizeof one));
+      tell({}, /*overflowed=*/true);
       return;
     }
     if ((fds[1].revents & POLLIN) != 0) {
@@ -207,22 +223,7 @@ void UdevEventReader::read_events() {
     }
     bool overflowed = false;
     const auto events = monitor_.drain(&overflowed);
-    bool added = overflowed;
-    std::lock_guard lock(mu_);
-    for (auto* l : listeners_) {
-      l->hear(events, overflowed);
-    }
-    for (const auto& e : events) {
-      if (e.action == "add" && adds_wanted_) {
-        adds_.push_back(e);
-        added = true;
-      }
-    }
-    lost_ = lost_ || overflowed;
-    if (added) {
-      const uint64_t one = 1;
-      static_cast<void>(write(ready_fd_, &one, sizeof one));
-    }
+    tell(events, overflowed);
   }
 }
 

@@ -94,9 +94,15 @@ class UdevEventReader {
   void attach(LibudevWait* wait);
   void detach(LibudevWait* wait);
   void read_events();
+  // Each listener, then the loop's queue.
+  void tell(const std::vector<UdevNetdevEvent>& events, bool overflowed);
 
   UdevMonitor monitor_;
-  std::mutex mu_;  // the queue and the listeners; a listener is called with it held
+  // The listeners, each called with it held. Apart from mu_, so that the loop's
+  // take_adds never waits for a pass's worker (who holds its wait's lock while it asks
+  // libudev).
+  std::mutex listeners_mu_;
+  std::mutex mu_;  // the loop's queue
   std::vector<UdevNetdevEvent> adds_;
   bool lost_ = false;
   bool adds_wanted_ = false;
