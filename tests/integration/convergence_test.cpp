@@ -107,6 +107,27 @@ TEST(VfreadydConvergence, LeavesANameHeldByAForeignDeviceAndReportsIt) {
   EXPECT_THAT(host.links(), Contains("ibs0v1")) << "the foreign device keeps its name";
 }
 
+// A new VF's name and MTU go in one request; when the name is taken that request fails
+// as a whole, and the MTU is set on its own: the VF gets every part that can be had.
+TEST(VfreadydConvergence, SetsTheMtuOfAVfWhoseNameIsTakenOnItsOwn) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh("ip -n " + host.netns() + " link add ibs0v1 type ifb").exit_code, 0);
+  const std::string config = R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 2,
+      "vf_name": "ibs0v{vf}", "mtu": 2044}]})";
+  auto r = sh(vfreadyd_command(host, write_config(host, config)), 60s);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("name ibs0v1 is held by ibs0v1"));
+  const auto mtu = [&](const std::string& dev) {
+    const auto out = sh("ip -n " + host.netns() + " -j link show dev " + dev).out;
+    const auto j = nlohmann::json::parse(out, nullptr, false);
+    return j.is_array() && !j.empty() ? j[0].value("mtu", 0) : -1;
+  };
+  EXPECT_EQ(mtu("ibs0v0"), 2044) << "named and sized in one request";
+  EXPECT_EQ(mtu("ibp24s0v1"), 2044) << "its name taken, its MTU set all the same";
+  EXPECT_NE(mtu("ibs0v1"), 2044) << "the foreign device is left alone";
+}
+
 TEST(VfreadydConvergence, SwapsNamesBetweenItsOwnVfs) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
