@@ -43,6 +43,12 @@ int Service::run() {
   loop_.feed_watchdog();
   try {
     inputs_.udev = std::make_shared<host::UdevEventReader>();
+    if (!inputs_.udev->hearing()) {
+      log::warn({},
+                "udevd was not running when vfreadyd started: its events go unheard "
+                "until vfreadyd restarts (each netdev's state is asked of libudev, and a "
+                "VF a driver reload re-creates goes unseen until a reconcile)");
+    }
   } catch (const std::exception& e) {
     log::warn({}, std::string(e.what()) +
                       (options_.once ? ": the bring-up cannot wait for udev"

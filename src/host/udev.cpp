@@ -152,7 +152,16 @@ UdevEventReader::UdevEventReader()
     close(stop_fd_);
     throw std::system_error(err, std::generic_category(), "eventfd");
   }
-  reader_ = std::thread([this] { read_events(); });
+  // libudev gives a monitor made while udevd is not running no multicast group: it
+  // hears nothing, even once udevd is up.
+  hearing_ = UdevDevices().udev_active();
+  try {
+    reader_ = std::thread([this] { read_events(); });
+  } catch (...) {
+    close(ready_fd_);
+    close(stop_fd_);
+    throw;
+  }
 }
 
 UdevEventReader::~UdevEventReader() {
@@ -214,22 +223,37 @@ void UdevEventReader::read_events() {
         continue;
       }
       // Cannot happen with these fds; should it, every listener is told events were
-      // lost (waiters look their netdevs up) and the loop reconciles.
+      // lost (waiters look their netdevs up), the loop reconciles, and passes to come
+      // look in sysfs and ask libudev.
+      hearing_ = false;
       tell({}, /*overflowed=*/true);
       return;
     }
     if ((fds[1].revents & POLLIN) != 0) {
       return;
     }
-    bool overflowed = false;
-    const auto events = monitor_.drain(&overflowed);
-    tell(events, overflowed);
+    try {
+      bool overflowed = false;
+      const auto events = monitor_.drain(&overflowed);
+      tell(events, overflowed);
+    } catch (const std::exception&) {
+      // Out of memory, say: what was read is lost, as in an overrun.
+      try {
+        tell({}, /*overflowed=*/true);
+      } catch (const std::exception&) {
+        hearing_ = false;  // not even that: passes to come look for themselves
+        return;
+      }
+    }
   }
 }
 
 LibudevWait::LibudevWait(std::shared_ptr<UdevEventReader> reader) : reader_(std::move(reader)) {
   if (!reader_) {
     throw std::runtime_error("libudev: cannot make a monitor of udev's netdev events");
+  }
+  if (devices_.udev_active() && !reader_->hearing()) {
+    lost_ = 1;  // udevd runs, but its events do not reach the reader: ask libudev
   }
   reader_->attach(this);
 }
@@ -276,6 +300,17 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
   }
 }
 
+bool LibudevWait::ask_libudev(std::unique_lock<std::mutex>& lock, int ifindex) {
+  lock.unlock();
+  bool done = false;
+  {
+    std::lock_guard devices(devices_mu_);
+    done = devices_.initialized(ifindex);
+  }
+  lock.lock();
+  return done;
+}
+
 bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
                                    std::chrono::steady_clock::time_point deadline) {
   std::unique_lock lock(mu_);
@@ -286,7 +321,7 @@ bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
     return true;
   }
   // A netdev that was there before the pass may have been initialized long ago.
-  if (netdev == Netdev::kExisting && devices_.initialized(ifindex)) {
+  if (netdev == Netdev::kExisting && ask_libudev(lock, ifindex)) {
     initialized_.insert(ifindex);
     return true;
   }
@@ -300,6 +335,10 @@ bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
   // deadline: a wait that has lasted a second asks libudev once then.
   constexpr auto kAskAfter = std::chrono::seconds(1);
   auto ask_at = std::min(deadline, start + kAskAfter);
+  if (lost_ != 0 && ask_libudev(lock, ifindex)) {
+    initialized_.insert(ifindex);  // events lost or never heard: libudev first
+    return true;
+  }
   auto& waiters = waiting_[ifindex];
   ++waiters.count;
   bool done = false;
@@ -311,7 +350,7 @@ bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
     // After a second, at the deadline or after lost events: libudev is asked, so that a
     // missed event does not fail a netdev udev is done with.
     done = done && initialized_.contains(ifindex);
-    if (done || (!poll && devices_.initialized(ifindex))) {
+    if (done || (!poll && ask_libudev(lock, ifindex))) {
       initialized_.insert(ifindex);  // the step's next look (a poll) finds it
       done = true;
       break;

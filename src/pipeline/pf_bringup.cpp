@@ -30,6 +30,7 @@ void settle(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev,
 bool finish_vf(PfRun& run, model::VfStatus& vs) {
   const auto now = Clock::now();
   const auto deadline = now + std::chrono::milliseconds(run.config.timeouts.udev_ms);
+  bool announced = false;
   if (vs.ifindex == 0 && vs.in_use.empty()) {
     // udev's add names the netdev the probe made (ifindex and name) and says udev is done
     // with it: nothing to look up in sysfs or netlink. One not announced within a second
@@ -38,10 +39,21 @@ bool finish_vf(PfRun& run, model::VfStatus& vs) {
     if (auto added = run.os.udev.wait_added(vs.pci.str(), std::min(deadline, now + kAnnounced))) {
       vs.ifindex = added->ifindex;
       vs.name = std::move(added->name);
+      announced = true;
     }
   }
   settle(run, vs, host::UdevWait::Netdev::kNew, deadline);
   name_vf(run, vs);
+  if (announced && vs.ifindex != 0 && !run.named.contains(vs.ifindex)) {
+    // The netdev udev announced is gone by now: udev was behind and it was an older
+    // one of the VF's, or it has moved to another namespace. sysfs says what the VF has.
+    std::erase_if(vs.problems,
+                  [](const model::Problem& p) { return p.kind == model::EventKind::kNetdevGone; });
+    vs.ifindex = 0;
+    vs.name.clear();
+    settle(run, vs, host::UdevWait::Netdev::kNew, deadline);
+    name_vf(run, vs);
+  }
   return validate_vf(run, vs);
 }
 

@@ -283,6 +283,37 @@ TEST(VfreadydUdev, FindsANetdevUdevNeverAnnouncedInSysfsAndAsksLibudev) {
   EXPECT_EQ(heard.at("netlink requests") + 2, silent.at("netlink requests")) << r.err;
 }
 
+// udevd starts after vfreadyd: libudev gives a monitor made while udevd is not running no
+// events, for the monitor's life. vfready says so; the first pass has no udevd to wait
+// for, and a pass after udevd started asks libudev for each netdev instead.
+TEST(VfreadydUdev, AUdevdThatStartsAfterVfreadydIsAskedThroughLibudev) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_starts_on_signal());
+  auto config = nlohmann::json::parse(read_file(repo_config()));
+  config["pfs"][0]["select"]["pci"] = {"0000:18:00.0"};
+  config["pfs"][0]["vfs"] = 2;
+  ServiceDaemon daemon(host, write_config(host, config.dump()), "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  EXPECT_THAT(daemon.log(), HasSubstr("udevd was not running when vfreadyd started"));
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // udevd starts
+  // VF 1 comes back with a zero GUID (as after a driver reload): the repair pass probes
+  // it again, and libudev says when udev is done with its new netdev.
+  const auto port = host.pci("0000:18:00.0", "sriov/1/port");
+  const auto guid = trimmed(read_file(port));
+  const auto before = daemon.notify().count();
+  const auto sys = host.root() + "/sys/bus/pci/drivers/mlx5_core/";
+  ASSERT_EQ(sh("echo 00:00:00:00:00:00:00:00 > " + port + " && echo 0000:18:00.2 > " + sys +
+               "unbind && echo 0000:18:00.2 > " + sys + "bind")
+                .exit_code,
+            0);
+  ASSERT_TRUE(daemon.notify().wait_for("STATUS=ready: 1/1 PFs ready", 30s, before)) << daemon.log();
+  EXPECT_EQ(trimmed(read_file(port)), guid);
+  EXPECT_THAT(host.links(), Contains("ibs0v1"));
+  const auto pass = logged_kernel_calls(daemon.log(), "since the pass began");
+  EXPECT_GE(pass.at("udev lookups"), 1U) << daemon.log();
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
 TEST(VfreadydUdev, NamesEachNetdevOnceUdevHasAnnouncedIt) {
   VFREADY_REQUIRE_ROOT();
   // udev takes 400 ms per netdev. A wait that missed udev's event would last its whole

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -88,6 +89,9 @@ class UdevEventReader {
   // The adds received since the last call (never blocks); `overflowed` when events were
   // lost meanwhile.
   std::vector<UdevNetdevEvent> take_adds(bool* overflowed);
+  // False when nothing will be heard: udevd was not running when the monitor was made
+  // (libudev then listens to nothing, for the monitor's life), or the reader stopped.
+  [[nodiscard]] bool hearing() const { return hearing_.load(); }
 
  private:
   friend class LibudevWait;
@@ -109,6 +113,7 @@ class UdevEventReader {
   std::vector<LibudevWait*> listeners_;
   int ready_fd_ = -1;  // eventfd: adds wait
   int stop_fd_ = -1;   // eventfd: the reader returns
+  std::atomic<bool> hearing_{true};
   std::thread reader_;
 };
 
@@ -135,9 +140,14 @@ class LibudevWait final : public UdevWait {
   // From the reader's thread: events received, `overflowed` when some before them were lost.
   void hear(const std::vector<UdevNetdevEvent>& events, bool overflowed);
 
+  // Whether udev is done with `ifindex`, asked of libudev with mu_ released (a dozen
+  // sysfs reads: the reader must not wait for them to hand out events).
+  bool ask_libudev(std::unique_lock<std::mutex>& lock, int ifindex);
+
   std::shared_ptr<UdevEventReader> reader_;
   std::mutex mu_;
-  UdevDevices devices_;        // with mu_ held
+  std::mutex devices_mu_;
+  UdevDevices devices_;        // lookups with devices_mu_ held; udev_active() is set at start
   std::set<int> initialized_;  // by the events received so far
   struct Waiters {
     std::condition_variable cv;

@@ -100,7 +100,8 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   Scheduler scheduler;
   UdevMessages udev_messages(namespace_.fd());
   UdevSim udev(root / "run/udev", std::chrono::milliseconds(topology->udev_init_latency_ms),
-               scheduler, udev_messages, topology->udev_announces);
+               scheduler, udev_messages, topology->udev_announces,
+               !topology->udev_starts_on_signal);
   Tree tree;
   std::atomic<Kernel*> kernel_ptr{nullptr};
   Netdevs netdevs(namespace_.fd(), [&kernel_ptr](const LinkEvent& e) {
@@ -120,12 +121,14 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   std::cout << "ready root=" << root_arg << " netns=" << netns << std::endl;
 
   int sig = 0;
-  // SIGUSR1: the driver recovers from numvfs_write_hangs (a test's way to end a hang).
+  // SIGUSR1: the driver recovers from numvfs_write_hangs (a test's way to end a hang),
+  // late modules load, and udevd starts if it waited for it.
   // SIGUSR2: the FUSE requests served so far go to ROOT/fuse-requests (the benchmark's
   // count of what a bring-up costs), written whole and then renamed into place.
   while (sigwait(&signals, &sig) == 0 && (sig == SIGUSR1 || sig == SIGUSR2)) {
     if (sig == SIGUSR1) {
       kernel.release_hangs();
+      udev.start();
       continue;
     }
     std::ofstream(root / "fuse-requests.new") << mount.request_counts();

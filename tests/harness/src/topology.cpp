@@ -189,12 +189,15 @@ Topology parse(const JsonReader& root) {
     }
   }
   if (root.has("udev")) {
-    root["udev"].only_keys({"init_latency_ms", "announces"});
+    root["udev"].only_keys({"init_latency_ms", "announces", "starts_on_signal"});
     if (root["udev"].has("init_latency_ms")) {
       t.udev_init_latency_ms = static_cast<uint32_t>(root["udev"]["init_latency_ms"].uint(60000));
     }
     if (root["udev"].has("announces")) {
       t.udev_announces = root["udev"]["announces"].boolean();
+    }
+    if (root["udev"].has("starts_on_signal")) {
+      t.udev_starts_on_signal = root["udev"]["starts_on_signal"].boolean();
     }
   }
   const auto functions = root["functions"];

@@ -72,6 +72,8 @@ struct Topology {
   // False: udevd initializes netdevs (its database) but its add messages reach no
   // monitor, as when they were lost.
   bool udev_announces = true;
+  // True: udevd is not running (no run/udev/control) until the fake host gets SIGUSR1.
+  bool udev_starts_on_signal = false;
   std::vector<FunctionSpec> functions;
 };
 

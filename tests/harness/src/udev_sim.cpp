@@ -9,14 +9,18 @@
 namespace vfready::fakehost {
 
 UdevSim::UdevSim(std::string run_dir, std::chrono::milliseconds latency, Scheduler& scheduler,
-                 UdevMessages& messages, bool announces)
+                 UdevMessages& messages, bool announces, bool running)
     : run_dir_(std::move(run_dir)),
       latency_(latency),
       scheduler_(scheduler),
       messages_(messages),
       announces_(announces) {
-  std::ofstream(run_dir_ + "/control").flush();
+  if (running) {
+    start();
+  }
 }
+
+void UdevSim::start() const { std::ofstream(run_dir_ + "/control").flush(); }
 
 std::string UdevSim::db_path(int ifindex) const {
   return run_dir_ + "/data/n" + std::to_string(ifindex);

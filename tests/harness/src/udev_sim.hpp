@@ -20,9 +20,12 @@ namespace vfready::fakehost {
 
 class UdevSim {
  public:
-  // `announces` false: the database is written, but no add message is sent.
+  // `announces` false: the database is written, but no add message is sent. `running`
+  // false: udevd is not running (no control socket) until start().
   UdevSim(std::string run_dir, std::chrono::milliseconds latency, Scheduler& scheduler,
-          UdevMessages& messages, bool announces = true);
+          UdevMessages& messages, bool announces = true, bool running = true);
+  // udevd starts: its control socket appears.
+  void start() const;
 
   // A netdev as a message names it: its sysfs path ("/devices/.../net/ibp24s0v3") and
   // its name, nullopt when it is gone.
