@@ -152,10 +152,10 @@ UdevEventReader::UdevEventReader()
     close(stop_fd_);
     throw std::system_error(err, std::generic_category(), "eventfd");
   }
-  // libudev gives a monitor made while udevd is not running no multicast group: it
-  // hears nothing, even once udevd is up.
-  hearing_ = UdevDevices().udev_active();
   try {
+    // libudev gives a monitor made while udevd is not running no multicast group: it
+    // hears nothing, even once udevd is up.
+    hearing_ = UdevDevices().udev_active();
     reader_ = std::thread([this] { read_events(); });
   } catch (...) {
     close(ready_fd_);
