@@ -17,7 +17,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kMaxIdle = 16;  // helpers kept for the next calls
+// Helpers kept for the next calls: as many as a pass makes at once (a PF's worker and its
+// prober each, 16 PFs and more), so that a bring-up spawns each once. With 16 kept, a
+// bring-up of 16 PFs forked some 75 helpers (each two forks of the daemon, and an exit).
+constexpr std::size_t kMaxIdle = 64;
 
 std::string describe(std::span<const DeviceOp> ops) {
   std::string text;

@@ -84,8 +84,6 @@ std::optional<model::PciAddress> read_vf_address(Sysfs& sysfs, const std::string
   return pci ? std::optional<model::PciAddress>(pci.value()) : std::nullopt;
 }
 
-namespace {
-
 std::optional<model::Guid> parsed_guid(const DeviceOpResult& r) {
   if (r.err != 0) {
     return std::nullopt;
@@ -93,6 +91,8 @@ std::optional<model::Guid> parsed_guid(const DeviceOpResult& r) {
   auto g = model::Guid::parse(r.text);
   return g ? std::optional<model::Guid>(g.value()) : std::nullopt;
 }
+
+namespace {
 
 // The node and port GUIDs of VFs (OFED's sriov/<n>/{node,port}), read in one device
 // call: OFED answers each from the firmware, which can hang.

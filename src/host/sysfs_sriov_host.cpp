@@ -118,6 +118,26 @@ int SysfsSriovHost::probe_vf(const model::PciAddress& pf, const model::PciAddres
   return write_on(sysfs_, pf, "bus/pci/drivers_probe", vf.str(), deadlines_.probe);
 }
 
+ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
+                                               const model::PciAddress& vf, uint16_t index,
+                                               bool ofed) {
+  if (!ofed) {
+    return SriovHost::probe_vf_reading_guid(pf, vf, index, ofed);
+  }
+  // One helper round trip for both (a call stops at a failed write: no read then).
+  const auto got = sysfs_.on_device(pf.str(),
+                                    {{DeviceOp::Kind::kWrite, "bus/pci/drivers_probe", vf.str()},
+                                     {DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}}},
+                                    deadlines_.probe);
+  ProbedVf out{got.front().err, std::nullopt};
+  if (out.err != 0 || got.size() < 2) {
+    return out;
+  }
+  // Without sriov/<n>/port (ENOENT) its RDMA device tells, as vf_port_guid reads it.
+  out.guid = got[1].err == ENOENT ? vf_port_guid(pf, index, ofed) : parsed_guid(got[1]);
+  return out;
+}
+
 int SysfsSriovHost::unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                               const std::string& driver) {
   return write_on(sysfs_, pf, "bus/pci/drivers/" + driver + "/unbind", vf.str(), deadlines_.other);

@@ -20,13 +20,27 @@ class Namer {
       : os_(os), names_(names), pf_(std::move(pf)), vf_(std::move(vf)) {}
 
   // Makes the netdev `ifindex` carry `name`, `altnames` and `mtu`; problems go to `out`.
+  // `announced`: the name udev's add event gave a netdev the probe has just made, which
+  // is then renamed without asking the kernel first.
   void apply(int ifindex, const std::optional<model::IfName>& name,
              const std::vector<model::AltName>& altnames, std::optional<uint32_t> mtu,
-             std::vector<model::Problem>& out) {
+             std::vector<model::Problem>& out, const std::string* announced = nullptr) {
     names_.manage(ifindex);
-    refresh(ifindex);
-    if (const auto* link = find(ifindex);
-        link != nullptr && name && mtu && link->name != name->str() && link->mtu != *mtu) {
+    if (announced != nullptr && name && mtu && *announced != name->str()) {
+      // Name and MTU in one request, with nothing asked first: an MTU the netdev has
+      // already is no change to the kernel. Whatever fails (a name in use, the netdev
+      // gone) is looked at below, from what the kernel has then.
+      if (os_.links.rename_and_set_mtu(ifindex, name->str(), *mtu) == 0) {
+        links_[ifindex] = host::Link{ifindex, name->str(), {}, *mtu};
+        ++renamed_;
+      } else {
+        refresh(ifindex);
+      }
+    } else {
+      refresh(ifindex);
+    }
+    if (const auto* link = find(ifindex); announced == nullptr && link != nullptr && name && mtu &&
+                                          link->name != name->str() && link->mtu != *mtu) {
       // A new VF's netdev: both in one request. An error (a name in use, say) leaves the
       // parts one at a time below, from what the kernel has then (the MTU may be set),
       // to say which failed.
@@ -209,14 +223,15 @@ void name_pf(PfRun& run) {
   run.status.changes.links_renamed += namer.renamed();
 }
 
-void name_vf(PfRun& run, model::VfStatus& vs) {
+void name_vf(PfRun& run, model::VfStatus& vs, bool announced) {
   if (vs.ifindex == 0) {
     return;
   }
   const auto& vt = run.target.vf.at(vs.index);
   std::lock_guard lock(run.names.mutex());
   Namer namer(run.os, run.names, run.status.pci.str(), vs.pci.str());
-  namer.apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems);
+  namer.apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems,
+              announced && !vs.name.empty() ? &vs.name : nullptr);
   run.status.changes.links_renamed += namer.renamed();
   if (const auto* link = namer.find(vs.ifindex)) {
     run.named[vs.ifindex] = *link;

@@ -26,8 +26,10 @@ void settle(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev,
 }
 
 // A VF after its probe: its netdev and udev, its name, its read-back. False when its
-// port does not use its GUID.
-bool finish_vf(PfRun& run, model::VfStatus& vs) {
+// port does not use its GUID. `probed`: the GUID read back at the probe (nullptr: read
+// it now).
+bool finish_vf(PfRun& run, model::VfStatus& vs,
+               const std::optional<model::Guid>* probed = nullptr) {
   const auto now = Clock::now();
   const auto deadline = now + std::chrono::milliseconds(run.config.timeouts.udev_ms);
   bool announced = false;
@@ -43,7 +45,7 @@ bool finish_vf(PfRun& run, model::VfStatus& vs) {
     }
   }
   settle(run, vs, host::UdevWait::Netdev::kNew, deadline);
-  name_vf(run, vs);
+  name_vf(run, vs, announced);
   if (announced && vs.ifindex != 0 && !run.named.contains(vs.ifindex)) {
     // The netdev udev announced is gone by now: udev was behind and it was an older
     // one of the VF's, or it has moved to another namespace. sysfs says what the VF has.
@@ -54,7 +56,7 @@ bool finish_vf(PfRun& run, model::VfStatus& vs) {
     settle(run, vs, host::UdevWait::Netdev::kNew, deadline);
     name_vf(run, vs);
   }
-  return validate_vf(run, vs);
+  return validate_vf(run, vs, probed);
 }
 
 // A VF that is ours (its netdev is here) but does not use its GUID came up before its
@@ -79,18 +81,19 @@ void reprobe(PfRun& run, model::VfStatus& vs) {
 std::set<std::size_t> set_guids_and_probe(PfRun& run) {
   struct ToProbe {
     std::size_t at;  // index in status.vfs
+    uint16_t index;
     model::PciAddress pci;
   };
   struct Probed {
     std::size_t at;
-    std::optional<model::Problem> error;
+    Probe probe;
   };
   std::set<std::size_t> done;
   HandOff<ToProbe> to_probe;
   HandOff<Probed> probed;
   std::jthread prober([&] {
     while (auto next = to_probe.pop()) {
-      probed.push({next->at, probe_vf(run, next->pci)});
+      probed.push({next->at, probe_vf(run, next->index, next->pci)});
     }
     probed.close();
   });
@@ -99,18 +102,18 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
     // scope) always ends too.
     const auto closer = std::unique_ptr<HandOff<ToProbe>, void (*)(HandOff<ToProbe>*)>(
         &to_probe, [](HandOff<ToProbe>* q) { q->close(); });
-    assign_guids(run, [&](std::size_t at, const model::PciAddress& pci) {
-      to_probe.push({at, pci});
+    assign_guids(run, [&](std::size_t at, uint16_t index, const model::PciAddress& pci) {
+      to_probe.push({at, index, pci});
     });
   }
   while (auto p = probed.pop()) {
     auto& vs = run.status.vfs[p->at];
-    if (p->error) {
-      vs.problems.push_back(*p->error);
+    if (p->probe.error) {
+      vs.problems.push_back(*p->probe.error);
       continue;  // read back with the rest, its netdev looked for again
     }
     done.insert(p->at);
-    if (!finish_vf(run, vs) && vs.in_use.empty() && vs.ifindex != 0) {
+    if (!finish_vf(run, vs, &p->probe.guid) && vs.in_use.empty() && vs.ifindex != 0) {
       reprobe(run, vs);
     }
   }

@@ -129,22 +129,23 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     }
     const std::size_t at = status.vfs.size();
     status.vfs.push_back(vs);
-    to_probe(at, vf.pci);
+    to_probe(at, vt.index, vf.pci);
   }
 }
 
-std::optional<model::Problem> probe_vf(PfRun& run, const model::PciAddress& vf) {
-  const int err = run.os.sriov.probe_vf(run.target.pci, vf);
-  if (err == host::kStuck) {
-    return stuck_problem(run);
+Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf) {
+  auto probed = run.os.sriov.probe_vf_reading_guid(run.target.pci, vf, index, run.info.ofed_sriov);
+  if (probed.err == host::kStuck) {
+    return {stuck_problem(run), std::nullopt};
   }
-  if (err != 0) {
-    return model::problem(model::EventKind::kVfProbeFailed,
-                          "binding VF " + vf.str() + " failed: " + host::errno_name(err) +
-                              " (see the kernel log for its probe)",
-                          run.target.pci.str(), vf.str());
+  if (probed.err != 0) {
+    return {model::problem(model::EventKind::kVfProbeFailed,
+                           "binding VF " + vf.str() + " failed: " + host::errno_name(probed.err) +
+                               " (see the kernel log for its probe)",
+                           run.target.pci.str(), vf.str()),
+            std::nullopt};
   }
-  return std::nullopt;
+  return {std::nullopt, probed.guid};
 }
 
 std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
@@ -158,7 +159,7 @@ std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
     return error;
   }
   ++run.status.changes.vfs_rebound;
-  return probe_vf(run, vf);
+  return probe_vf(run, index, vf).error;  // its GUID is read back with the rest
 }
 
 }  // namespace vfready::pipeline

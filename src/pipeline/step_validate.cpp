@@ -16,11 +16,13 @@ void add(PfRun& run, model::VfStatus& vs, model::EventKind kind, std::string tex
 
 }  // namespace
 
-bool validate_vf(PfRun& run, model::VfStatus& vs) {
+bool validate_vf(PfRun& run, model::VfStatus& vs, const std::optional<model::Guid>* probed) {
   auto& os = run.os;
   const auto& vt = run.target.vf.at(vs.index);
   // The GUID its port uses, read back: a VF is ready only with proof that it is its own.
-  const auto effective = os.sriov.vf_port_guid(run.target.pci, vs.index, run.info.ofed_sriov);
+  const auto effective = probed != nullptr
+                             ? *probed
+                             : os.sriov.vf_port_guid(run.target.pci, vs.index, run.info.ofed_sriov);
   vs.guid = effective ? effective->str() : "";
   const bool guid_right = effective == vt.guid;
   if (!guid_right && vs.problems.empty() && vs.in_use.empty()) {

@@ -33,6 +33,8 @@ model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t 
 // Where a VF is (its virtfn<n> link), nullopt when it is not there.
 std::optional<model::PciAddress> read_vf_address(Sysfs& sysfs, const std::string& pf_dir,
                                                  uint16_t index);
+// The GUID a device call's read gave; nothing when the read failed or it is not one.
+std::optional<model::Guid> parsed_guid(const DeviceOpResult& r);
 // Only the GUID a VF's port uses, read back: OFED's sriov/<n>/port when `ofed` (the PF
 // has those files) and it is there, or else the VF's RDMA device (port 1's GID 0).
 // Nothing when neither can tell.

@@ -25,6 +25,12 @@ struct VfBinding {
   std::optional<std::string> driver;
 };
 
+// A probe, and the GUID the VF's port took at it, read back after it.
+struct ProbedVf {
+  int err = 0;                      // the probe's: 0, the errno, or kStuck
+  std::optional<model::Guid> guid;  // as vf_port_guid reads it; nothing when err != 0
+};
+
 // The PCI function behind a netdev, and its PF when that function is a VF.
 struct NetdevDevice {
   std::optional<std::string> pci;
@@ -85,6 +91,16 @@ class SriovHost {
   virtual int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) = 0;
   // Binds VF `vf` of PF `pf` to its driver (drivers_probe).
   virtual int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) = 0;
+  // probe_vf, then, when it succeeded, vf_port_guid for VF `index`: the GUID its port
+  // took. A host may make both one call into the driver.
+  virtual ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
+                                         uint16_t index, bool ofed) {
+    ProbedVf out{probe_vf(pf, vf), std::nullopt};
+    if (out.err == 0) {
+      out.guid = vf_port_guid(pf, index, ofed);
+    }
+    return out;
+  }
   // Unbinds VF `vf` of PF `pf` from `driver`.
   virtual int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                         const std::string& driver) = 0;

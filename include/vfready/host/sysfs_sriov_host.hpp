@@ -46,6 +46,9 @@ class SysfsSriovHost final : public SriovHost {
                                                 const std::string& policy) override;
   int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) override;
   int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
+  // With OFED's sriov/<n>/port, the probe and its read in one device call.
+  ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
+                                 uint16_t index, bool ofed) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                 const std::string& driver) override;
 

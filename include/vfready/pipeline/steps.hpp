@@ -54,13 +54,20 @@ GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, G
 // next probe.
 StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path);
 // Step "guids", for every VF: adds each to run.status.vfs and hands each VF that needs a
-// probe to `to_probe` (its index in status.vfs, its address) as soon as its GUID is set.
-using ToProbeFn = std::function<void(std::size_t at, const model::PciAddress& vf)>;
+// probe to `to_probe` (its index in status.vfs, its VF index, its address) as soon as its
+// GUID is set.
+using ToProbeFn = std::function<void(std::size_t at, uint16_t index, const model::PciAddress& vf)>;
 void assign_guids(PfRun& run, const ToProbeFn& to_probe);
 
-// Binds one VF (its probe); the problem when it fails. Called from the PF's prober
-// thread: reads nothing of `run` but its target.
-std::optional<model::Problem> probe_vf(PfRun& run, const model::PciAddress& vf);
+// A VF's probe: the problem when it failed, else the GUID its port took, read back
+// right after it (nothing when it cannot be read).
+struct Probe {
+  std::optional<model::Problem> error;
+  std::optional<model::Guid> guid;
+};
+// Binds VF `index` (its probe) and reads back its GUID. Called from the PF's prober
+// thread: reads nothing of `run` but its target and info.
+Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf);
 // For a VF whose probe did not take its GUID (a bind by someone else won a race with
 // this pass's): its GUID again, unbind, probe. `ifindex`: its netdev now. The problem
 // when it fails.
@@ -73,14 +80,18 @@ std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
 StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev);
 
 // Step "names": the PF's netdev, and one VF's (vs.ifindex), get name, altnames, MTU.
-// Problems go to the PF's or the VF's list.
+// Problems go to the PF's or the VF's list. `announced`: vs.ifindex and vs.name are what
+// udev's add said of a netdev this pass's probe has just made, so naming does not ask the
+// kernel first (a new netdev has no altnames of vfready's; the MTU is sent with the name).
 void name_pf(PfRun& run);
-void name_vf(PfRun& run, model::VfStatus& vs);
+void name_vf(PfRun& run, model::VfStatus& vs, bool announced = false);
 
 // Step "validate", for one VF: read back its GUID (OFED) and names (those naming heard
 // from the kernel in this pass, or asked now). False when the GUID its port uses is not
-// its own.
-bool validate_vf(PfRun& run, model::VfStatus& vs);
+// its own. `probed`: the GUID read back right after this pass's probe of the VF (a GUID
+// is taken at the probe), which then is not read again; nullptr: read now.
+bool validate_vf(PfRun& run, model::VfStatus& vs,
+                 const std::optional<model::Guid>* probed = nullptr);
 // Step "validate", for the PF: its port ACTIVE (waiting while the subnet manager
 // brings it up; the state has no event to wait for).
 StepResult check_port_active(PfRun& run);
