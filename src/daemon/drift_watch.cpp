@@ -36,9 +36,15 @@ void DriftWatch::on_link_events() {
     log::warn({}, "link events were lost (netlink buffer overrun): looking at every PF");
     hooks_.lost();
   }
+  // Without udev's events (udevd started after vfreadyd, or the monitor failed) a new
+  // netdev is seen in its link event: a VF a driver reload re-creates is repaired all the
+  // same. (With them, udev's add says when the netdev is ready to be judged.)
+  const bool new_from_links = !udev_ || !udev_->hearing();
   for (const auto& e : events) {
     if (auto drift = judge_link_event(e)) {
       hooks_.drift(*drift, [this, e] { return judge_link_event(e); });
+    } else if (new_from_links && !e.removed && !knows_netdev(status_, e.ifindex)) {
+      hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
     }
   }
   hooks_.judged();

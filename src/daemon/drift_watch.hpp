@@ -24,8 +24,9 @@ class DriftWatch {
   struct Hooks {
     // Drift of one PF (a link event), and how to judge the same event again.
     std::function<void(const Drift&, const Judge&)> drift;
-    // A netdev udev has just announced, not judged yet: judging it reads sysfs, which
-    // the caller may put off (while a pass runs, most are the pass's own).
+    // A netdev udev has just announced (or, when udev is not heard, a link event shows),
+    // not judged yet: judging it reads sysfs, which the caller may put off (while a pass
+    // runs, most are the pass's own).
     std::function<void(const Judge&)> netdev;
     // Events were lost (a buffer overran): every PF needs a look.
     std::function<void()> lost;

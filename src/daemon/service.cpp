@@ -46,14 +46,12 @@ int Service::run() {
     if (!inputs_.udev->hearing()) {
       log::warn({},
                 "udevd was not running when vfreadyd started: its events go unheard "
-                "until vfreadyd restarts (each netdev's state is asked of libudev, and a "
-                "VF a driver reload re-creates goes unseen until a reconcile)");
+                "until vfreadyd restarts (each netdev's state is asked of libudev, and "
+                "new netdevs are seen in link events)");
     }
   } catch (const std::exception& e) {
-    log::warn({}, std::string(e.what()) +
-                      (options_.once ? ": the bring-up cannot wait for udev"
-                                     : ": the bring-up cannot wait for udev, and VFs a driver "
-                                       "reload re-creates go unseen until a reconcile"));
+    log::warn({}, std::string(e.what()) + ": the bring-up cannot wait for udev" +
+                      (options_.once ? "" : " (new netdevs are seen in link events)"));
   }
   if (!options_.once) {
     // Subscribed before the bring-up reads anything: nothing changes unseen.
