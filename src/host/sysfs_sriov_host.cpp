@@ -110,6 +110,36 @@ std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAd
   return std::nullopt;
 }
 
+std::vector<std::optional<OfedGuidError>> SysfsSriovHost::set_vf_guids_ofed(
+    const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+    const std::string& policy) {
+  std::vector<DeviceOp> ops;
+  for (const auto& [index, guid] : vfs) {
+    const auto dir = ofed_dir(pf, index);
+    ops.push_back({DeviceOp::Kind::kWrite, dir + "node", guid.str()});
+    ops.push_back({DeviceOp::Kind::kWrite, dir + "port", guid.str()});
+    ops.push_back({DeviceOp::Kind::kWrite, dir + "policy", policy});
+  }
+  const auto got = sysfs_.on_device(pf.str(), ops, deadlines_.other);
+  static constexpr OfedGuidError::File kFiles[] = {
+      OfedGuidError::File::kNode, OfedGuidError::File::kPort, OfedGuidError::File::kPolicy};
+  std::vector<std::optional<OfedGuidError>> out(vfs.size());
+  std::size_t next = vfs.size();  // the first VF the call did not reach
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i].err != 0) {
+      out[i / 3] = OfedGuidError{kFiles[i % 3], got[i].err};
+      next = i / 3 + 1;
+      break;
+    }
+    next = (i + 1) / 3;
+  }
+  // The call stopped at a failed write: the VFs after it, each on its own.
+  for (std::size_t v = next; v < vfs.size(); ++v) {
+    out[v] = set_vf_guid_ofed(pf, vfs[v].first, vfs[v].second, policy);
+  }
+  return out;
+}
+
 int SysfsSriovHost::set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) {
   return links_.set_vf_guids(pf_ifindex, index, guid, guid);
 }

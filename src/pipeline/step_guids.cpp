@@ -2,6 +2,9 @@
 // Step "guids": every VF gets its GUID while unbound, then one probe; a bound VF with
 // a wrong GUID is set, unbound and probed again, unless a pod uses it. The probes
 // themselves run beside this step (bring_up_pf).
+#include <utility>
+#include <vector>
+
 #include "vfready/host/sysfs.hpp"
 #include "vfready/pipeline/steps.hpp"
 
@@ -24,6 +27,25 @@ std::optional<model::Problem> unbind(PfRun& run, const model::PciAddress& vf, in
                           run.target.pci.str(), vf.str());
   }
   return std::nullopt;
+}
+
+model::Problem guid_set_failed(const PfRun& run, const model::VfTarget& vt, std::string text) {
+  return model::problem(model::EventKind::kGuidSetFailed, std::move(text), run.target.pci.str(),
+                        vt.pci ? vt.pci->str() : "");
+}
+
+// What a failed write of OFED's files says.
+model::Problem ofed_problem(PfRun& run, const model::VfTarget& vt, const host::OfedGuidError& e) {
+  if (e.err == host::kStuck) {
+    return stuck_problem(run);
+  }
+  using File = host::OfedGuidError::File;
+  const bool policy = e.file == File::kPolicy;
+  const char* name = policy ? "policy" : e.file == File::kPort ? "port" : "node";
+  return guid_set_failed(run, vt,
+                         "writing " + (policy ? run.target.guid_policy : vt.guid.str()) +
+                             " to sriov/" + std::to_string(vt.index) + "/" + name + " of PF " +
+                             run.target.pci.str() + " failed: " + host::errno_name(e.err));
 }
 
 }  // namespace
@@ -55,21 +77,12 @@ StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
   auto& os = run.os;
   const auto& pf = run.target.pci;
   const auto failed = [&](std::string text) {
-    return StepResult::failed(model::problem(model::EventKind::kGuidSetFailed, std::move(text),
-                                             pf.str(), vt.pci ? vt.pci->str() : ""));
+    return StepResult::failed(guid_set_failed(run, vt, std::move(text)));
   };
   switch (path) {
     case GuidPath::kOfedSysfs:
       if (auto e = os.sriov.set_vf_guid_ofed(pf, vt.index, vt.guid, run.target.guid_policy)) {
-        if (e->err == host::kStuck) {
-          return StepResult::failed(stuck_problem(run));
-        }
-        using File = host::OfedGuidError::File;
-        const bool policy = e->file == File::kPolicy;
-        const char* name = policy ? "policy" : e->file == File::kPort ? "port" : "node";
-        return failed("writing " + (policy ? run.target.guid_policy : vt.guid.str()) +
-                      " to sriov/" + std::to_string(vt.index) + "/" + name + " of PF " + pf.str() +
-                      " failed: " + host::errno_name(e->err));
+        return StepResult::failed(ofed_problem(run, vt, *e));
       }
       return StepResult::done();
     case GuidPath::kNetlink:
@@ -93,6 +106,40 @@ StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
 void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
   const auto path = guid_path(run.info);
   auto& status = run.status;
+  // VFs that need only their GUID and a probe have their OFED files written together:
+  // the first alone, so that its probe starts at once, then as many as one message to a
+  // device-call helper holds (14 calls: four VFs' three files). The probes take far
+  // longer than the writes, so none waits for its GUID.
+  constexpr std::size_t kBatch = 4;
+  struct Pending {
+    const model::VfTarget* vt;
+    model::VfStatus vs;
+    model::PciAddress pci;
+  };
+  std::vector<Pending> pending;
+  std::size_t batch = 1;
+  const auto write_pending = [&] {
+    if (pending.empty()) {
+      return;
+    }
+    std::vector<std::pair<uint16_t, model::Guid>> vfs;
+    for (const auto& p : pending) {
+      vfs.emplace_back(p.vt->index, p.vt->guid);
+    }
+    const auto errors = run.os.sriov.set_vf_guids_ofed(run.target.pci, vfs, run.target.guid_policy);
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      auto& p = pending[i];
+      if (i < errors.size() && errors[i]) {
+        p.vs.problems.push_back(ofed_problem(run, *p.vt, *errors[i]));
+      }
+      status.changes.guids_set += p.vs.problems.empty() ? 1 : 0;
+      const std::size_t at = status.vfs.size();
+      status.vfs.push_back(std::move(p.vs));
+      to_probe(at, p.vt->index, p.pci);  // probed even without its GUID, as below
+    }
+    pending.clear();
+    batch = kBatch;
+  };
   for (const auto& vt : run.target.vf) {
     model::VfStatus vs;
     vs.index = vt.index;
@@ -101,6 +148,14 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
                                                    : run.os.sriov.read_vf(run.target.pci, vt.index);
     vs.pci = vf.pci;
     const auto action = guid_action(vt, vf, path);
+    if (action == GuidAction::kSetAndProbe && path == GuidPath::kOfedSysfs) {
+      pending.push_back({&vt, std::move(vs), vf.pci});
+      if (pending.size() >= batch) {
+        write_pending();
+      }
+      continue;
+    }
+    write_pending();  // first: status.vfs keeps the VFs' order
     if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
       vs.in_use = action == GuidAction::kInUse ? in_use(vf).value_or("") : "";
       status.vfs.push_back(vs);
@@ -131,6 +186,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     status.vfs.push_back(vs);
     to_probe(at, vt.index, vf.pci);
   }
+  write_pending();
 }
 
 Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf) {

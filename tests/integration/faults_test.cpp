@@ -235,7 +235,8 @@ TEST(VfreadydFault, AVfWhoseGuidWriteFailsIsProbedAndNamedAndFailsForItsGuid) {
     EXPECT_THAT(host.renames(), Contains(HasSubstr(vf))) << vf;
   }
   EXPECT_THAT(host.probes(), Contains(HasSubstr("0000:18:00.2"))) << "VF 1 was probed";
-  // VF 1 named, its GUID unset and a problem; the others as asked.
+  // VF 1 named, its GUID unset and a problem; the others as asked. (VFs 1 and 2 have
+  // their files written in one device call: VF 2's are written after the failure, alone.)
   EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.2 +ibs0v1 +00:00:00:00:00:00:00:00 "
                                             "problem"));
   EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.3 +ibs0v2 +[0-9a-f:]+ ok"));

@@ -3,7 +3,10 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "vfready/host/device_calls.hpp"
 
@@ -87,6 +90,17 @@ class SriovHost {
   virtual std::optional<OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
                                                         model::Guid guid,
                                                         const std::string& policy) = 0;
+  // set_vf_guid_ofed for several VFs (index, GUID) in order: one error slot per VF. A
+  // host may make them one call into the driver.
+  virtual std::vector<std::optional<OfedGuidError>> set_vf_guids_ofed(
+      const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+      const std::string& policy) {
+    std::vector<std::optional<OfedGuidError>> out;
+    for (const auto& [index, guid] : vfs) {
+      out.push_back(set_vf_guid_ofed(pf, index, guid, policy));
+    }
+    return out;
+  }
   // Node and port GUID over netlink, on the PF's IPoIB netdev.
   virtual int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) = 0;
   // Binds VF `vf` of PF `pf` to its driver (drivers_probe).

@@ -44,6 +44,10 @@ class SysfsSriovHost final : public SriovHost {
   std::optional<OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
                                                 model::Guid guid,
                                                 const std::string& policy) override;
+  // The VFs' files in one device call; those after a failed write one by one.
+  std::vector<std::optional<OfedGuidError>> set_vf_guids_ofed(
+      const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+      const std::string& policy) override;
   int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) override;
   int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
   // With OFED's sriov/<n>/port, the probe and its read in one device call.
