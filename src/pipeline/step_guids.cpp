@@ -123,6 +123,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
       return;
     }
     std::vector<std::pair<uint16_t, model::Guid>> vfs;
+    vfs.reserve(pending.size());
     for (const auto& p : pending) {
       vfs.emplace_back(p.vt->index, p.vt->guid);
     }
