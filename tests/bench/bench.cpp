@@ -186,24 +186,35 @@ double probe_floor(const FakeHost& host, const std::vector<std::string>& pfs, in
   return ok ? took : -1;
 }
 
+// Before each measured run: the CPUs quiet (the run before tears its namespace down in
+// the background), so that runs compared with each other start alike.
+void quiet_cpus() {
+  if (!wait_for_quiet_cpus(std::chrono::seconds(10))) {
+    std::cerr << "vfready_bench: the CPUs were not quiet within 10 s; measuring anyway\n";
+  }
+}
+
 void time_to_ready(std::vector<Figure>& out) {
   const auto topology = TopologyBuilder::reference().probe_ms(kReferenceProbeMs);
   const auto pfs = ib_pfs(topology);
   Run vfready;
   {
     FakeHost host(topology);
+    quiet_cpus();
     vfready = run_vfready(host, repo_config());
   }
   std::cerr << "vfready_bench:   vfready " << vfready.ready_ms << " ms\n";
   double seed = 0;
   {
     FakeHost host(topology);
+    quiet_cpus();
     seed = run_seed(host, pfs, 8);
   }
   std::cerr << "vfready_bench:   seed " << seed << " ms\n";
   double floor = 0;
   {
     FakeHost host(topology);
+    quiet_cpus();
     floor = probe_floor(host, pfs, 8);
   }
   const double critical = 8.0 * kReferenceProbeMs;
@@ -305,9 +316,12 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double floor_ta
     auto [topology, config] = scaled(vfs, probe);
     {
       FakeHost host(topology, std::chrono::minutes(1));
-      runs.push_back(run_vfready(host, write_config(host, config)));
+      const auto path = write_config(host, config);
+      quiet_cpus();
+      runs.push_back(run_vfready(host, path));
     }
     FakeHost host(topology, std::chrono::minutes(1));
+    quiet_cpus();
     floors.push_back(probe_floor(host, ib_pfs(topology), vfs));
   }
   const std::string s = "scale: 16 PFs (vf_probe_ms " + std::to_string(probe) + ")";

@@ -9,9 +9,11 @@
 #include <poll.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <utility>
 
 namespace vfready::bench {
 
@@ -63,6 +65,44 @@ double Launched::cpu_ms() const { return ms_of(usage_.ru_utime) + ms_of(usage_.r
 double Launched::user_cpu_ms() const { return ms_of(usage_.ru_utime); }
 
 double Launched::max_rss_mib() const { return static_cast<double>(usage_.ru_maxrss) / 1024.0; }
+
+namespace {
+
+// Busy and all ticks of every CPU so far (the "cpu" line of /proc/stat).
+std::pair<uint64_t, uint64_t> cpu_ticks() {
+  std::FILE* f = std::fopen("/proc/stat", "re");
+  if (f == nullptr) {
+    return {0, 0};
+  }
+  unsigned long long v[8] = {};  // user nice system idle iowait irq softirq steal
+  const int n = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                            &v[3], &v[4], &v[5], &v[6], &v[7]);
+  std::fclose(f);
+  if (n != 8) {
+    return {0, 0};
+  }
+  const uint64_t busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+  return {busy, busy + v[3] + v[4]};
+}
+
+}  // namespace
+
+bool wait_for_quiet_cpus(std::chrono::milliseconds bound) {
+  const auto until = Clock::now() + bound;
+  constexpr auto kWindow = std::chrono::milliseconds(200);
+  auto before = cpu_ticks();
+  while (Clock::now() < until) {
+    ::poll(nullptr, 0, static_cast<int>(kWindow.count()));  // the window itself
+    const auto after = cpu_ticks();
+    const uint64_t busy = after.first - before.first;
+    const uint64_t all = after.second - before.second;
+    if (all > 0 && busy * 20 <= all) {
+      return true;
+    }
+    before = after;
+  }
+  return false;
+}
 
 double percentile(std::vector<double>& samples, double p) {
   if (samples.empty()) {

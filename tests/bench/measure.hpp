@@ -52,6 +52,11 @@ class Launched {
   rusage usage_{};
 };
 
+// Waits until the CPUs are quiet (busy at most 5% of a 200 ms window, /proc/stat): what
+// the run before left running (the kernel tearing down a namespace of 2,000 netdevs holds
+// the RTNL lock for a second and more) is not charged to the next run. False at `bound`.
+bool wait_for_quiet_cpus(std::chrono::milliseconds bound);
+
 // p-th percentile (0..100) of `samples` (sorted in place).
 double percentile(std::vector<double>& samples, double p);
 
