@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <utility>
@@ -70,15 +71,14 @@ namespace {
 
 // Busy and all ticks of every CPU so far (the "cpu" line of /proc/stat).
 std::pair<uint64_t, uint64_t> cpu_ticks() {
-  std::FILE* f = std::fopen("/proc/stat", "re");
-  if (f == nullptr) {
-    return {0, 0};
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  uint64_t v[8] = {};  // user nice system idle iowait irq softirq steal
+  in >> cpu;
+  for (auto& x : v) {
+    in >> x;
   }
-  unsigned long long v[8] = {};  // user nice system idle iowait irq softirq steal
-  const int n = std::fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-                            &v[3], &v[4], &v[5], &v[6], &v[7]);
-  std::fclose(f);
-  if (n != 8) {
+  if (!in || cpu != "cpu") {
     return {0, 0};
   }
   const uint64_t busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
