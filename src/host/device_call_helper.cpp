@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 namespace vfready::host::helper {
 
@@ -21,7 +22,8 @@ namespace {
 //   answer:  u32 count, then per call run: ResultHeader, what a read gave
 struct OpHeader {
   uint8_t kind = 0;
-  uint8_t pad[3] = {};
+  uint8_t flags = 0;  // kKeepOpen
+  uint8_t pad[2] = {};
   uint32_t path_len = 0;  // with the NUL
   uint32_t value_len = 0;
 };
@@ -29,6 +31,7 @@ struct ResultHeader {
   int32_t err = 0;
   uint32_t len = 0;
 };
+constexpr uint8_t kKeepOpen = 1;
 
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kMaxRequest = std::size_t{128} * 1024;
@@ -82,6 +85,41 @@ int32_t write_file(const char* path, const char* value, uint32_t len) {
   return err;
 }
 
+// Files written again and again (drivers_probe) stay open in the helper: each write is
+// then one write(2) at offset 0, as sysfs takes any number of stores on one open file.
+struct KeptOpen {
+  char path[128];
+  int fd;
+};
+KeptOpen g_kept[8];
+std::size_t g_kept_count = 0;
+
+int32_t write_kept_open(const char* path, const char* value, uint32_t len) {
+  int fd = -1;
+  for (std::size_t i = 0; i < g_kept_count && fd < 0; ++i) {
+    if (std::strcmp(g_kept[i].path, path) == 0) {
+      fd = g_kept[i].fd;
+    }
+  }
+  if (fd < 0) {
+    const std::size_t path_len = std::strlen(path);
+    if (g_kept_count == std::size(g_kept) || path_len >= sizeof g_kept[0].path) {
+      return write_file(path, value, len);  // no room: opened for this write only
+    }
+    fd = ::open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return errno;
+    }
+    std::memcpy(g_kept[g_kept_count].path, path, path_len + 1);
+    g_kept[g_kept_count++].fd = fd;
+  }
+  ssize_t n = 0;
+  do {
+    n = ::pwrite(fd, value, len, 0);
+  } while (n < 0 && errno == EINTR);
+  return n < 0 ? errno : 0;
+}
+
 // Runs the calls of one request; answers the length of the answer, 0 when the request
 // is malformed.
 std::size_t serve_one(std::size_t size) {
@@ -111,7 +149,8 @@ std::size_t serve_one(std::size_t size) {
     char* data = g_answer + out + sizeof result;
     result.err = op.kind == static_cast<uint8_t>(DeviceOp::Kind::kRead)
                      ? read_file(path, data, &result.len)
-                     : write_file(path, value, op.value_len);
+                 : (op.flags & kKeepOpen) != 0 ? write_kept_open(path, value, op.value_len)
+                                               : write_file(path, value, op.value_len);
     if (result.err != 0) {
       result.len = 0;
     }
@@ -209,6 +248,7 @@ std::string encode(std::span<const DeviceOp> ops) {
   for (const auto& op : ops) {
     OpHeader h;
     h.kind = static_cast<uint8_t>(op.kind);
+    h.flags = op.keep_open ? kKeepOpen : 0;
     h.path_len = static_cast<uint32_t>(op.path.size() + 1);
     h.value_len = static_cast<uint32_t>(op.value.size());
     put(&h, sizeof h);

@@ -145,7 +145,10 @@ int SysfsSriovHost::set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::G
 }
 
 int SysfsSriovHost::probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) {
-  return write_on(sysfs_, pf, "bus/pci/drivers_probe", vf.str(), deadlines_.probe);
+  const auto got = sysfs_.on_device(
+      pf.str(), {{DeviceOp::Kind::kWrite, "bus/pci/drivers_probe", vf.str(), /*keep_open=*/true}},
+      deadlines_.probe);
+  return got.back().err;
 }
 
 ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
@@ -155,10 +158,11 @@ ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
     return SriovHost::probe_vf_reading_guid(pf, vf, index, ofed);
   }
   // One helper round trip for both (a call stops at a failed write: no read then).
-  const auto got = sysfs_.on_device(pf.str(),
-                                    {{DeviceOp::Kind::kWrite, "bus/pci/drivers_probe", vf.str()},
-                                     {DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}}},
-                                    deadlines_.probe);
+  const auto got = sysfs_.on_device(
+      pf.str(),
+      {{DeviceOp::Kind::kWrite, "bus/pci/drivers_probe", vf.str(), /*keep_open=*/true},
+       {DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}}},
+      deadlines_.probe);
   ProbedVf out{got.front().err, std::nullopt};
   if (out.err != 0 || got.size() < 2) {
     return out;

@@ -27,6 +27,9 @@ struct DeviceOp {
   Kind kind = Kind::kRead;
   std::string path;   // absolute
   std::string value;  // what a write writes
+  // A file written again and again (drivers_probe): the helper keeps it open for the
+  // next write (pwrite at 0), which saves an open and a close a call.
+  bool keep_open = false;
 };
 
 struct DeviceOpResult {
