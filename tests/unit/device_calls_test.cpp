@@ -75,6 +75,28 @@ TEST_F(DeviceCallsTest, ReadsAndWritesInAHelperWithTheKernelsErrno) {
   EXPECT_EQ(r[2].err, ENOENT);  // a failed read does not stop the batch
 }
 
+// A write flagged keep_open (drivers_probe) goes to the file the helper opened for the
+// first one: replaced under its name, the file still gets the next write through the
+// old descriptor, where a write without the flag opens the name again.
+TEST_F(DeviceCallsTest, KeepsAFileWrittenAgainAndAgainOpen) {
+  DeviceCalls calls;  // one thread: each call takes the helper the last one gave back
+  put("drivers_probe", "");
+  const auto write = [&](const std::string& value, bool keep_open) {
+    const std::vector<DeviceOp> ops = {{Kind::kWrite, path("drivers_probe"), value, keep_open}};
+    return calls.run("0000:18:00.0", ops, milliseconds(5000)).back().err;
+  };
+  ASSERT_EQ(write("0000:18:00.2", true), 0);
+  EXPECT_EQ(got("drivers_probe"), "0000:18:00.2");
+  fs::rename(path("drivers_probe"), path("replaced"));
+  put("drivers_probe", "");
+  ASSERT_EQ(write("0000:18:00.3", true), 0);
+  EXPECT_EQ(got("replaced"), "0000:18:00.3");  // at offset 0, as a new open would
+  EXPECT_EQ(got("drivers_probe"), "");
+  ASSERT_EQ(write("0000:18:00.4", false), 0);
+  EXPECT_EQ(got("drivers_probe"), "0000:18:00.4");
+  EXPECT_EQ(got("replaced"), "0000:18:00.3");
+}
+
 TEST_F(DeviceCallsTest, StopsAfterTheFirstWriteThatFails) {
   DeviceCalls calls;
   put("node", "");
