@@ -19,7 +19,7 @@
 
 // The kernel the fake host plays: PCI functions with SR-IOV, the mlx5 driver binding
 // them, their netdevs and InfiniBand devices, as sysfs shows them. Writes behave as
-// drivers/pci/iov.c, the driver core and MLNX_OFED's sriov sysfs do; see FACTS.md.
+// drivers/pci/iov.c, the driver core and MLNX_OFED's sriov sysfs do; see docs/fake-host.md.
 namespace vfready::fakehost {
 
 class Kernel {

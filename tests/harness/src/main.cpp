@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
     std::string topology;
     std::string root;
     std::string netns;
-    app.add_option("--topology", topology, "Topology JSON (see TOPOLOGY.md)")
+    app.add_option("--topology", topology, "Topology JSON (see docs/topology.md)")
         ->required()
         ->check(CLI::ExistingFile);
     app.add_option("--root", root, "Directory to lay the host out in (sys/ is mounted there)")

@@ -12,7 +12,7 @@
 #include "vfready/model/pci_address.hpp"
 #include "vfready/model/result.hpp"
 
-// The fake host's input: a machine described as in shared/TOPOLOGY.md.
+// The fake host's input: a machine described as in docs/topology.md.
 namespace vfready::fakehost {
 
 struct PortSpec {
