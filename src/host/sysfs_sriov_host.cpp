@@ -157,42 +157,18 @@ ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
   if (!ofed) {
     return SriovHost::probe_vf_reading_guid(pf, vf, index, ofed);
   }
-  const std::pair<uint16_t, model::PciAddress> one{index, vf};
-  return probe_vfs_reading_guids(pf, {&one, 1}, ofed).front();
-}
-
-std::vector<ProbedVf> SysfsSriovHost::probe_vfs_reading_guids(
-    const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::PciAddress>> vfs,
-    bool ofed) {
-  if (!ofed || vfs.empty()) {
-    return SriovHost::probe_vfs_reading_guids(pf, vfs, ofed);
+  // One helper round trip for both (a call stops at a failed write: no read then).
+  const auto got = sysfs_.on_device(
+      pf.str(),
+      {{DeviceOp::Kind::kWrite, "bus/pci/drivers_probe", vf.str(), /*keep_open=*/true},
+       {DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}}},
+      deadlines_.probe);
+  ProbedVf out{got.front().err, std::nullopt};
+  if (out.err != 0 || got.size() < 2) {
+    return out;
   }
-  // One helper for all: each probe, then its read (a call stops at a failed write).
-  std::vector<DeviceOp> ops;
-  ops.reserve(2 * vfs.size());
-  for (const auto& [index, vf] : vfs) {
-    ops.push_back({DeviceOp::Kind::kWrite, "bus/pci/drivers_probe", vf.str(), /*keep_open=*/true});
-    ops.push_back({DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}});
-  }
-  const auto got =
-      sysfs_.on_device(pf.str(), ops, deadlines_.probe * static_cast<int64_t>(vfs.size()));
-  std::vector<ProbedVf> out;
-  out.reserve(vfs.size());
-  for (std::size_t v = 0; v < vfs.size(); ++v) {
-    const std::size_t at = 2 * v;
-    if (at >= got.size()) {
-      // Not reached: an earlier probe failed. Each of the rest on its own.
-      out.push_back(probe_vfs_reading_guids(pf, vfs.subspan(v, 1), ofed).front());
-      continue;
-    }
-    ProbedVf probed{got[at].err, std::nullopt};
-    if (probed.err == 0 && at + 1 < got.size()) {
-      // Without sriov/<n>/port (ENOENT) its RDMA device tells, as vf_port_guid reads it.
-      probed.guid = got[at + 1].err == ENOENT ? vf_port_guid(pf, vfs[v].first, ofed)
-                                              : parsed_guid(got[at + 1]);
-    }
-    out.push_back(probed);
-  }
+  // Without sriov/<n>/port (ENOENT) its RDMA device tells, as vf_port_guid reads it.
+  out.guid = got[1].err == ENOENT ? vf_port_guid(pf, index, ofed) : parsed_guid(got[1]);
   return out;
 }
 

@@ -92,21 +92,8 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
   HandOff<ToProbe> to_probe;
   HandOff<Probed> probed;
   std::jthread prober([&] {
-    // Each call takes the VFs whose GUIDs are set, as many as one message to a device-call
-    // helper holds (14 calls: seven probes and their reads): their probes run back to back
-    // in the helper, with no round trip to this thread between two.
-    constexpr std::size_t kProbesPerCall = 7;
-    for (auto next = to_probe.pop_some(kProbesPerCall); !next.empty();
-         next = to_probe.pop_some(kProbesPerCall)) {
-      std::vector<std::pair<uint16_t, model::PciAddress>> vfs;
-      vfs.reserve(next.size());
-      for (const auto& n : next) {
-        vfs.emplace_back(n.index, n.pci);
-      }
-      auto probes = probe_vfs(run, vfs);
-      for (std::size_t i = 0; i < next.size(); ++i) {
-        probed.push({next[i].at, std::move(probes[i])});
-      }
+    while (auto next = to_probe.pop()) {
+      probed.push({next->at, probe_vf(run, next->index, next->pci)});
     }
     probed.close();
   });

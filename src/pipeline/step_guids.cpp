@@ -2,8 +2,6 @@
 // Step "guids": every VF gets its GUID while unbound, then one probe; a bound VF with
 // a wrong GUID is set, unbound and probed again, unless a pod uses it. The probes
 // themselves run beside this step (bring_up_pf).
-#include <cerrno>
-#include <span>
 #include <utility>
 #include <vector>
 
@@ -192,33 +190,19 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
   write_pending();
 }
 
-std::vector<Probe> probe_vfs(PfRun& run,
-                             std::span<const std::pair<uint16_t, model::PciAddress>> vfs) {
-  const auto probed =
-      run.os.sriov.probe_vfs_reading_guids(run.target.pci, vfs, run.info.ofed_sriov);
-  std::vector<Probe> out;
-  out.reserve(vfs.size());
-  for (std::size_t i = 0; i < vfs.size(); ++i) {
-    const int err = i < probed.size() ? probed[i].err : EIO;  // unanswered: cannot be
-    const auto& vf = vfs[i].second;
-    if (err == host::kStuck) {
-      out.push_back({stuck_problem(run), std::nullopt});
-    } else if (err != 0) {
-      out.push_back({model::problem(model::EventKind::kVfProbeFailed,
-                                    "binding VF " + vf.str() + " failed: " + host::errno_name(err) +
-                                        " (see the kernel log for its probe)",
-                                    run.target.pci.str(), vf.str()),
-                     std::nullopt});
-    } else {
-      out.push_back({std::nullopt, probed[i].guid});
-    }
-  }
-  return out;
-}
-
 Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf) {
-  const std::pair<uint16_t, model::PciAddress> one{index, vf};
-  return probe_vfs(run, {&one, 1}).front();
+  auto probed = run.os.sriov.probe_vf_reading_guid(run.target.pci, vf, index, run.info.ofed_sriov);
+  if (probed.err == host::kStuck) {
+    return {stuck_problem(run), std::nullopt};
+  }
+  if (probed.err != 0) {
+    return {model::problem(model::EventKind::kVfProbeFailed,
+                           "binding VF " + vf.str() + " failed: " + host::errno_name(probed.err) +
+                               " (see the kernel log for its probe)",
+                           run.target.pci.str(), vf.str()),
+            std::nullopt};
+  }
+  return {std::nullopt, probed.guid};
 }
 
 std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,

@@ -53,33 +53,6 @@ TEST(VfreadydFault, ProbeFailureOfAVfFailsItsPfOnly) {
   expect_scoped_failure(t, "binding VF 0000:40:00.3 failed");
 }
 
-// A PF's probes run back to back in one device call, up to seven. A probe that fails
-// stops the call: the VFs after it are probed each on its own, once, and are ready.
-TEST(VfreadydFault, TheVfsAfterAFailedProbeAreProbedOnceEachAndReady) {
-  VFREADY_REQUIRE_ROOT();
-  // 20 ms probes: every GUID is set while VF 0 probes, so VFs 1-7 go in one call.
-  auto t = TopologyBuilder::reference().probe_ms(20);
-  t.function("0000:18:00.0")["faults"] = {{"probe_fail_vfs", {2}}};
-  FakeHost host(t);
-  auto config = nlohmann::json::parse(read_file(repo_config()));
-  config["pfs"][0]["select"]["pci"] = {"0000:18:00.0"};
-  auto r = sh(vfreadyd_command(host, write_config(host, config.dump()), "--once"), 60s);
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("binding VF 0000:18:00.3 failed"));
-  const auto probes = host.probes();
-  for (int vf = 0; vf < 8; ++vf) {
-    const std::string pci = vf < 7 ? "0000:18:00." + std::to_string(vf + 1) : "0000:18:01.0";
-    EXPECT_EQ(std::count_if(probes.begin(), probes.end(),
-                            [&](const std::string& line) { return line.starts_with(pci + " "); }),
-              1)
-        << pci;
-    if (vf != 2) {
-      EXPECT_THAT(r.out, testing::ContainsRegex(pci + " +ibs0v" + std::to_string(vf) + " .* ok"))
-          << r.out;
-    }
-  }
-}
-
 TEST(VfreadydFault, NumvfsErrnoIsReportedByName) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);

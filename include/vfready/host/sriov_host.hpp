@@ -115,18 +115,6 @@ class SriovHost {
     }
     return out;
   }
-  // probe_vf_reading_guid for several VFs (index, address) in order, one answer each. A
-  // host may make them one call into the driver: the probes then run back to back.
-  virtual std::vector<ProbedVf> probe_vfs_reading_guids(
-      const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::PciAddress>> vfs,
-      bool ofed) {
-    std::vector<ProbedVf> out;
-    out.reserve(vfs.size());
-    for (const auto& [index, vf] : vfs) {
-      out.push_back(probe_vf_reading_guid(pf, vf, index, ofed));
-    }
-    return out;
-  }
   // Unbinds VF `vf` of PF `pf` from `driver`.
   virtual int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                         const std::string& driver) = 0;

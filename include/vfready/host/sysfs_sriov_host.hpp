@@ -50,11 +50,6 @@ class SysfsSriovHost final : public SriovHost {
       const std::string& policy) override;
   int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) override;
   int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
-  // With OFED's sriov/<n>/port, the probes and their reads in one device call; the VFs
-  // after a probe that fails one by one.
-  std::vector<ProbedVf> probe_vfs_reading_guids(
-      const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::PciAddress>> vfs,
-      bool ofed) override;
   // With OFED's sriov/<n>/port, the probe and its read in one device call.
   ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
                                  uint16_t index, bool ofed) override;

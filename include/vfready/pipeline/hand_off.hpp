@@ -5,7 +5,6 @@
 #include <deque>
 #include <mutex>
 #include <optional>
-#include <vector>
 
 namespace vfready::pipeline {
 
@@ -27,18 +26,6 @@ class HandOff {
       closed_ = true;
     }
     cv_.notify_one();
-  }
-  // The next items, at least one and at most `max`, as soon as one is there; empty once
-  // closed and drained.
-  std::vector<T> pop_some(std::size_t max) {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [this] { return !queue_.empty() || closed_; });
-    std::vector<T> items;
-    while (!queue_.empty() && items.size() < max) {
-      items.push_back(std::move(queue_.front()));
-      queue_.pop_front();
-    }
-    return items;
   }
   std::optional<T> pop() {
     std::unique_lock lock(mu_);

@@ -68,10 +68,6 @@ struct Probe {
 // Binds VF `index` (its probe) and reads back its GUID. Called from the PF's prober
 // thread: reads nothing of `run` but its target and info.
 Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf);
-// probe_vf for several VFs (index, address), back to back in one call into the driver
-// where the host can; one answer each, in order.
-std::vector<Probe> probe_vfs(PfRun& run,
-                             std::span<const std::pair<uint16_t, model::PciAddress>> vfs);
 // For a VF whose probe did not take its GUID (a bind by someone else won a race with
 // this pass's): its GUID again, unbind, probe. `ifindex`: its netdev now. The problem
 // when it fails.
