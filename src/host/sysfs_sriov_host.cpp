@@ -120,11 +120,13 @@ std::vector<std::optional<OfedGuidError>> SysfsSriovHost::set_vf_guids_ofed(
     ops.push_back({DeviceOp::Kind::kWrite, dir + "port", guid.str()});
     ops.push_back({DeviceOp::Kind::kWrite, dir + "policy", policy});
   }
-  const auto got = sysfs_.on_device(pf.str(), ops, deadlines_.other);
+  // Each VF's three files within the bound one VF's have on their own.
+  const auto got =
+      sysfs_.on_device(pf.str(), ops, deadlines_.other * static_cast<int64_t>(vfs.size()));
   static constexpr OfedGuidError::File kFiles[] = {
       OfedGuidError::File::kNode, OfedGuidError::File::kPort, OfedGuidError::File::kPolicy};
   std::vector<std::optional<OfedGuidError>> out(vfs.size());
-  std::size_t next = vfs.size();  // the first VF the call did not reach
+  std::size_t next = 0;  // the first VF the call did not reach
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (got[i].err != 0) {
       out[i / 3] = OfedGuidError{kFiles[i % 3], got[i].err};
