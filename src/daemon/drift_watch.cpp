@@ -38,12 +38,18 @@ void DriftWatch::on_link_events() {
   }
   // Without udev's events (udevd started after vfreadyd, or the monitor failed) a new
   // netdev is seen in its link event: a VF a driver reload re-creates is repaired all the
-  // same. (With them, udev's add says when the netdev is ready to be judged.)
+  // same. (With them, udev's add says when the netdev is ready to be judged.) Each is
+  // judged once, at its first event, until it goes: the link events of one a pass left
+  // alone (an IPoIB child of a PF) do not start a pass each.
   const bool new_from_links = !udev_ || !udev_->hearing();
   for (const auto& e : events) {
+    if (e.removed) {
+      judged_from_links_.erase(e.ifindex);
+    }
     if (auto drift = judge_link_event(e)) {
       hooks_.drift(*drift, [this, e] { return judge_link_event(e); });
-    } else if (new_from_links && !e.removed && !knows_netdev(status_, e.ifindex)) {
+    } else if (new_from_links && !e.removed && !knows_netdev(status_, e.ifindex) &&
+               judged_from_links_.insert(e.ifindex).second) {
       hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
     }
   }

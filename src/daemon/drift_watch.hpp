@@ -4,6 +4,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "drift.hpp"
 #include "event_loop.hpp"
@@ -57,6 +58,8 @@ class DriftWatch {
   std::unique_ptr<host::LinkMonitor> monitor_;
   std::shared_ptr<host::UdevEventReader> udev_;
   std::unique_ptr<host::NetlinkLinks> links_;
+  // Netdevs judged as new from a link event (udev not heard), until they go.
+  std::set<int> judged_from_links_;
 };
 
 }  // namespace vfready::daemon
