@@ -175,6 +175,9 @@ void Service::on_bringup_finished() {
   } else {
     notifier_.notify("STATUS=" + status_.text);
   }
+  // Helpers hold copies of the daemon's pages as it was at their fork: none is kept idle
+  // between passes (a drift repair spawns the few it needs).
+  inputs_.calls->close_idle();
   if (options_.once) {
     static_cast<void>(std::fputs(
         model::render_status(model::to_json(model::printable(status_)), false, /*vfs=*/true)

@@ -20,6 +20,7 @@ using Clock = std::chrono::steady_clock;
 // Helpers kept for the next calls: as many as a pass makes at once (a PF's worker and its
 // prober each, 16 PFs and more), so that a bring-up spawns each once. With 16 kept, a
 // bring-up of 16 PFs forked some 75 helpers (each two forks of the daemon, and an exit).
+// The service ends the idle ones after each pass (close_idle).
 constexpr std::size_t kMaxIdle = 64;
 
 std::string describe(std::span<const DeviceOp> ops) {
@@ -71,6 +72,17 @@ DeviceCalls::Helper DeviceCalls::acquire(int* err) {
     }
   }
   return {helper::spawn(err)};
+}
+
+void DeviceCalls::close_idle() {
+  std::vector<Helper> idle;
+  {
+    std::lock_guard lock(mu_);
+    idle.swap(idle_);
+  }
+  for (const auto& h : idle) {
+    ::close(h.fd);  // its recv answers 0: it exits
+  }
 }
 
 void DeviceCalls::release(Helper helper) {

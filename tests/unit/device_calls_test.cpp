@@ -179,6 +179,31 @@ TEST_F(DeviceCallsTest, HelpersHoldNoDescriptorOfTheDaemon) {
   ::close(pipe_fds[0]);
 }
 
+// close_idle ends the idle helpers: one that keeps a FIFO open (a keep_open write opens
+// it; pwrite on a FIFO fails, the descriptor stays) lets it go only when it exits.
+TEST_F(DeviceCallsTest, ClosingTheIdleHelpersEndsThem) {
+  ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
+  const int reader = ::open(path("fifo").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  DeviceCalls calls;
+  const std::vector<DeviceOp> ops = {{Kind::kWrite, path("fifo"), "x", /*keep_open=*/true}};
+  EXPECT_EQ(calls.run("0000:18:00.0", ops, milliseconds(5000)).back().err, ESPIPE);
+  pollfd p{reader, POLLIN, 0};
+  ASSERT_EQ(::poll(&p, 1, 0), 0);  // the idle helper holds the write end
+  calls.close_idle();
+  ASSERT_EQ(::poll(&p, 1, 5000), 1);
+  EXPECT_NE(p.revents & POLLHUP, 0);
+  ::close(reader);
+  // The next call spawns a helper anew.
+  put("x", "1");
+  EXPECT_EQ(calls
+                .run("0000:18:00.0", std::vector<DeviceOp>{{Kind::kRead, path("x"), {}}},
+                     milliseconds(5000))
+                .back()
+                .text,
+            "1");
+}
+
 TEST_F(DeviceCallsTest, ServesManyThreadsAtOnce) {
   DeviceCalls calls;
   put("v", "42\n");

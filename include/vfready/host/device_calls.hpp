@@ -63,6 +63,10 @@ class DeviceCalls {
   // the calls outlive `deadline`, the last result is kStuck. Safe from any thread.
   std::vector<DeviceOpResult> run(const std::string& device, std::span<const DeviceOp> ops,
                                   std::chrono::milliseconds deadline);
+  // Ends the idle helpers (they exit); the next calls spawn new ones. A helper is a fork
+  // of the daemon and keeps the pages the daemon has written since as its own copies:
+  // the daemon ends them when a pass is over, rather than keep a pool of old images.
+  void close_idle();
   // The call that keeps `device` stuck, if one does.
   std::optional<StuckCall> stuck(const std::string& device);
   // Every call left behind that has not returned.
