@@ -2,6 +2,7 @@
 #include "vfready/host/sysfs_sriov_host.hpp"
 
 #include <cerrno>
+#include <vector>
 
 #include "vfready/host/host_reader.hpp"
 
@@ -21,6 +22,23 @@ int write_on(Sysfs& sysfs, const model::PciAddress& pf, std::string rel, std::st
   const auto got = sysfs.on_device(
       pf.str(), {{DeviceOp::Kind::kWrite, std::move(rel), std::move(value)}}, deadline);
   return got.back().err;
+}
+
+// A VF's three OFED files, in the order they are written (a call stops at a failure).
+constexpr OfedGuidError::File kOfedFiles[] = {
+    OfedGuidError::File::kNode, OfedGuidError::File::kPort, OfedGuidError::File::kPolicy};
+
+void add_ofed_writes(std::vector<DeviceOp>& ops, const model::PciAddress& pf, uint16_t index,
+                     model::Guid guid, const std::string& policy) {
+  const auto dir = ofed_dir(pf, index);
+  ops.push_back({DeviceOp::Kind::kWrite, dir + "node", guid.str()});
+  ops.push_back({DeviceOp::Kind::kWrite, dir + "port", guid.str()});
+  ops.push_back({DeviceOp::Kind::kWrite, dir + "policy", policy});
+}
+
+// A VF's probe, written to a drivers_probe its helper keeps open.
+DeviceOp probe_write(const model::PciAddress& vf) {
+  return {DeviceOp::Kind::kWrite, "bus/pci/drivers_probe", vf.str(), /*keep_open=*/true};
 }
 
 }  // namespace
@@ -90,22 +108,17 @@ int SysfsSriovHost::set_num_vfs(const model::PciAddress& pf, uint16_t count) {
 std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAddress& pf,
                                                               uint16_t index, model::Guid guid,
                                                               const std::string& policy) {
-  // One device call for the three files, in this order; it stops at the first failure.
-  const auto dir = ofed_dir(pf, index);
-  const auto got = sysfs_.on_device(pf.str(),
-                                    {{DeviceOp::Kind::kWrite, dir + "node", guid.str()},
-                                     {DeviceOp::Kind::kWrite, dir + "port", guid.str()},
-                                     {DeviceOp::Kind::kWrite, dir + "policy", policy}},
-                                    deadlines_.other);
-  static constexpr OfedGuidError::File kFiles[] = {
-      OfedGuidError::File::kNode, OfedGuidError::File::kPort, OfedGuidError::File::kPolicy};
+  // One device call for the three files.
+  std::vector<DeviceOp> ops;
+  add_ofed_writes(ops, pf, index, guid, policy);
+  const auto got = sysfs_.on_device(pf.str(), ops, deadlines_.other);
   for (std::size_t i = 0; i < got.size() && i < 3; ++i) {
     if (got[i].err != 0) {
-      return OfedGuidError{kFiles[i], got[i].err};
+      return OfedGuidError{kOfedFiles[i], got[i].err};
     }
   }
   if (got.size() < 3) {
-    return OfedGuidError{kFiles[got.size()], EIO};  // not answered: cannot be
+    return OfedGuidError{kOfedFiles[got.size()], EIO};  // not answered: cannot be
   }
   return std::nullopt;
 }
@@ -115,21 +128,16 @@ std::vector<std::optional<OfedGuidError>> SysfsSriovHost::set_vf_guids_ofed(
     const std::string& policy) {
   std::vector<DeviceOp> ops;
   for (const auto& [index, guid] : vfs) {
-    const auto dir = ofed_dir(pf, index);
-    ops.push_back({DeviceOp::Kind::kWrite, dir + "node", guid.str()});
-    ops.push_back({DeviceOp::Kind::kWrite, dir + "port", guid.str()});
-    ops.push_back({DeviceOp::Kind::kWrite, dir + "policy", policy});
+    add_ofed_writes(ops, pf, index, guid, policy);
   }
   // Each VF's three files within the bound one VF's have on their own.
   const auto got =
       sysfs_.on_device(pf.str(), ops, deadlines_.other * static_cast<int64_t>(vfs.size()));
-  static constexpr OfedGuidError::File kFiles[] = {
-      OfedGuidError::File::kNode, OfedGuidError::File::kPort, OfedGuidError::File::kPolicy};
   std::vector<std::optional<OfedGuidError>> out(vfs.size());
   std::size_t next = 0;  // the first VF the call did not reach
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (got[i].err != 0) {
-      out[i / 3] = OfedGuidError{kFiles[i % 3], got[i].err};
+      out[i / 3] = OfedGuidError{kOfedFiles[i % 3], got[i].err};
       next = i / 3 + 1;
       break;
     }
@@ -147,10 +155,7 @@ int SysfsSriovHost::set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::G
 }
 
 int SysfsSriovHost::probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) {
-  const auto got = sysfs_.on_device(
-      pf.str(), {{DeviceOp::Kind::kWrite, "bus/pci/drivers_probe", vf.str(), /*keep_open=*/true}},
-      deadlines_.probe);
-  return got.back().err;
+  return sysfs_.on_device(pf.str(), {probe_write(vf)}, deadlines_.probe).back().err;
 }
 
 ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
@@ -161,9 +166,7 @@ ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
   }
   // One helper round trip for both (a call stops at a failed write: no read then).
   const auto got = sysfs_.on_device(
-      pf.str(),
-      {{DeviceOp::Kind::kWrite, "bus/pci/drivers_probe", vf.str(), /*keep_open=*/true},
-       {DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}}},
+      pf.str(), {probe_write(vf), {DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}}},
       deadlines_.probe);
   ProbedVf out{got.front().err, std::nullopt};
   if (out.err != 0 || got.size() < 2) {
