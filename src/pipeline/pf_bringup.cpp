@@ -65,13 +65,14 @@ bool finish_vf(PfRun& run, model::VfStatus& vs,
 // seemed a pod's. Once more: GUID, unbind, probe, and through the rest again.
 void reprobe(PfRun& run, model::VfStatus& vs) {
   vs.problems.clear();
-  if (auto error = reprobe_with_guid(run, vs.index, vs.pci, vs.ifindex)) {
-    vs.problems.push_back(*error);
+  const auto probe = reprobe_with_guid(run, vs.index, vs.pci, vs.ifindex);
+  if (probe.error) {
+    vs.problems.push_back(*probe.error);
     return;
   }
   vs.ifindex = 0;  // the probe made a new netdev
   vs.name.clear();
-  finish_vf(run, vs);
+  finish_vf(run, vs, &probe.guid);  // the GUID read back with the probe
 }
 
 // Step "guids" with the probes beside it: the probes run one after another on a thread

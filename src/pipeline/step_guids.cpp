@@ -205,18 +205,17 @@ Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf) {
   return {std::nullopt, probed.guid};
 }
 
-std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
-                                                const model::PciAddress& vf, int ifindex) {
+Probe reprobe_with_guid(PfRun& run, uint16_t index, const model::PciAddress& vf, int ifindex) {
   const auto set = set_vf_guid(run, run.target.vf.at(index), guid_path(run.info));
   if (set.is_failed()) {
-    return set.problems.front();
+    return {set.problems.front(), std::nullopt};
   }
   ++run.status.changes.guids_set;
   if (auto error = unbind(run, vf, ifindex)) {
-    return error;
+    return {error, std::nullopt};
   }
   ++run.status.changes.vfs_rebound;
-  return probe_vf(run, index, vf).error;  // its GUID is read back with the rest
+  return probe_vf(run, index, vf);
 }
 
 }  // namespace vfready::pipeline

@@ -69,10 +69,9 @@ struct Probe {
 // thread: reads nothing of `run` but its target and info.
 Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf);
 // For a VF whose probe did not take its GUID (a bind by someone else won a race with
-// this pass's): its GUID again, unbind, probe. `ifindex`: its netdev now. The problem
-// when it fails.
-std::optional<model::Problem> reprobe_with_guid(PfRun& run, uint16_t index,
-                                                const model::PciAddress& vf, int ifindex);
+// this pass's): its GUID again, unbind, probe. `ifindex`: its netdev now. As probe_vf
+// answers: the problem when a step failed, else the GUID read back after the probe.
+Probe reprobe_with_guid(PfRun& run, uint16_t index, const model::PciAddress& vf, int ifindex);
 
 // Step "udev", for one VF: its netdev is here and udev is done with it. Waiting while
 // udev is not; done for a VF in use (nothing to wait for). `netdev`: whether this pass
