@@ -82,6 +82,26 @@ TEST(VfreadydFault, AHungNumvfsWriteLeavesItsPfStuckAndARunAfterItEndsToo) {
   }
 }
 
+// Firmware that never answers a VF's GUID write: the call holding VF 1's files (with
+// VFs 2-4's, one call) outlives its bound, and the PF is stuck, named by the call; the
+// run ends, the other PFs ready.
+TEST(VfreadydFault, AHungGuidWriteLeavesItsPfStuckAndTheRunEnds) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"guid_write_hang_vfs", {1}}};
+  FakeHost host(t);
+  auto text = failing_config_text();
+  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"device_call_ms": 500}})");
+  const auto r = sh(vfreadyd_command(host, write_config(host, text), "--once"), 60s);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("PF 0000:40:00.0 is stuck: "));
+  EXPECT_THAT(r.err, HasSubstr("sriov/1/node"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +stuck"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
+  EXPECT_THAT(r.out, HasSubstr("State: degraded"));
+}
+
 TEST(VfreadydFault, APfWhoseDriverMadeNoNetdevOrRdmaDeviceGetsNoWrite) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);

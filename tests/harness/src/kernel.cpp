@@ -454,6 +454,14 @@ int Kernel::write_ofed_guid(std::size_t index, uint16_t i, bool port, std::strin
   if (!guid || value.size() != 23) {
     return EINVAL;
   }
+  if (!port && pfs_[index]->spec->faults.guid_write_hang_vfs.contains(i)) {
+    // Firmware that never answers: until SIGUSR1 (the driver recovers) or the end.
+    std::unique_lock lock(stop_mu_);
+    stop_cv_.wait(lock, [this] { return stopping_ || released_; });
+    if (stopping_) {
+      return EIO;
+    }
+  }
   std::lock_guard lock(mu_);
   Pf& pf = *pfs_[index];
   if (i >= pf.vfs.size()) {
