@@ -191,13 +191,6 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
 
   step(StepNames::kGuids);
   const auto done = set_guids_and_probe(run);
-  if (os.sriov.stuck(target.pci)) {
-    return finish(run, start);
-  }
-  // VFs created later (a driver reload) probe by themselves again.
-  if (auto warning = autoprobe.restore()) {
-    run.status.warnings.push_back(*warning);
-  }
   auto& vfs = run.status.vfs;
   const auto not_done = [&](const auto& f) {
     for (std::size_t i = 0; i < vfs.size(); ++i) {
@@ -206,6 +199,19 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
       }
     }
   };
+  // A pass that ends before the VFs not finished beside the probes are validated: they
+  // are listed as found, not called ready.
+  const auto end_early = [&] {
+    not_done([](model::VfStatus& vs) { vs.checked = false; });
+    return finish(run, start);
+  };
+  if (os.sriov.stuck(target.pci)) {
+    return end_early();
+  }
+  // VFs created later (a driver reload) probe by themselves again.
+  if (auto warning = autoprobe.restore()) {
+    run.status.warnings.push_back(*warning);
+  }
 
   // The VFs that were not probed in this pass (bound already, with the right GUID).
   step(StepNames::kUdev);
@@ -214,7 +220,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
       [&](model::VfStatus& vs) { settle(run, vs, host::UdevWait::Netdev::kExisting, deadline); });
 
   if (os.sriov.stuck(target.pci)) {
-    return finish(run, start);
+    return end_early();
   }
   step(StepNames::kNames);
   name_pf(run);
@@ -222,7 +228,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
 
   step(StepNames::kValidate);
   if (failed(validate_pf(run))) {
-    return finish(run, start);
+    return end_early();
   }
   const auto port_bound = Clock::now() + std::chrono::milliseconds(config.timeouts.port_active_ms);
   failed(run_until(os, port_bound, [&] { return check_port_active(run); }));

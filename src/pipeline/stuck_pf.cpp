@@ -34,7 +34,10 @@ void settle_stuck(PfRun& run) {
   }
   std::erase_if(status.problems, stuck);
   for (auto& vf : status.vfs) {
-    std::erase_if(vf.problems, stuck);
+    // The call that did not return was this VF's: it was not judged.
+    if (std::erase_if(vf.problems, stuck) > 0) {
+      vf.checked = false;
+    }
   }
   status.problems.insert(status.problems.begin(), stuck_problem(run));
   status.state = model::PfState::kStuck;

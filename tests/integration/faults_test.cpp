@@ -102,6 +102,39 @@ TEST(VfreadydFault, AHungGuidWriteLeavesItsPfStuckAndTheRunEnds) {
   EXPECT_THAT(r.out, HasSubstr("State: degraded"));
 }
 
+// Firmware that never answers a VF's probe: the probe outlives bind_ms, and the PF is
+// stuck, named by the call; the run ends, the other PFs ready. Once the driver recovers
+// (SIGUSR1: the probe returns) the next run finds the PF's VFs and brings it up.
+TEST(VfreadydFault, AHungProbeLeavesItsPfStuckUntilTheDriverRecovers) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"probe_hang_vfs", {2}}};
+  FakeHost host(t);
+  auto text = failing_config_text();
+  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"bind_ms": 500}})");
+  const auto config = write_config(host, text);
+  const auto r = sh(vfreadyd_command(host, config, "--once"), 60s);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("PF 0000:40:00.0 is stuck: "));
+  EXPECT_THAT(r.err, HasSubstr("drivers_probe"));
+  EXPECT_THAT(r.err, HasSubstr("did not return within 500 ms"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +stuck"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
+  EXPECT_THAT(r.out, HasSubstr("State: degraded"));
+  // The VFs before it are ready; it and the ones after it were not judged.
+  EXPECT_THAT(r.out, testing::ContainsRegex("VF 1 +0000:40:00.2 +ibs1v1 +[0-9a-f:]+ ok"));
+  for (const char* vf : {"VF 2 +0000:40:00.3", "VF 7 +0000:40:01.0"}) {
+    EXPECT_THAT(r.out, testing::ContainsRegex(std::string(vf) + " +- +- +unchecked")) << vf;
+  }
+
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the driver recovers: the probe returns
+  const auto again = sh(vfreadyd_command(host, config, "--once"), 60s);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +ready"));
+  EXPECT_THAT(again.out, HasSubstr("State: ready"));
+}
+
 TEST(VfreadydFault, APfWhoseDriverMadeNoNetdevOrRdmaDeviceGetsNoWrite) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);

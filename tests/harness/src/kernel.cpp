@@ -115,6 +115,12 @@ void Kernel::release_hangs() {
   stop_cv_.notify_all();
 }
 
+bool Kernel::hang_until_released() {
+  std::unique_lock lock(stop_mu_);
+  stop_cv_.wait(lock, [this] { return stopping_ || released_; });
+  return !stopping_;
+}
+
 bool Kernel::pause_ms(uint32_t ms) {
   std::unique_lock lock(stop_mu_);
   return !stop_cv_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stopping_; });
@@ -162,12 +168,8 @@ int Kernel::write_numvfs(Pf& pf, std::string_view value) {
   if (spec.faults.numvfs_errno != 0) {
     return spec.faults.numvfs_errno;
   }
-  if (spec.faults.numvfs_write_hangs) {
-    std::unique_lock lock(stop_mu_);
-    stop_cv_.wait(lock, [this] { return stopping_ || released_; });
-    if (stopping_) {
-      return EIO;
-    }
+  if (spec.faults.numvfs_write_hangs && !hang_until_released()) {
+    return EIO;
   }
   const std::size_t index = functions_.at(spec.pci).pf;
   if (count == 0) {
@@ -254,6 +256,10 @@ void Kernel::disable_vfs(std::size_t index) {
 int Kernel::probe_vf(std::size_t index, uint16_t i) {
   Pf& pf = *pfs_[index];
   if (!pause_ms(pf.spec->sriov->vf_probe_ms)) {
+    return EIO;
+  }
+  // A VF whose firmware never answers the driver's probe: until SIGUSR1 or the end.
+  if (pf.spec->faults.probe_hang_vfs.contains(i) && !hang_until_released()) {
     return EIO;
   }
   std::string name;
@@ -454,13 +460,10 @@ int Kernel::write_ofed_guid(std::size_t index, uint16_t i, bool port, std::strin
   if (!guid || value.size() != 23) {
     return EINVAL;
   }
-  if (!port && pfs_[index]->spec->faults.guid_write_hang_vfs.contains(i)) {
-    // Firmware that never answers: until SIGUSR1 (the driver recovers) or the end.
-    std::unique_lock lock(stop_mu_);
-    stop_cv_.wait(lock, [this] { return stopping_ || released_; });
-    if (stopping_) {
-      return EIO;
-    }
+  // Firmware that never answers: until SIGUSR1 (the driver recovers) or the end.
+  if (!port && pfs_[index]->spec->faults.guid_write_hang_vfs.contains(i) &&
+      !hang_until_released()) {
+    return EIO;
   }
   std::lock_guard lock(mu_);
   Pf& pf = *pfs_[index];

@@ -128,6 +128,8 @@ class Kernel {
   std::optional<Owner> owner_of_pci(std::string_view text);
   // Waits `ms` unless shutdown() comes first; false then.
   bool pause_ms(uint32_t ms);
+  // Blocks as a hung driver call does: until release_hangs() (true) or stop (false).
+  bool hang_until_released();
 
   const Topology& topology_;
   Tree& tree_;
