@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The daemon's only user of libnl. Changes of a link (name, MTU, VF GUIDs) are built
-// by libnl-route's setters; libnl 3.7 has no altname API and no way to look a link up
-// without a cache, so those messages are built here. Every answer is read with our own
+// The daemon's only user of libnl. VF GUID changes are built by libnl-route's setters;
+// libnl 3.7 has no altname API and no way to look a link up without a cache, so those
+// messages are built here, and so are renames and MTUs (the two attributes, without
+// libnl's comparison of two link objects). Every answer is read with our own
 // callbacks, because libnl's own calls turn the kernel's errno into libnl error codes.
+// Link events are read from the socket straight into one buffer.
 #include <linux/if_link.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
@@ -10,9 +12,12 @@
 #include <netlink/route/link/sriov.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "vfready/host/kernel_calls.hpp"
 #include "vfready/host/links.hpp"
@@ -25,8 +30,15 @@ struct NetlinkLinks::Socket {
 
 namespace {
 
+// Big enough for every request built here (a name, an MTU, an altname nest, VF GUIDs):
+// libnl's default is a page, zeroed for each message.
+constexpr std::size_t kRequestSize = 512;
+
 nl_msg* link_request(int type, int flags, int ifindex) {
-  nl_msg* msg = nlmsg_alloc_simple(type, flags);
+  nl_msg* msg = nlmsg_alloc_size(kRequestSize);
+  if (msg == nullptr || nlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, type, 0, flags) == nullptr) {
+    throw std::bad_alloc();
+  }
   ifinfomsg ifi{};
   ifi.ifi_family = AF_UNSPEC;
   ifi.ifi_index = ifindex;
@@ -102,11 +114,23 @@ int exchange(nl_sock* sk, nl_msg* msg, std::vector<Link>* out = nullptr) {
 // no API for: altnames (RTM_NEWLINKPROP / RTM_DELLINKPROP with a nested
 // IFLA_PROP_LIST), and lookups of a link by ifindex, name or altname without VF details
 // or stats (libnl's rtnl_link_build_get_request asks for VF details, which for a PF
-// with many VFs fill the answer, and cannot name an altname).
-enum class Raw { kLookup, kAddAltname, kDelAltname };
-nl_msg* raw_link_message(Raw what, int ifindex, const std::string& name = {}) {
+// with many VFs fill the answer, and cannot name an altname); and renames, every VF's,
+// as an acked RTM_SETLINK with IFLA_IFNAME and IFLA_MTU (what libnl's change request
+// builds, without the two link objects it compares to get there).
+enum class Raw { kLookup, kAddAltname, kDelAltname, kSetLink };
+nl_msg* raw_link_message(Raw what, int ifindex, const std::string& name = {},
+                         std::optional<uint32_t> mtu = std::nullopt) {
   nl_msg* msg = nullptr;
   switch (what) {
+    case Raw::kSetLink:
+      msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, ifindex);
+      if (!name.empty()) {
+        nla_put_string(msg, IFLA_IFNAME, name.c_str());
+      }
+      if (mtu) {
+        nla_put_u32(msg, IFLA_MTU, *mtu);
+      }
+      return msg;
     case Raw::kLookup:
       msg = link_request(RTM_GETLINK, NLM_F_REQUEST, ifindex);
       nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
@@ -214,22 +238,15 @@ std::optional<Link> NetlinkLinks::by_name(const std::string& name) {
 }
 
 int NetlinkLinks::rename(int ifindex, const std::string& name) {
-  auto changes = new_link();
-  rtnl_link_set_name(changes.get(), name.c_str());
-  return exchange(socket_->sk, change_request(ifindex, changes.get()));
+  return exchange(socket_->sk, raw_link_message(Raw::kSetLink, ifindex, name));
 }
 
 int NetlinkLinks::set_mtu(int ifindex, uint32_t mtu) {
-  auto changes = new_link();
-  rtnl_link_set_mtu(changes.get(), mtu);
-  return exchange(socket_->sk, change_request(ifindex, changes.get()));
+  return exchange(socket_->sk, raw_link_message(Raw::kSetLink, ifindex, {}, mtu));
 }
 
 int NetlinkLinks::rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) {
-  auto changes = new_link();
-  rtnl_link_set_name(changes.get(), name.c_str());
-  rtnl_link_set_mtu(changes.get(), mtu);
-  return exchange(socket_->sk, change_request(ifindex, changes.get()));
+  return exchange(socket_->sk, raw_link_message(Raw::kSetLink, ifindex, name, mtu));
 }
 
 int NetlinkLinks::add_altname(int ifindex, const std::string& name) {
@@ -254,36 +271,43 @@ std::vector<uint8_t> build_vf_guids_request(int pf_ifindex, uint32_t vf, model::
   return out;
 }
 
+// A link event monitor's socket, and the buffer its events are read into.
 struct LinkMonitor::Socket {
   nl_sock* sk = nullptr;
-  std::vector<LinkEvent>* into = nullptr;
+  std::vector<char> events;
 };
 
 namespace {
 
-int on_link_event(nl_msg* msg, void* arg) {
-  auto* into = static_cast<std::vector<LinkEvent>*>(arg);
-  const nlmsghdr* h = nlmsg_hdr(msg);
-  if (h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_DELLINK) {
-    return NL_OK;
+// One read of events: a datagram holds one event (a few KiB with its stats).
+constexpr std::size_t kEventRead = std::size_t{64} * 1024;
+
+// The link event in `h` (RTM_NEWLINK or RTM_DELLINK), its name and MTU taken from
+// its attributes as they come: an event carries some forty (stats, queues, VF details)
+// and these two are all a listener needs.
+std::optional<LinkEvent> link_event(const nlmsghdr* h) {
+  if ((h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_DELLINK) ||
+      h->nlmsg_len < NLMSG_LENGTH(sizeof(ifinfomsg))) {
+    return std::nullopt;
   }
-  nlattr* tb[IFLA_MAX + 1] = {};
-  if (nlmsg_parse(const_cast<nlmsghdr*>(h), sizeof(ifinfomsg), tb, IFLA_MAX,  // NOLINT
-                  nullptr) < 0) {
-    return NL_OK;
-  }
-  const auto* info = static_cast<const ifinfomsg*>(nlmsg_data(h));
+  const auto* info = static_cast<const ifinfomsg*>(NLMSG_DATA(h));
   LinkEvent e;
   e.removed = h->nlmsg_type == RTM_DELLINK;
   e.ifindex = info->ifi_index;
-  if (tb[IFLA_IFNAME] != nullptr) {
-    e.name = nla_get_string(tb[IFLA_IFNAME]);
+  auto len = static_cast<int>(h->nlmsg_len - NLMSG_LENGTH(sizeof(ifinfomsg)));
+  // NOLINTNEXTLINE(*-reinterpret-cast, *-pointer-arithmetic): the kernel's layout
+  auto* rta = reinterpret_cast<const rtattr*>(reinterpret_cast<const char*>(info) +
+                                              NLMSG_ALIGN(sizeof(ifinfomsg)));
+  for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {  // NOLINT: the kernel's macros
+    const auto payload = static_cast<std::size_t>(RTA_PAYLOAD(rta));
+    if (rta->rta_type == IFLA_IFNAME && payload > 0) {
+      const auto* name = static_cast<const char*>(RTA_DATA(rta));
+      e.name.assign(name, strnlen(name, payload));
+    } else if (rta->rta_type == IFLA_MTU && payload >= sizeof(uint32_t)) {
+      std::memcpy(&e.mtu, RTA_DATA(rta), sizeof(uint32_t));
+    }
   }
-  if (tb[IFLA_MTU] != nullptr) {
-    e.mtu = nla_get_u32(tb[IFLA_MTU]);
-  }
-  into->push_back(std::move(e));
-  return NL_OK;
+  return e;
 }
 
 }  // namespace
@@ -298,9 +322,7 @@ LinkMonitor::LinkMonitor() : socket_(new Socket) {
     delete socket_;
     throw std::runtime_error("cannot open a netlink socket for link events");
   }
-  nl_socket_disable_seq_check(socket_->sk);
   nl_socket_set_nonblocking(socket_->sk);
-  nl_socket_modify_cb(socket_->sk, NL_CB_VALID, NL_CB_CUSTOM, on_link_event, nullptr);
   // A bring-up makes a burst of events (each VF's netdev appears, is renamed, gets its
   // MTU and altnames: some 5 per VF, 2 KiB or more each as the kernel counts) while a
   // busy loop may not read for a while. The default buffer (rmem_default, ~200 KiB)
@@ -323,15 +345,40 @@ int LinkMonitor::fd() const { return nl_socket_get_fd(socket_->sk); }
 std::vector<LinkEvent> LinkMonitor::drain(bool* overflowed) {
   std::vector<LinkEvent> out;
   *overflowed = false;
-  nl_socket_modify_cb(socket_->sk, NL_CB_VALID, NL_CB_CUSTOM, on_link_event, &out);
+  // Read as they come, into one buffer: events are only listened to, never answers to
+  // a request, so libnl's per-message copies and callbacks have nothing to add.
+  auto& buffer = socket_->events;
+  if (buffer.size() < kEventRead) {
+    buffer.resize(kEventRead);
+  }
   for (;;) {
-    const int err = nl_recvmsgs_default(socket_->sk);
-    if (err == -NLE_NOMEM) {
-      *overflowed = true;  // ENOBUFS: events were dropped
+    // With MSG_TRUNC the length is the event's own, even when it did not fit.
+    const ssize_t n = recv(fd(), buffer.data(), buffer.size(), MSG_DONTWAIT | MSG_TRUNC);
+    if (n > static_cast<ssize_t>(buffer.size())) {
+      *overflowed = true;  // an event cut short is an event lost; the next one fits
+      buffer.resize(static_cast<std::size_t>(n));
       continue;
     }
-    if (err < 0) {
-      break;  // -NLE_AGAIN: nothing more waits
+    if (n < 0) {
+      if (errno == ENOBUFS) {
+        *overflowed = true;  // events were dropped
+        continue;
+      }
+      if (errno == EINTR) {
+        continue;
+      }
+      break;  // EAGAIN: nothing more waits
+    }
+    if (n == 0) {
+      break;
+    }
+    auto len = static_cast<int>(n);
+    // NOLINTNEXTLINE(*-reinterpret-cast): the kernel's layout
+    for (auto* h = reinterpret_cast<const nlmsghdr*>(buffer.data()); NLMSG_OK(h, len);
+         h = NLMSG_NEXT(h, len)) {  // NOLINT: the kernel's macros
+      if (auto e = link_event(h)) {
+        out.push_back(std::move(*e));
+      }
     }
   }
   return out;

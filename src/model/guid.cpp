@@ -1,35 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/model/guid.hpp"
 
-#include <vector>
+#include <algorithm>
 
 #include "text.hpp"
 
 namespace vfready::model {
 
-namespace {
-
-std::vector<std::string_view> split(std::string_view text, char sep) {
-  std::vector<std::string_view> parts;
-  std::size_t start = 0;
-  while (true) {
-    const auto pos = text.find(sep, start);
-    parts.push_back(text.substr(start, pos - start));
-    if (pos == std::string_view::npos) {
-      return parts;
-    }
-    start = pos + 1;
-  }
-}
-
-}  // namespace
-
 Result<Guid> Guid::parse(std::string_view text) {
-  const auto parts = split(text, ':');
+  const auto groups = std::count(text.begin(), text.end(), ':') + 1;
   std::size_t width = 0;
-  if (parts.size() == 8) {
+  if (groups == 8) {
     width = 2;
-  } else if (parts.size() == 4) {
+  } else if (groups == 4) {
     width = 4;
   } else {
     return Error{"invalid GUID " + text::quote(text) +
@@ -37,7 +20,11 @@ Result<Guid> Guid::parse(std::string_view text) {
                  "colon-separated 16-bit groups (0200:0000:0000:0001)"};
   }
   uint64_t value = 0;
-  for (const auto part : parts) {
+  std::string_view rest = text;
+  for (auto g = groups; g > 0; --g) {
+    const auto colon = rest.find(':');
+    const auto part = rest.substr(0, colon);
+    rest.remove_prefix(colon == std::string_view::npos ? rest.size() : colon + 1);
     auto group = text::parse_uint(part, 16, (uint64_t{1} << (width * 4)) - 1);
     if (!group || part.size() != width) {
       return Error{"invalid GUID " + text::quote(text) + ": group " + text::quote(part) +
@@ -48,26 +35,26 @@ Result<Guid> Guid::parse(std::string_view text) {
   return Guid(value);
 }
 
-std::string Guid::str() const {
-  std::string out;
-  for (int shift = 56; shift >= 0; shift -= 8) {
-    out += text::hex(value_ >> shift, 2);
-    if (shift != 0) {
-      out += ':';
+namespace {
+
+// The GUID in `groups` groups of `width` hex digits, colon-separated.
+std::string grouped(uint64_t value, int groups, int width) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(static_cast<std::size_t>(groups * (width + 1) - 1), ':');
+  std::size_t at = out.size();
+  for (int g = 0; g < groups; ++g) {
+    for (int d = 0; d < width; ++d, value >>= 4U) {
+      out[--at] = kDigits[value & 0xfU];
     }
+    --at;  // the colon before this group (none before the first)
   }
   return out;
 }
 
-std::string Guid::sysfs_str() const {
-  std::string out;
-  for (int shift = 48; shift >= 0; shift -= 16) {
-    out += text::hex(value_ >> shift, 4);
-    if (shift != 0) {
-      out += ':';
-    }
-  }
-  return out;
-}
+}  // namespace
+
+std::string Guid::str() const { return grouped(value_, 8, 2); }
+
+std::string Guid::sysfs_str() const { return grouped(value_, 4, 4); }
 
 }  // namespace vfready::model

@@ -70,13 +70,26 @@ uint16_t PciAddress::routing_id() const {
 }
 
 std::string PciAddress::str() const {
+  static constexpr char kDigits[] = "0123456789abcdef";
   // The kernel prints "%04x": at least four digits, more for wide (VMD) domains.
   int domain_digits = 4;
   while (domain_digits < 8 && (domain_ >> (4 * domain_digits)) != 0) {
     ++domain_digits;
   }
-  return text::hex(domain_, domain_digits) + ":" + text::hex(bus_, 2) + ":" +
-         text::hex(device_, 2) + "." + text::hex(function_, 1);
+  // dddd:bb:dd.f, written in place: every VF's paths and messages are made of these.
+  std::string out(static_cast<std::size_t>(domain_digits) + 8, ':');
+  std::size_t at = 0;
+  for (int i = domain_digits - 1; i >= 0; --i) {
+    out[at++] = kDigits[(domain_ >> (4 * i)) & 0xfU];
+  }
+  out[++at] = kDigits[bus_ >> 4U];
+  out[++at] = kDigits[bus_ & 0xfU];
+  ++at;  // ':'
+  out[++at] = kDigits[device_ >> 4U];
+  out[++at] = kDigits[device_ & 0xfU];
+  out[++at] = '.';
+  out[++at] = kDigits[function_ & 0x7U];
+  return out;
 }
 
 }  // namespace vfready::model

@@ -22,6 +22,9 @@ TEST(AGuid, PrintsBothForms) {
   EXPECT_EQ(g.sysfs_str(), "0200:0000:0000:0001");
   EXPECT_EQ(Guid::parse(g.str()).value(), g);
   EXPECT_EQ(Guid::parse(g.sysfs_str()).value(), g);
+  const Guid every_digit{0x0123456789abcdefu};
+  EXPECT_EQ(every_digit.str(), "01:23:45:67:89:ab:cd:ef");
+  EXPECT_EQ(every_digit.sysfs_str(), "0123:4567:89ab:cdef");
 }
 
 TEST(AGuid, KnowsZeroAndAllOnesAreNotAssignable) {
