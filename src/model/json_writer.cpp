@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/model/json_writer.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace vfready::model {
@@ -81,8 +82,20 @@ JsonWriter& JsonWriter::end_array() {
 }
 
 JsonWriter& JsonWriter::key(std::string_view name) {
-  value(name);
-  out_ += ':';
+  // Keys are names like "ifindex": written at once when nothing in them needs escaping.
+  const bool plain = std::all_of(name.begin(), name.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+  });
+  if (plain) {
+    separate();
+    out_ += '"';
+    out_.append(name);
+    out_.append("\":", 2);
+  } else {
+    value(name);
+    out_ += ':';
+  }
   after_key_ = true;
   return *this;
 }

@@ -236,6 +236,12 @@ std::string json_text(const PfStatus& pf, int64_t started_unix_ms) {
 
 std::string json_text(const DaemonStatus& status, int64_t now_unix_ms) {
   std::string out;
+  // Some 200 bytes a VF and 2 KiB a PF: written without growing the text as it goes.
+  std::size_t vfs = 0;
+  for (const auto& pf : status.pfs) {
+    vfs += pf.vfs.size();
+  }
+  out.reserve(4096 + (status.pfs.size() * 2048) + (vfs * 200));
   JsonWriter w(out);
   write_status(w, status, now_unix_ms);
   return out;
