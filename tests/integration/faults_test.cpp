@@ -135,6 +135,35 @@ TEST(VfreadydFault, AHungProbeLeavesItsPfStuckUntilTheDriverRecovers) {
   EXPECT_THAT(again.out, HasSubstr("State: ready"));
 }
 
+// A VF whose netdev goes away right after udev announced it: from this namespace that
+// is what a pod taking the netdev looks like (bound, no netdev here), and vfready never
+// disturbs a VF in use. The rename by the announced ifindex finds no link and counts no
+// rename; after a bounded look for a netdev of the VF that might still come (sysfs,
+// udev: a second), the VF is left alone as in use (probed once, never unbound), the PF
+// ready.
+TEST(VfreadydFault, AVfWhoseAnnouncedNetdevIsGoneIsLeftAloneAsInUse) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"netdev_gone_vfs", {3}}};
+  FakeHost host(t);
+  const auto r = sh(vfreadyd_command(host, repo_config(), "--once"), 60s);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +ibs1 +ready"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("VF 3 +0000:40:00.4 +- +[0-9a-f:]+ in use"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("VF 4 +0000:40:00.5 +ibs1v4 +[0-9a-f:]+ ok"));
+  // 8 PFs and 63 VFs: the rename that found no link is not counted.
+  EXPECT_THAT(r.out, HasSubstr("64 VFs created, 64 GUIDs set, 71 links renamed"));
+  const auto probes = host.probes();
+  EXPECT_EQ(std::count_if(probes.begin(), probes.end(),
+                          [](const std::string& p) { return p.starts_with("0000:40:00.4 "); }),
+            1)
+      << testing::PrintToString(probes);
+  for (const auto& w : host.writes()) {
+    EXPECT_THAT(w, Not(testing::AllOf(HasSubstr("unbind"), HasSubstr("0000:40:00.4"))));
+  }
+}
+
 TEST(VfreadydFault, APfWhoseDriverMadeNoNetdevOrRdmaDeviceGetsNoWrite) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);

@@ -291,6 +291,18 @@ int Kernel::probe_vf(std::size_t index, uint16_t i) {
     return EIO;
   }
   bring_up_netdev(index, i, name, /*at_boot=*/false);
+  if (pf.spec->faults.netdev_gone_vfs.contains(i)) {
+    bool first = false;
+    {
+      std::lock_guard lock(mu_);
+      if (i < pf.vfs.size() && !pf.vfs[i].netdev_gone) {
+        pf.vfs[i].netdev_gone = first = true;
+      }
+    }
+    if (first) {  // announced, and gone before anyone could rename it
+      take_down_netdev(Owner{index, i});
+    }
+  }
   return 0;
 }
 

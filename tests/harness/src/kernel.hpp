@@ -52,6 +52,7 @@ class Kernel {
     std::string policy = "Down";
     std::string driver_override{};  // sysfs driver_override: the only driver that may bind it
     std::string held_by{};          // a driver other than mlx5_core bound to it
+    bool netdev_gone = false;       // netdev_gone_vfs has taken its netdev once
   };
 
   struct Pf {

@@ -89,11 +89,12 @@ SriovSpec parse_sriov(const JsonReader& r) {
 }
 
 FaultSpec parse_faults(const JsonReader& r) {
-  r.only_keys({"probe_fail_vfs", "probe_hang_vfs", "guid_write_fail_vfs", "guid_write_hang_vfs",
-               "numvfs_write_hangs", "numvfs_errno"});
+  r.only_keys({"probe_fail_vfs", "probe_hang_vfs", "netdev_gone_vfs", "guid_write_fail_vfs",
+               "guid_write_hang_vfs", "numvfs_write_hangs", "numvfs_errno"});
   FaultSpec f;
   for (const auto& [key, set] : {std::pair{"probe_fail_vfs", &f.probe_fail_vfs},
                                  std::pair{"probe_hang_vfs", &f.probe_hang_vfs},
+                                 std::pair{"netdev_gone_vfs", &f.netdev_gone_vfs},
                                  std::pair{"guid_write_fail_vfs", &f.guid_write_fail_vfs},
                                  std::pair{"guid_write_hang_vfs", &f.guid_write_hang_vfs}}) {
     if (r.has(key)) {
