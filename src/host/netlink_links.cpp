@@ -30,13 +30,17 @@ struct NetlinkLinks::Socket {
 
 namespace {
 
-// Big enough for every request built here (a name, an MTU, an altname nest, VF GUIDs):
+// Big enough for every request built here (a name, an MTU, an altname nest, a lookup):
 // libnl's default is a page, zeroed for each message.
 constexpr std::size_t kRequestSize = 512;
 
 nl_msg* link_request(int type, int flags, int ifindex) {
   nl_msg* msg = nlmsg_alloc_size(kRequestSize);
-  if (msg == nullptr || nlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, type, 0, flags) == nullptr) {
+  if (msg == nullptr) {
+    throw std::bad_alloc();
+  }
+  if (nlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, type, 0, flags) == nullptr) {
+    nlmsg_free(msg);
     throw std::bad_alloc();
   }
   ifinfomsg ifi{};
@@ -124,11 +128,10 @@ nl_msg* raw_link_message(Raw what, int ifindex, const std::string& name = {},
   switch (what) {
     case Raw::kSetLink:
       msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, ifindex);
-      if (!name.empty()) {
-        nla_put_string(msg, IFLA_IFNAME, name.c_str());
-      }
-      if (mtu) {
-        nla_put_u32(msg, IFLA_MTU, *mtu);
+      if ((!name.empty() && nla_put_string(msg, IFLA_IFNAME, name.c_str()) < 0) ||
+          (mtu && nla_put_u32(msg, IFLA_MTU, *mtu) < 0)) {
+        nlmsg_free(msg);
+        throw std::length_error("a link change request outgrew its message");
       }
       return msg;
     case Raw::kLookup:

@@ -120,7 +120,8 @@ std::string prometheus_metrics(const DaemonStatus& status, int64_t now_unix_ms) 
     }
   }
   m.family("vfready_vfs", "gauge",
-           "VFs of the PF by state (ready, in_use, failed, unchecked: its PF failed first).");
+           "VFs of the PF by state (ready, in_use, failed, unchecked: its PF failed or got stuck "
+           "first).");
   for (const auto& pf : status.pfs) {
     std::map<VfState, std::size_t> by;
     for (const auto& vf : pf.vfs) {

@@ -202,6 +202,10 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
     }
   };
   std::vector<Probed> probed(pfs.size());
+  std::vector<std::string> netdevs;
+  for (const auto& pf : pfs) {
+    netdevs.push_back(netdev_of(topology, pf));
+  }
   std::atomic<bool> ok{true};
   const auto start = Clock::now();
   std::vector<std::thread> threads;
@@ -213,10 +217,14 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
         close(fd);
       }
       std::optional<vfready::host::NetlinkLinks> links;
-      if (in) {
-        links.emplace();
+      try {
+        if (in) {
+          links.emplace();
+        }
+      } catch (const std::exception&) {
+        links.reset();  // every rename fails: so does the run
       }
-      const auto netdev = netdev_of(topology, pfs[p]);
+      const auto& netdev = netdevs[p];
       for (int v = probed[p].pop(); v >= 0; v = probed[p].pop()) {
         const auto ifindex = links ? if_nametoindex((netdev + "v" + std::to_string(v)).c_str()) : 0;
         if (ifindex == 0 ||
@@ -241,7 +249,9 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
         }
       }
       probed[p].push(-1);
-      ok = ok && good;
+      if (!good) {
+        ok = false;
+      }
     });
   }
   for (auto& t : threads) {
@@ -378,10 +388,23 @@ std::string fixed(double value, int digits) {
   return o.str();
 }
 
+// The median of measurements of which none may fail: -1 (no measurement) when one did.
+double median_of(std::vector<double> v) {
+  return std::any_of(v.begin(), v.end(), [](double x) { return x < 0; }) ? -1 : percentile(v, 50);
+}
+
 // Runs of one bring-up, as one: the median of each figure (time, CPU, user CPU, peak
-// RSS) and the last run's counts (the same in every run).
+// RSS) and the last run's counts (the same in every run); a run that failed (no READY,
+// an exit other than 0) fails them all, so that no median hides it.
 Run median_run(const std::vector<Run>& runs) {
   Run out = runs.back();
+  for (const auto& r : runs) {
+    if (r.ready_ms < 0 || r.exit_code != 0) {
+      out = r;
+      out.ready_ms = -1;
+      return out;
+    }
+  }
   const auto median = [&](double Run::*field) {
     std::vector<double> v;
     for (const auto& r : runs) {
@@ -432,17 +455,21 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double floor_ta
         quiet_cpus();
         their_floors.push_back(probe_floor(host, topology, vfs));
       }
+      // A failed run or floor makes its pair's ratio -1: no measurement, never met.
+      const auto ratio = [](double ready, double floor) {
+        return ready < 0 || floor <= 0 ? -1.0 : ready / floor;
+      };
       if (largest) {
-        ratios.push_back(these.back().ready_ms / their_floors.back());
+        ratios.push_back(ratio(these.back().ready_ms, their_floors.back()));
         FakeHost host(topology, std::chrono::minutes(1));
         quiet_cpus();
         const double with_renames = probe_floor(host, topology, vfs, /*renamed=*/true);
         renamed_floors.push_back(with_renames);
-        renamed_ratios.push_back(these.back().ready_ms / with_renames);
+        renamed_ratios.push_back(ratio(these.back().ready_ms, with_renames));
       }
     }
     runs.push_back(median_run(these));
-    floors.push_back(percentile(their_floors, 50));
+    floors.push_back(median_of(their_floors));
   }
   const std::string s = "scale: 16 PFs (vf_probe_ms " + std::to_string(probe) + ")";
   for (std::size_t i = 0; i < counts.size(); ++i) {
@@ -469,7 +496,7 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double floor_ta
       const auto pairs = std::to_string(ratios.size());
       const auto text = each(ratios);
       out.push_back({s, label + ": / fake host's floor, median of " + pairs + " pairs",
-                     percentile(ratios, 50), "x", floor_target,
+                     median_of(ratios), "x", floor_target,
                      "floor x " + fixed(floor_target, 1) + " (pairs: " + text + ")"});
     } else {
       out.push_back({s, label + ": / fake host's floor", runs[i].ready_ms / floors[i], "x",
@@ -480,13 +507,13 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double floor_ta
       const auto text = each(renamed_ratios);
       out.push_back({s,
                      label + ": floor with each VF renamed",
-                     percentile(renamed_floors, 50),
+                     median_of(renamed_floors),
                      "ms",
                      {},
                      "the floor and one rename a VF (netlink, by ifindex)"});
       out.push_back({s,
                      label + ": / floor with each VF renamed",
-                     percentile(renamed_ratios, 50),
+                     median_of(renamed_ratios),
                      "x",
                      {},
                      "median (pairs: " + text + ")"});

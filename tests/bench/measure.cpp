@@ -114,6 +114,9 @@ double percentile(std::vector<double>& samples, double p) {
   return samples[std::clamp<std::size_t>(rank, 1, samples.size()) - 1];
 }
 
+// A figure with a target is met when measured (a failed run gives -1) and within it.
+bool met(const Figure& f) { return f.target && f.value >= 0 && f.value <= *f.target; }
+
 void print_table(const std::vector<Figure>& figures) {
   std::string section;
   std::printf("%-44s %12s %-6s %12s  %s\n", "figure", "value", "unit", "target", "verdict");
@@ -128,7 +131,7 @@ void print_table(const std::vector<Figure>& figures) {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.3f", *f.target);
       target = buf;
-      verdict = f.value <= *f.target ? "met" : "MISSED";
+      verdict = met(f) ? "met" : f.value < 0 ? "MISSED (no measurement)" : "MISSED";
       verdict += " (" + f.basis + ")";
     } else if (!f.basis.empty()) {
       verdict = f.basis;
@@ -148,7 +151,7 @@ std::string to_json(const std::vector<Figure>& figures, const std::string& machi
                         {"basis", f.basis}};
     if (f.target) {
       j["target"] = *f.target;
-      j["met"] = f.value <= *f.target;
+      j["met"] = met(f);
     }
     out.push_back(j);
   }

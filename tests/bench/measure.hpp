@@ -23,6 +23,7 @@ struct Figure {
   std::optional<double> target;  // value must be at most this
   std::string basis;             // what the target is made of
 };
+bool met(const Figure& f);
 
 // A process started by `bash -c <command>` (which should exec what it measures), reaped
 // with its resource usage.

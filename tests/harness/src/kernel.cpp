@@ -292,15 +292,19 @@ int Kernel::probe_vf(std::size_t index, uint16_t i) {
   }
   bring_up_netdev(index, i, name, /*at_boot=*/false);
   if (pf.spec->faults.netdev_gone_vfs.contains(i)) {
-    bool first = false;
+    // Gone before udev handled it, and udev's add comes after, for the netdev as it was.
+    int ifindex = 0;
     {
       std::lock_guard lock(mu_);
       if (i < pf.vfs.size() && !pf.vfs[i].netdev_gone) {
-        pf.vfs[i].netdev_gone = first = true;
+        pf.vfs[i].netdev_gone = true;
+        ifindex = pf.vfs[i].ifindex;
       }
     }
-    if (first) {  // announced, and gone before anyone could rename it
+    const auto was = ifindex != 0 ? describe_netdev(ifindex) : std::nullopt;
+    if (was) {
       take_down_netdev(Owner{index, i});
+      udev_.late_add(ifindex, *was, "mlx5_core");
     }
   }
   return 0;

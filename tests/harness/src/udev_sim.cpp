@@ -68,6 +68,15 @@ void UdevSim::moved(int ifindex, const std::string& old_devpath) {
   announce("move", ifindex, "mlx5_core", old_devpath);
 }
 
+void UdevSim::late_add(int ifindex, const Netdev& netdev, const std::string& driver) {
+  if (announces_) {
+    messages_.send("add", netdev.devpath, "net",
+                   {{"INTERFACE", netdev.name},
+                    {"IFINDEX", std::to_string(ifindex)},
+                    {"ID_NET_DRIVER", driver}});
+  }
+}
+
 void UdevSim::announce(const std::string& action, int ifindex, const std::string& driver,
                        const std::string& old_devpath) {
   const auto netdev = describe_ ? describe_(ifindex) : std::nullopt;

@@ -46,6 +46,9 @@ class UdevSim {
   void remove(int ifindex);
   // A netdev was renamed (it was at `old_devpath`).
   void moved(int ifindex, const std::string& old_devpath);
+  // udevd behind: the add of a netdev that is gone by now (`netdev` as it was), sent
+  // as udevd sends an event whose device went away while it waited in the queue.
+  void late_add(int ifindex, const Netdev& netdev, const std::string& driver);
 
  private:
   void finish(int ifindex, const std::string& driver, unsigned generation);
