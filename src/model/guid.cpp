@@ -39,14 +39,11 @@ namespace {
 
 // The GUID in `groups` groups of `width` hex digits, colon-separated.
 std::string grouped(uint64_t value, int groups, int width) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(static_cast<std::size_t>(groups * (width + 1) - 1), ':');
-  std::size_t at = out.size();
+  const auto step = static_cast<std::size_t>(width) + 1;
+  std::string out((static_cast<std::size_t>(groups) * step) - 1, ':');
   for (int g = 0; g < groups; ++g) {
-    for (int d = 0; d < width; ++d, value >>= 4U) {
-      out[--at] = kDigits[value & 0xfU];
-    }
-    --at;  // the colon before this group (none before the first)
+    const int shift = (groups - 1 - g) * width * 4;
+    text::put_hex(out, static_cast<std::size_t>(g) * step, value >> shift, width);
   }
   return out;
 }

@@ -70,25 +70,19 @@ uint16_t PciAddress::routing_id() const {
 }
 
 std::string PciAddress::str() const {
-  static constexpr char kDigits[] = "0123456789abcdef";
   // The kernel prints "%04x": at least four digits, more for wide (VMD) domains.
   int domain_digits = 4;
   while (domain_digits < 8 && (domain_ >> (4 * domain_digits)) != 0) {
     ++domain_digits;
   }
   // dddd:bb:dd.f, written in place: every VF's paths and messages are made of these.
-  std::string out(static_cast<std::size_t>(domain_digits) + 8, ':');
-  std::size_t at = 0;
-  for (int i = domain_digits - 1; i >= 0; --i) {
-    out[at++] = kDigits[(domain_ >> (4 * i)) & 0xfU];
-  }
-  out[++at] = kDigits[bus_ >> 4U];
-  out[++at] = kDigits[bus_ & 0xfU];
-  ++at;  // ':'
-  out[++at] = kDigits[device_ >> 4U];
-  out[++at] = kDigits[device_ & 0xfU];
-  out[++at] = '.';
-  out[++at] = kDigits[function_ & 0x7U];
+  const auto d = static_cast<std::size_t>(domain_digits);
+  std::string out(d + 8, ':');
+  text::put_hex(out, 0, domain_, domain_digits);
+  text::put_hex(out, d + 1, bus_, 2);
+  text::put_hex(out, d + 4, device_, 2);
+  out[d + 6] = '.';
+  text::put_hex(out, d + 7, function_, 1);
   return out;
 }
 

@@ -172,16 +172,21 @@ void write_pf(JsonWriter& w, const PfStatus& pf, int64_t started_unix_ms) {
   w.end_array().end_object();
 }
 
+std::size_t vf_count(const DaemonStatus& status) {
+  std::size_t vfs = 0;
+  for (const auto& pf : status.pfs) {
+    vfs += pf.vfs.size();
+  }
+  return vfs;
+}
+
 void write_status(JsonWriter& w, const DaemonStatus& status, int64_t now_unix_ms) {
   const auto at = [&](double since_start_ms) -> JsonWriter& {
     return status.started_unix_ms > 0
                ? w.value(rfc3339(status.started_unix_ms + whole_ms(since_start_ms)))
                : w.null();
   };
-  std::size_t vfs = 0;
-  for (const auto& pf : status.pfs) {
-    vfs += pf.vfs.size();
-  }
+  const std::size_t vfs = vf_count(status);
   const bool outcome = status.ready_ms >= 0;
   w.begin_object()
       .field("schema_version", kStatusSchemaVersion)
@@ -237,11 +242,7 @@ std::string json_text(const PfStatus& pf, int64_t started_unix_ms) {
 std::string json_text(const DaemonStatus& status, int64_t now_unix_ms) {
   std::string out;
   // Some 200 bytes a VF and 2 KiB a PF: written without growing the text as it goes.
-  std::size_t vfs = 0;
-  for (const auto& pf : status.pfs) {
-    vfs += pf.vfs.size();
-  }
-  out.reserve(4096 + (status.pfs.size() * 2048) + (vfs * 200));
+  out.reserve(4096 + (status.pfs.size() * 2048) + (vf_count(status) * 200));
   JsonWriter w(out);
   write_status(w, status, now_unix_ms);
   return out;

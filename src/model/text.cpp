@@ -18,13 +18,16 @@ std::optional<uint64_t> parse_uint(std::string_view digits, int base, uint64_t m
   return value;
 }
 
-std::string hex(uint64_t value, int digits) {
+void put_hex(std::string& out, std::size_t at, uint64_t value, int digits) {
   static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out(static_cast<std::size_t>(digits), '0');
-  for (int i = digits - 1; i >= 0; --i) {
-    out[static_cast<std::size_t>(i)] = kDigits[value & 0xf];
-    value >>= 4;
+  for (auto i = static_cast<std::size_t>(digits); i-- > 0; value >>= 4U) {
+    out[at + i] = kDigits[value & 0xfU];
   }
+}
+
+std::string hex(uint64_t value, int digits) {
+  std::string out(static_cast<std::size_t>(digits), '0');
+  put_hex(out, 0, value, digits);
   return out;
 }
 

@@ -13,14 +13,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -32,6 +29,7 @@
 #include "service_daemon.hpp"
 #include "vfready/bus/bus.hpp"
 #include "vfready/host/links.hpp"
+#include "vfready/pipeline/hand_off.hpp"
 
 using namespace vfready::testing;
 using namespace vfready::bench;
@@ -181,27 +179,8 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
     close(fd);
     return ok;
   };
-  // The VFs probed and not renamed yet, of one PF; -1 when its probes are over.
-  struct Probed {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::deque<int> vfs;
-    void push(int v) {
-      {
-        std::lock_guard lock(mu);
-        vfs.push_back(v);
-      }
-      cv.notify_one();
-    }
-    int pop() {
-      std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return !vfs.empty(); });
-      const int v = vfs.front();
-      vfs.pop_front();
-      return v;
-    }
-  };
-  std::vector<Probed> probed(pfs.size());
+  // The VFs probed and not renamed yet, a queue per PF, closed when its probes are over.
+  std::vector<vfready::pipeline::HandOff<int>> probed(pfs.size());
   std::vector<std::string> netdevs;
   for (const auto& pf : pfs) {
     netdevs.push_back(netdev_of(topology, pf));
@@ -225,11 +204,11 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
         links.reset();  // every rename fails: so does the run
       }
       const auto& netdev = netdevs[p];
-      for (int v = probed[p].pop(); v >= 0; v = probed[p].pop()) {
-        const auto ifindex = links ? if_nametoindex((netdev + "v" + std::to_string(v)).c_str()) : 0;
+      while (const auto v = probed[p].pop()) {
+        const auto vf = std::to_string(*v);
+        const auto ifindex = links ? if_nametoindex((netdev + "v" + vf).c_str()) : 0;
         if (ifindex == 0 ||
-            links->rename(static_cast<int>(ifindex),
-                          "fl" + std::to_string(p) + "v" + std::to_string(v)) != 0) {
+            links->rename(static_cast<int>(ifindex), "fl" + std::to_string(p) + "v" + vf) != 0) {
           ok = false;
         }
       }
@@ -248,7 +227,7 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
           probed[p].push(v);
         }
       }
-      probed[p].push(-1);
+      probed[p].close();
       if (!good) {
         ok = false;
       }
@@ -437,6 +416,10 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double floor_ta
   // The floor with each VF's netdev renamed, and vfready / it, each pair's.
   std::vector<double> renamed_floors;
   std::vector<double> renamed_ratios;
+  // A failed run or floor makes its pair's ratio -1: no measurement, never met.
+  const auto ratio = [](double ready, double floor) {
+    return ready < 0 || floor <= 0 ? -1.0 : ready / floor;
+  };
   for (int vfs : counts) {
     auto [topology, config] = scaled(vfs, probe);
     const bool largest = vfs == counts.back();
@@ -455,10 +438,6 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double floor_ta
         quiet_cpus();
         their_floors.push_back(probe_floor(host, topology, vfs));
       }
-      // A failed run or floor makes its pair's ratio -1: no measurement, never met.
-      const auto ratio = [](double ready, double floor) {
-        return ready < 0 || floor <= 0 ? -1.0 : ready / floor;
-      };
       if (largest) {
         ratios.push_back(ratio(these.back().ready_ms, their_floors.back()));
         FakeHost host(topology, std::chrono::minutes(1));

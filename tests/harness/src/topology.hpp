@@ -41,7 +41,7 @@ struct SriovSpec {
 struct FaultSpec {
   std::set<uint16_t> probe_fail_vfs;
   std::set<uint16_t> probe_hang_vfs;  // the probe blocks, as numvfs_write_hangs
-  // The first probe's netdev goes away right after udev announced it (a VF reset).
+  // The first probe's netdev is gone before udev handled it; udev's add comes late.
   std::set<uint16_t> netdev_gone_vfs;
   std::set<uint16_t> guid_write_fail_vfs;  // OFED's sriov/N/node write fails with EIO
   std::set<uint16_t> guid_write_hang_vfs;  // it blocks, as numvfs_write_hangs

@@ -70,10 +70,7 @@ void UdevSim::moved(int ifindex, const std::string& old_devpath) {
 
 void UdevSim::late_add(int ifindex, const Netdev& netdev, const std::string& driver) {
   if (announces_) {
-    messages_.send("add", netdev.devpath, "net",
-                   {{"INTERFACE", netdev.name},
-                    {"IFINDEX", std::to_string(ifindex)},
-                    {"ID_NET_DRIVER", driver}});
+    send("add", ifindex, netdev, driver);
   }
 }
 
@@ -83,12 +80,17 @@ void UdevSim::announce(const std::string& action, int ifindex, const std::string
   if (!netdev) {
     return;  // gone meanwhile: udevd sends its remove instead
   }
+  send(action, ifindex, *netdev, driver, old_devpath);
+}
+
+void UdevSim::send(const std::string& action, int ifindex, const Netdev& netdev,
+                   const std::string& driver, const std::string& old_devpath) {
   std::vector<std::pair<std::string, std::string>> properties = {
-      {"INTERFACE", netdev->name}, {"IFINDEX", std::to_string(ifindex)}, {"ID_NET_DRIVER", driver}};
+      {"INTERFACE", netdev.name}, {"IFINDEX", std::to_string(ifindex)}, {"ID_NET_DRIVER", driver}};
   if (!old_devpath.empty()) {
     properties.emplace_back("DEVPATH_OLD", old_devpath);
   }
-  messages_.send(action, netdev->devpath, "net", properties);
+  messages_.send(action, netdev.devpath, "net", properties);
 }
 
 void UdevSim::write_db(int ifindex, const std::string& driver) const {

@@ -58,6 +58,9 @@ class UdevSim {
 
   void announce(const std::string& action, int ifindex, const std::string& driver,
                 const std::string& old_devpath = {});
+  // The message udevd sends for `netdev`.
+  void send(const std::string& action, int ifindex, const Netdev& netdev, const std::string& driver,
+            const std::string& old_devpath = {});
 
   std::string run_dir_;
   std::chrono::milliseconds latency_;
