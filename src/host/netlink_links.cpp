@@ -12,6 +12,8 @@
 #include <netlink/route/link/sriov.h>
 #include <sys/socket.h>
 
+#include <linux/if.h>
+
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -62,6 +64,7 @@ bool parse_link(nlmsghdr* h, Link* out) {
   out->ifindex = ifi->ifi_index;
   out->name = tb[IFLA_IFNAME] != nullptr ? nla_get_string(tb[IFLA_IFNAME]) : "";
   out->mtu = tb[IFLA_MTU] != nullptr ? nla_get_u32(tb[IFLA_MTU]) : 0;
+  out->up = (ifi->ifi_flags & IFF_UP) != 0;
   out->altnames.clear();
   if (tb[IFLA_PROP_LIST] != nullptr) {
     nlattr* prop = nullptr;
@@ -183,19 +186,27 @@ nl_msg* change_request(int ifindex, rtnl_link* changes) {
   return msg;
 }
 
+// The node GUID and the port GUID in two IFLA_VF_INFO entries of one IFLA_VFINFO_LIST:
+// the kernel's do_setvfinfo() sets the node GUID of an entry and returns, so a port
+// GUID beside it would be ignored; do_setlink() walks every entry of the list.
 nl_msg* vf_guids_message(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
   auto changes = new_link();
-  rtnl_link_vf* info = rtnl_link_vf_alloc();
-  if (info == nullptr) {
-    throw std::bad_alloc();
-  }
-  rtnl_link_vf_set_index(info, vf);
-  rtnl_link_vf_set_ib_node_guid(info, node.value());
-  rtnl_link_vf_set_ib_port_guid(info, port.value());
-  const int added = rtnl_link_vf_add(changes.get(), info);
-  rtnl_link_vf_put(info);
-  if (added < 0) {
-    throw std::runtime_error("libnl could not add VF info to a link change");
+  for (const bool is_node : {true, false}) {
+    rtnl_link_vf* info = rtnl_link_vf_alloc();
+    if (info == nullptr) {
+      throw std::bad_alloc();
+    }
+    rtnl_link_vf_set_index(info, vf);
+    if (is_node) {
+      rtnl_link_vf_set_ib_node_guid(info, node.value());
+    } else {
+      rtnl_link_vf_set_ib_port_guid(info, port.value());
+    }
+    const int added = rtnl_link_vf_add(changes.get(), info);
+    rtnl_link_vf_put(info);
+    if (added < 0) {
+      throw std::runtime_error("libnl could not add VF info to a link change");
+    }
   }
   return change_request(pf_ifindex, changes.get());
 }

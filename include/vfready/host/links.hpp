@@ -19,6 +19,7 @@ struct Link {
   std::string name;
   std::vector<std::string> altnames;
   uint32_t mtu = 0;
+  bool up = false;  // IFF_UP: administratively up
 };
 
 class Links {
