@@ -19,6 +19,23 @@ LinkLayer link_layer(const JsonReader& r) {
                                                               : LinkLayer::kEthernet;
 }
 
+// An MTU the kernel takes on the link layer's netdevs. IPoIB (mlx5's enhanced IPoIB runs
+// in datagram mode only): ipoib_change_mtu() refuses less than 72 and more than
+// IPOIB_UD_MTU(4096) = 4092 with EINVAL; Ethernet: 68 to mlx5's 9978 (MLX5E_HW2SW_MTU of
+// the largest port MTU), here the larger 65520 the kernel's own bound allows.
+uint32_t mtu(const JsonReader& r, LinkLayer layer) {
+  if (layer == LinkLayer::kInfiniBand) {
+    const auto v = r.uint_in(68, 65520);
+    if (v < 72 || v > 4092) {
+      r.fail("is " + std::to_string(v) +
+             "; an IPoIB netdev (link_layer InfiniBand) takes 72 to 4092: the kernel's "
+             "ipoib_change_mtu() refuses more than 4092 (datagram mode at the 4K IB MTU)");
+    }
+    return static_cast<uint32_t>(v);
+  }
+  return static_cast<uint32_t>(r.uint_in(68, 65520));
+}
+
 uint16_t pci_id(const JsonReader& r) {
   const auto s = r.string();
   auto v = s.size() == 6 && s.starts_with("0x") ? text::parse_uint(s.substr(2), 16, 0xffff)
@@ -155,11 +172,14 @@ PfConfig pf_config(const JsonReader& r, const std::string& source) {
   if (r.has("link_layer")) {
     pf.link_layer = link_layer(r["link_layer"]);
   }
+  // The link layer the PF's ports have when it comes up: what it is selected by, else
+  // what it must be.
+  const auto layer = pf.select.link_layer.value_or(pf.link_layer);
   if (r.has("pf_mtu")) {
-    pf.pf_mtu = static_cast<uint32_t>(r["pf_mtu"].uint_in(68, 65520));
+    pf.pf_mtu = mtu(r["pf_mtu"], layer);
   }
   if (r.has("mtu")) {
-    pf.vf_mtu = static_cast<uint32_t>(r["mtu"].uint_in(68, 65520));
+    pf.vf_mtu = mtu(r["mtu"], layer);
   }
   if (r.has("pf_name")) {
     pf.pf_name = name_template(r["pf_name"]);

@@ -56,6 +56,14 @@ TEST(AConfig, HasDefaultsForWhatItDoesNotSay) {
   EXPECT_THAT(c->required_modules, testing::Contains("mlx5_ib"));
 }
 
+TEST(AConfig, TakesAnEthernetMtuAboveWhatIpoibTakes) {
+  auto c = parse_config({{"/etc/vfready/vfready.json",
+                          R"({"pfs": [{"select": {"pci": "0000:29:00.0"}, "vfs": 1,
+                              "link_layer": "Ethernet", "mtu": 9000}]})"}});
+  ASSERT_TRUE(c) << c.error().message;
+  EXPECT_EQ(c.value().pfs.at(0).vf_mtu, 9000u);
+}
+
 TEST(AConfig, TurnsAPublishedFileOffWithFalse) {
   auto c = parse_config(
       {{"main.json", kMinimal}, {"10-publish.json", R"({"publish": {"metrics_file": false,
@@ -159,6 +167,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"MtuTooSmall",
                   R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1, "mtu": 10}]})",
                   "$.pfs[0].mtu: is 10; must be from 68 to 65520"},
+        BadConfig{"IpoibMtuAboveTheKernelsLimit",
+                  R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1, "mtu": 4096}]})",
+                  "$.pfs[0].mtu: is 4096; an IPoIB netdev (link_layer InfiniBand) takes 72 to "
+                  "4092: the kernel's ipoib_change_mtu() refuses more than 4092"},
+        BadConfig{"IpoibPfMtuAboveTheKernelsLimit",
+                  R"({"pfs": [{"select": {"device": "0x1021", "link_layer": "InfiniBand"},
+                      "vfs": 1, "pf_mtu": 9000}]})",
+                  "$.pfs[0].pf_mtu: is 9000; an IPoIB netdev"},
         BadConfig{"ZeroGuid", R"({"pfs": [{"select": {"device": "0x1021"}, "vfs": 1, "guid":
                   {"scheme": "pool", "first": "00:00:00:00:00:00:00:00",
                    "last": "00:00:00:00:00:00:00:09"}}]})",
