@@ -128,7 +128,8 @@ void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyP
       host::SysfsSriovHost sriov(
           sysfs, links,
           {std::chrono::milliseconds(t.numvfs_ms), std::chrono::milliseconds(t.bind_ms),
-           device_call_bound(in.config)});
+           device_call_bound(in.config)},
+          in.roots.kernel_log);
       pipeline::PfHost os{sriov, links, *udev};
       status = pipeline::bring_up_pf(
           target, in.config, in.table, *host, os, *names, [&](const char* step) {

@@ -91,6 +91,13 @@ NetdevDevice SysfsSriovHost::device_of_netdev(const std::string& netdev) {
   return {std::move(pci), sysfs_.link_target_name(device + "/physfn")};
 }
 
+std::vector<std::string> SysfsSriovHost::kernel_log_naming(const std::string& device) {
+  auto lines = read_kernel_log(kernel_log_);
+  std::erase_if(lines,
+                [&](const std::string& line) { return line.find(device) == std::string::npos; });
+  return lines;
+}
+
 std::optional<StuckCall> SysfsSriovHost::stuck(const model::PciAddress& pf) {
   return sysfs_.stuck(pf.str());
 }
@@ -161,19 +168,27 @@ int SysfsSriovHost::probe_vf(const model::PciAddress& pf, const model::PciAddres
 ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
                                                const model::PciAddress& vf, uint16_t index,
                                                bool ofed) {
-  if (!ofed) {
-    return SriovHost::probe_vf_reading_guid(pf, vf, index, ofed);
+  // One helper round trip: the probe, the VF's uevent (DRIVER= while a driver has it:
+  // dev_uevent()), and OFED's view of the GUID its port took (a call stops at a failed
+  // write: no reads then).
+  std::vector<DeviceOp> ops = {
+      probe_write(vf), {DeviceOp::Kind::kRead, "bus/pci/devices/" + vf.str() + "/uevent", {}}};
+  if (ofed) {
+    ops.push_back({DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}});
   }
-  // One helper round trip for both (a call stops at a failed write: no read then).
-  const auto got = sysfs_.on_device(
-      pf.str(), {probe_write(vf), {DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}}},
-      deadlines_.probe);
-  ProbedVf out{got.front().err, std::nullopt};
+  const auto got = sysfs_.on_device(pf.str(), ops, deadlines_.probe);
+  ProbedVf out{.err = got.front().err, .bound = false, .guid = std::nullopt};
   if (out.err != 0 || got.size() < 2) {
     return out;
   }
+  out.bound = got[1].err == 0 && (got[1].text.starts_with("DRIVER=") ||
+                                  got[1].text.find("\nDRIVER=") != std::string::npos);
+  if (!out.bound) {
+    return out;
+  }
   // Without sriov/<n>/port (ENOENT) its RDMA device tells, as vf_port_guid reads it.
-  out.guid = got[1].err == ENOENT ? vf_port_guid(pf, index, ofed) : parsed_guid(got[1]);
+  out.guid =
+      got.size() < 3 || got[2].err == ENOENT ? vf_port_guid(pf, index, ofed) : parsed_guid(got[2]);
   return out;
 }
 

@@ -28,7 +28,7 @@ std::optional<model::Problem> AutoprobeGuard::restore() {
     return model::problem(model::EventKind::kAutoprobeFailed,
                           "cannot turn sriov_drivers_autoprobe of PF " + pf_.str() +
                               " back on: " + host::errno_name(err) +
-                              "; VFs a driver reload re-creates stay unbound until the next pass",
+                              "; the kernel probes none of its VFs while it is off",
                           pf_.str());
   }
   return std::nullopt;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "vfready/host/sysfs.hpp"
+#include "vfready/model/kernel_features.hpp"
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {
@@ -16,8 +17,13 @@ namespace {
 class Namer {
  public:
   // Problems name `pf` and, for a VF's netdev, `vf` (PCI addresses).
-  Namer(PfHost& os, NameRegistry& names, std::string pf, std::string vf)
-      : os_(os), names_(names), pf_(std::move(pf)), vf_(std::move(vf)) {}
+  Namer(PfHost& os, NameRegistry& names, std::string pf, std::string vf, std::string kernel_release)
+      : os_(os),
+        names_(names),
+        pf_(std::move(pf)),
+        vf_(std::move(vf)),
+        kernel_release_(std::move(kernel_release)),
+        renames_up_(model::renames_up_links(kernel_release_)) {}
 
   // Makes the netdev `ifindex` carry `name`, `altnames` and `mtu`; problems go to `out`.
   // `announced`: the name udev's add event gave a netdev the probe has just made, which
@@ -40,7 +46,8 @@ class Namer {
       refresh(ifindex);
     }
     if (const auto* link = find(ifindex); announced == nullptr && link != nullptr && name && mtu &&
-                                          link->name != name->str() && link->mtu != *mtu) {
+                                          link->name != name->str() && link->mtu != *mtu &&
+                                          (renames_up_ || !link->up)) {
       // A new VF's netdev: both in one request. An error (a name in use, say) leaves the
       // parts one at a time below, from what the kernel has then (the MTU may be set),
       // to say which failed.
@@ -173,16 +180,37 @@ class Namer {
       return true;
     }
     const std::string old = link->name;
+    if (link->up && !renames_up_) {
+      left_up(old, name, out);  // what else it needs (altnames, MTU) it still gets
+      return true;
+    }
     // Most names are free: the rename is tried first, and only a name in use (EEXIST)
     // makes the holder a question.
     int err = os_.links.rename(ifindex, name);
+    bool was_altname = false;
     if (err == EEXIST) {
-      if (const int holder = holder_of(name);
-          holder != 0 && holder != ifindex && !free_name(holder, name, out)) {
+      const int holder = holder_of(name);
+      if (holder == ifindex) {
+        // One of its own altnames (udev gives the predictable names it did not choose
+        // as altnames): the kernel refuses a rename to it (EEXIST) until it is dropped.
+        was_altname = true;
+        err = os_.links.del_altname(ifindex, name);
+      } else if (holder != 0 && !free_name(holder, name, out)) {
         refresh(ifindex);
         return false;
       }
-      err = os_.links.rename(ifindex, name);
+      if (err == 0 || err == EEXIST) {
+        err = os_.links.rename(ifindex, name);
+      }
+      if (err != 0 && was_altname) {
+        os_.links.add_altname(ifindex, name);  // as it was: the name stays its own
+      }
+    }
+    if (err == EBUSY) {
+      // An UP netdev on a kernel that renames none (the release did not tell).
+      refresh(ifindex);
+      left_up(old, name, out);
+      return true;
     }
     if (err != 0) {
       refresh(ifindex);
@@ -195,10 +223,25 @@ class Namer {
     return true;
   }
 
+  // The netdev `old`, up, keeps its name: vfready never sets a link down behind its
+  // users' back, and this kernel renames none that is up.
+  void left_up(const std::string& old, const std::string& name,
+               std::vector<model::Problem>& out) const {
+    add(out, model::EventKind::kLinkUpNotRenamed,
+        "netdev " + old + " is up, and kernel " + kernel_release_ +
+            " renames no netdev that is up (Linux 6.2 and later do): left as " + old +
+            ", not renamed to " + name +
+            "; it is renamed at the next boot, before it is up, "
+            "or set it down (ip link set " +
+            old + " down) and run vfreadyctl reconcile");
+  }
+
   PfHost& os_;
   NameRegistry& names_;
   std::string pf_;
   std::string vf_;
+  std::string kernel_release_;
+  bool renames_up_ = true;
   std::map<int, host::Link> links_;
   uint32_t renamed_ = 0;
 
@@ -218,7 +261,7 @@ void name_pf(PfRun& run) {
   }
   const auto& target = run.target;
   std::lock_guard lock(run.names.mutex());
-  Namer namer(run.os, run.names, run.status.pci.str(), "");
+  Namer namer(run.os, run.names, run.status.pci.str(), "", run.kernel_release);
   namer.apply(link->ifindex, target.name, target.altnames, target.mtu, run.status.problems);
   run.status.changes.links_renamed += namer.renamed();
 }
@@ -229,7 +272,7 @@ void name_vf(PfRun& run, model::VfStatus& vs, bool announced) {
   }
   const auto& vt = run.target.vf.at(vs.index);
   std::lock_guard lock(run.names.mutex());
-  Namer namer(run.os, run.names, run.status.pci.str(), vs.pci.str());
+  Namer namer(run.os, run.names, run.status.pci.str(), vs.pci.str(), run.kernel_release);
   namer.apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems,
               announced && !vs.name.empty() ? &vs.name : nullptr);
   run.status.changes.links_renamed += namer.renamed();

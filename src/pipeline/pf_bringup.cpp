@@ -161,6 +161,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
                             PfHost& os, NameRegistry& names, const ProgressFn& progress) {
   const auto start = Clock::now();
   PfRun run{target, config, os, names};
+  run.kernel_release = host.kernel_release;
   run.status.pci = target.pci;
   const auto step = [&](const char* name) {
     run.status.step = name;
@@ -188,6 +189,17 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   if (failed(ensure_vf_count(run, autoprobe))) {
     return finish(run, start);  // autoprobe is restored as the guard goes
   }
+  // On again before the first probe: the PCI core probes a VF only while its PF's
+  // autoprobe is on (pci_device_can_probe()), and a drivers_probe write it refuses
+  // still succeeds. Turning it on probes none of the VFs that exist, so each stays
+  // unbound until its GUID is set and its own probe comes.
+  if (auto refused = autoprobe.restore()) {
+    failed(StepResult::failed(*refused));
+    return finish(run, start);
+  }
+  if (os.sriov.stuck(target.pci)) {
+    return finish(run, start);
+  }
 
   step(StepNames::kGuids);
   const auto done = set_guids_and_probe(run);
@@ -207,10 +219,6 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   };
   if (os.sriov.stuck(target.pci)) {
     return end_early();
-  }
-  // VFs created later (a driver reload) probe by themselves again.
-  if (auto warning = autoprobe.restore()) {
-    run.status.warnings.push_back(*warning);
   }
 
   // The VFs that were not probed in this pass (bound already, with the right GUID).

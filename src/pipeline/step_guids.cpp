@@ -197,9 +197,25 @@ Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf) {
   }
   if (probed.err != 0) {
     return {model::problem(model::EventKind::kVfProbeFailed,
-                           "binding VF " + vf.str() + " failed: " + host::errno_name(probed.err) +
-                               " (see the kernel log for its probe)",
+                           "writing VF " + vf.str() +
+                               " to drivers_probe failed: " + host::errno_name(probed.err),
                            run.target.pci.str(), vf.str()),
+            std::nullopt};
+  }
+  if (!probed.bound) {
+    // drivers_probe said nothing (it never does): the probe failed, or nothing took it.
+    std::string text = "VF " + vf.str() + " is not bound to " + kDriver + " after its probe";
+    const auto lines = run.os.sriov.kernel_log_naming(vf.str());
+    if (lines.empty()) {
+      text += "; the kernel log says nothing of it";
+    } else {
+      text += "; the kernel log says:";
+      for (const auto& line : lines) {
+        text += " \"" + line + "\"";
+      }
+    }
+    return {model::problem(model::EventKind::kVfProbeFailed, std::move(text), run.target.pci.str(),
+                           vf.str()),
             std::nullopt};
   }
   return {std::nullopt, probed.guid};

@@ -57,16 +57,6 @@ std::vector<std::string> ib_pfs(TopologyBuilder t) {
   return out;
 }
 
-// The netdev the topology gives the PF at `pci`.
-std::string netdev_of(TopologyBuilder t, const std::string& pci) {
-  for (const auto& f : t.json()["functions"]) {
-    if (f["pci"] == pci) {
-      return f.value("netdev", "");
-    }
-  }
-  return "";
-}
-
 // VF `v` of a PF with offset 1, stride 1, on function 0 of its bus.
 std::string vf_pci(const std::string& pf, int v) {
   const int id = v + 1;
@@ -159,13 +149,29 @@ double run_seed(const FakeHost& host, const std::vector<std::string>& pfs, int v
 }
 
 // What the fake host itself needs for a bring-up: every PF at once, its VFs created with
-// autoprobe off, then each VF probed in turn through drivers_probe (as vfready writes:
-// O_WRONLY), with no GUIDs, udev or names. With `renamed`, each VF's netdev is renamed
-// too, as vfready does it: beside the probes, on a thread of the PF's own that takes each
-// VF as its probe returns, by ifindex (the fake host's driver names the netdev
-// `<PF netdev>v<N>`). That is the floor with the one kernel call every new VF costs
-// vfready beyond it. Wall time from the first write to the last probe's (or rename's)
-// end; -1 when a write or a rename failed.
+// autoprobe off, autoprobe back on (which probes none of them), then each VF probed in
+// turn through drivers_probe (as vfready writes: O_WRONLY), with no GUIDs, udev or names.
+// With `renamed`, each VF's netdev is renamed too, as vfready does it: beside the probes,
+// on a thread of the PF's own that takes each VF as its probe returns, by ifindex (read
+// from the VF's net/ entry: udev may rename the driver's ib<N> meanwhile). That is the
+// floor with the one kernel call every new VF costs vfready beyond it. Wall time from the
+// first write to the last probe's (or rename's) end; -1 when a write or a rename failed.
+// The ifindex of the netdev in a device's net/ directory, 0 for none. Asked again
+// when a rename moves the entry between the listing and the read.
+int netdev_ifindex(const std::string& net_dir) {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(net_dir, ec)) {
+      std::ifstream in(e.path() / "ifindex");
+      int ifindex = 0;
+      if (in >> ifindex) {
+        return ifindex;
+      }
+    }
+  }
+  return 0;
+}
+
 double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vfs,
                    bool renamed = false) {
   const auto pfs = ib_pfs(topology);
@@ -181,10 +187,6 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
   };
   // The VFs probed and not renamed yet, a queue per PF, closed when its probes are over.
   std::vector<vfready::pipeline::HandOff<int>> probed(pfs.size());
-  std::vector<std::string> netdevs;
-  for (const auto& pf : pfs) {
-    netdevs.push_back(netdev_of(topology, pf));
-  }
   std::atomic<bool> ok{true};
   const auto start = Clock::now();
   std::vector<std::thread> threads;
@@ -203,12 +205,11 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
       } catch (const std::exception&) {
         links.reset();  // every rename fails: so does the run
       }
-      const auto& netdev = netdevs[p];
+      const auto dir = sys + "devices/" + pfs[p] + "/virtfn";
       while (const auto v = probed[p].pop()) {
         const auto vf = std::to_string(*v);
-        const auto ifindex = links ? if_nametoindex((netdev + "v" + vf).c_str()) : 0;
-        if (ifindex == 0 ||
-            links->rename(static_cast<int>(ifindex), "fl" + std::to_string(p) + "v" + vf) != 0) {
+        const int ifindex = links ? netdev_ifindex(dir + vf + "/net") : 0;
+        if (ifindex <= 0 || links->rename(ifindex, "fl" + std::to_string(p) + "v" + vf) != 0) {
           ok = false;
         }
       }
@@ -218,7 +219,8 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
     threads.emplace_back([&, p] {
       const auto dir = sys + "devices/" + pfs[p] + "/";
       bool good = write(dir + "sriov_drivers_autoprobe", "0") &&
-                  write(dir + "sriov_numvfs", std::to_string(vfs));
+                  write(dir + "sriov_numvfs", std::to_string(vfs)) &&
+                  write(dir + "sriov_drivers_autoprobe", "1");
       for (int v = 0; good && v < vfs; ++v) {
         std::error_code ec;
         const auto vf = std::filesystem::read_symlink(dir + "virtfn" + std::to_string(v), ec);
@@ -285,6 +287,39 @@ void time_to_ready(std::vector<Figure>& out) {
   out.push_back({s, "vfready / fake host's floor", vfready.ready_ms / floor, "x", {}, ""});
   out.push_back({s, "vfready / seed (at most 0.1: 10x faster)", vfready.ready_ms / seed, "x", 0.1,
                  "10x faster than the seed"});
+
+  // The same host on a kernel that runs sriov_numvfs writes of all PFs one at a time
+  // (pci_lock_rescan_remove() around sriov_configure), vfready and the floor alike.
+  auto serialized = topology;
+  serialized.json()["kernel"]["serializes_sriov_configure"] = true;
+  Run vfready_serialized;
+  {
+    FakeHost host(serialized);
+    quiet_cpus();
+    vfready_serialized = run_vfready(host, repo_config());
+  }
+  double floor_serialized = 0;
+  {
+    FakeHost host(serialized);
+    quiet_cpus();
+    floor_serialized = probe_floor(host, serialized, 8);
+  }
+  const char* z =
+      "time-to-ready, sriov_numvfs serialized across PFs (kernel.serializes_sriov_configure)";
+  out.push_back({z, "vfready: start to READY=1", vfready_serialized.ready_ms, "ms", {}, ""});
+  out.push_back({z, "fake host's floor (numvfs + probes only)", floor_serialized, "ms", {}, ""});
+  out.push_back({z,
+                 "vfready / fake host's floor",
+                 vfready_serialized.ready_ms / floor_serialized,
+                 "x",
+                 {},
+                 ""});
+  out.push_back({z,
+                 "vfready serialized / vfready not",
+                 vfready_serialized.ready_ms / vfready.ready_ms,
+                 "x",
+                 {},
+                 ""});
 }
 
 // 16 PFs with `vfs` VFs each, on buses 0x10, 0x20, ...: topology and config.

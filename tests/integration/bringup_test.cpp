@@ -8,6 +8,7 @@
 #include <set>
 
 #include "daemon_run.hpp"
+#include "kernel_rules.hpp"
 #include "notify_socket.hpp"
 #include "root_only.hpp"
 
@@ -102,6 +103,13 @@ TEST(VfreadydOnTheDgxH200, BringsUp64NamedVfsWithGuidsAndSignalsReady) {
     EXPECT_TRUE(probed.insert(line.substr(0, line.find(' '))).second) << "probed twice: " << line;
   }
   EXPECT_EQ(probed.size(), 64u);
+  // Each VF asked for once, and only in a way the kernel honours (pci_device_can_probe()).
+  EXPECT_THAT(probes_the_kernel_refuses(host), testing::IsEmpty());
+  const auto writes = probe_writes_per_vf(host);
+  EXPECT_EQ(writes.size(), 64u);
+  for (const auto& [vf, count] : writes) {
+    EXPECT_EQ(count, 1) << vf;
+  }
 }
 
 TEST(VfreadydOnTheDgxH200, GivesTheSameGuidsOnAFreshHost) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "daemon_run.hpp"
+#include "kernel_rules.hpp"
 #include "private_bus.hpp"
 #include "root_only.hpp"
 #include "service_daemon.hpp"
@@ -66,6 +67,7 @@ TEST(VfreadydDrift, AVfRecreatedWithAZeroGuidGetsItsNameAndGuidBack) {
   EXPECT_THAT(events.out, HasSubstr("0000:18:00.4"));
   EXPECT_TRUE(journal.wait_for("VFREADY_VF=0000:18:00.4", 5s));
   EXPECT_EQ(daemon.stop(), 0);
+  EXPECT_THAT(probes_the_kernel_refuses(host), testing::IsEmpty());
 }
 
 // The rebind races the repair: the pass that the netdev's removal starts looks at the VF

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "daemon_run.hpp"
+#include "kernel_rules.hpp"
 #include "root_only.hpp"
 #include "service_daemon.hpp"
 
@@ -119,6 +120,9 @@ TEST(VfreadydRestart, SigkillAtEveryStepThenRestartEndsLikeACleanRun) {
     sh("ip netns del " + pod);
   }
   EXPECT_EQ(state, clean);
+  // However the kills fell (autoprobe left off, VFs left unbound), every probe was one
+  // the kernel honours.
+  EXPECT_THAT(probes_the_kernel_refuses(host), testing::IsEmpty());
 
   // Never a VF destroyed, never a GUID changed: each VF's GUID files only ever got one value.
   std::map<std::string, std::set<std::string>> guids;

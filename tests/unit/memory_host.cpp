@@ -164,6 +164,7 @@ int MemoryHost::add_link(const std::string& name) {
 
 int MemoryHost::probe(Pf& pf, Vf& vf, uint16_t index) {
   if (probe_fails.contains(vf.pci.str())) {
+    kernel_log.push_back("mlx5_core: probe of " + vf.pci.str() + " failed with error -5");
     return EIO;
   }
   vf.driver = kMlx5;
@@ -283,6 +284,17 @@ std::optional<std::string> MemoryHost::port_state(const model::PciAddress& pci,
   return pf->info.ports[static_cast<std::size_t>(port) - 1].state;
 }
 
+std::vector<std::string> MemoryHost::kernel_log_naming(const std::string& device) {
+  std::lock_guard lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& line : kernel_log) {
+    if (line.find(device) != std::string::npos) {
+      out.push_back(line);
+    }
+  }
+  return out;
+}
+
 host::NetdevDevice MemoryHost::device_of_netdev(const std::string& netdev) {
   std::lock_guard lock(mu_);
   const auto link = link_named(netdev);
@@ -388,10 +400,12 @@ int MemoryHost::probe_vf(const model::PciAddress& pf_pci, const model::PciAddres
   if (vf == nullptr) {
     return ENODEV;
   }
-  if (vf->driver) {
-    return 0;  // bound already: the driver core does nothing
+  // As drivers_probe: success whether a driver took the VF or not. The PCI core probes
+  // a VF only while its PF's autoprobe is on; a bound one is left as it is.
+  if (!vf->driver && pf->autoprobe) {
+    probe(*pf, *vf, static_cast<uint16_t>(vf - pf->vfs.data()));
   }
-  return probe(*pf, *vf, static_cast<uint16_t>(vf - pf->vfs.data()));
+  return 0;
 }
 
 int MemoryHost::unbind_vf(const model::PciAddress& pf_pci, const model::PciAddress& pci,
@@ -432,7 +446,12 @@ int MemoryHost::rename(int ifindex, const std::string& name) {
   if (!links_.contains(ifindex)) {
     return ENODEV;
   }
-  if (const auto holder = link_named(name); holder && holder->ifindex != ifindex) {
+  // dev_change_name(): its own name is no change; any other name in use, its own
+  // altnames included, is EEXIST.
+  if (links_[ifindex].name == name) {
+    return 0;
+  }
+  if (link_named(name)) {
     return EEXIST;
   }
   links_[ifindex].name = name;

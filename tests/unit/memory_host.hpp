@@ -55,7 +55,9 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
   // on (every later call for it answers kStuck, and reads see nothing of it).
   void fail(const std::string& call, int err, int after = 0);
   std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
-  bool udev_initializes = true;       // new netdevs are initialized by udev at once
+  // The kernel log's lines, as a failed probe adds them.
+  std::vector<std::string> kernel_log;
+  bool udev_initializes = true;  // new netdevs are initialized by udev at once
   // Every change asked for, in order ("numvfs 0000:18:00.0 8", "probe 0000:18:00.1").
   std::vector<std::string> calls();
   std::vector<std::string> calls_named(const std::string& name);
@@ -72,6 +74,7 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
   std::optional<std::string> port_state(const model::PciAddress& pf, const std::string& ib_device,
                                         int port) override;
   host::NetdevDevice device_of_netdev(const std::string& netdev) override;
+  std::vector<std::string> kernel_log_naming(const std::string& device) override;
   int set_autoprobe(const model::PciAddress& pf, bool on) override;
   int set_num_vfs(const model::PciAddress& pf, uint16_t count) override;
   std::optional<host::OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,

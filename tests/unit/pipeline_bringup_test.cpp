@@ -2,6 +2,8 @@
 // One PF's whole pass over the in-memory host: what it changes, what it reports.
 #include <gmock/gmock.h>
 
+#include <algorithm>
+
 #include "pipeline_fixture.hpp"
 
 using testing::AllOf;
@@ -226,8 +228,11 @@ TEST_F(APfPass, ScopesAFailedProbeToItsVf) {
   host.probe_fails.insert("0000:18:00.3");
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kFailed);
-  EXPECT_THAT(texts(s.vfs.at(2).problems),
-              ElementsAre(HasSubstr("binding VF 0000:18:00.3 failed")));
+  // drivers_probe said nothing: the VF's driver and the kernel log tell.
+  EXPECT_THAT(
+      texts(s.vfs.at(2).problems),
+      ElementsAre(AllOf(HasSubstr("VF 0000:18:00.3 is not bound to mlx5_core after its probe"),
+                        HasSubstr("probe of 0000:18:00.3 failed with error -5"))));
   EXPECT_THAT(texts(s.vfs.at(1).problems), IsEmpty());
   EXPECT_EQ(s.vfs.at(3).name, "ibs0v3");
 }
@@ -295,13 +300,28 @@ TEST_P(APfPassFailingAt, LeavesAutoprobeOn) {
 INSTANTIATE_TEST_SUITE_P(EveryCall, APfPassFailingAt,
                          ::testing::Values("numvfs", "guid", "probe", "rename", "mtu", "altname"));
 
-TEST_F(APfPass, ReportsAutoprobeItCannotTurnBackOnAsAWarning) {
+TEST_F(APfPass, ProbesNoVfWhileItCannotTurnAutoprobeBackOn) {
   host.fail("autoprobe", EIO, /*after=*/1);  // off works, on again does not
   const auto s = bring_up();
-  EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
-  EXPECT_THAT(texts(s.warnings), ElementsAre(HasSubstr("cannot turn sriov_drivers_autoprobe of PF "
+  // The kernel would refuse every probe (pci_device_can_probe()): none is tried.
+  EXPECT_EQ(s.state, PfState::kFailed);
+  EXPECT_THAT(texts(s.problems), ElementsAre(HasSubstr("cannot turn sriov_drivers_autoprobe of PF "
                                                        "0000:18:00.0 back on")));
+  EXPECT_THAT(host.calls_named("probe"), IsEmpty());
+  EXPECT_THAT(host.calls_named("guid"), IsEmpty());
   EXPECT_FALSE(host.pf(kPf).autoprobe);
+}
+
+TEST_F(APfPass, TurnsAutoprobeBackOnBeforeTheFirstProbe) {
+  const auto s = bring_up();
+  ASSERT_EQ(s.state, PfState::kReady) << all_problems(s);
+  const auto calls = host.calls();
+  const auto on = std::find(calls.begin(), calls.end(), std::string("autoprobe ") + kPf + " 1");
+  const auto probe = std::find_if(calls.begin(), calls.end(),
+                                  [](const std::string& c) { return c.starts_with("probe "); });
+  ASSERT_NE(on, calls.end());
+  ASSERT_NE(probe, calls.end());
+  EXPECT_LT(on - calls.begin(), probe - calls.begin());
 }
 
 TEST_F(APfPass, EndsAtOnceWithThePfStuckWhenANumvfsWriteDoesNotReturn) {

@@ -28,10 +28,13 @@ struct VfBinding {
   std::optional<std::string> driver;
 };
 
-// A probe, and the GUID the VF's port took at it, read back after it.
+// A probe, whether it bound the VF, and the GUID the VF's port took at it, read back
+// after it. A drivers_probe write succeeds whether or not a driver bound the VF
+// (drivers_probe_store() reports no probe's result): only the VF's driver tells.
 struct ProbedVf {
-  int err = 0;                      // the probe's: 0, the errno, or kStuck
-  std::optional<model::Guid> guid;  // as vf_port_guid reads it; nothing when err != 0
+  int err = 0;                      // the write's: 0, the errno, or kStuck
+  bool bound = false;               // the VF has a driver after it
+  std::optional<model::Guid> guid;  // as vf_port_guid reads it; nothing unless bound
 };
 
 // The PCI function behind a netdev, and its PF when that function is a VF.
@@ -76,6 +79,8 @@ class SriovHost {
                                                 const std::string& ib_device, int port) = 0;
   // The PCI function a netdev belongs to, and its PF.
   virtual NetdevDevice device_of_netdev(const std::string& netdev) = 0;
+  // The kernel log's lines that name `device` (a PCI address), oldest first.
+  virtual std::vector<std::string> kernel_log_naming(const std::string& device) = 0;
 
   // What keeps the PF stuck: a call into its driver that has not returned within its
   // deadline. While there is one, every call below for the PF or its VFs answers kStuck
@@ -105,12 +110,16 @@ class SriovHost {
   virtual int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) = 0;
   // Binds VF `vf` of PF `pf` to its driver (drivers_probe).
   virtual int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) = 0;
-  // probe_vf, then, when it succeeded, vf_port_guid for VF `index`: the GUID its port
-  // took. A host may make both one call into the driver.
+  // probe_vf, then whether the VF is bound, and when it is, vf_port_guid for VF `index`:
+  // the GUID its port took. A host may make them one call into the driver.
   virtual ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
                                          uint16_t index, bool ofed) {
-    ProbedVf out{probe_vf(pf, vf), std::nullopt};
+    ProbedVf out{.err = probe_vf(pf, vf), .bound = false, .guid = std::nullopt};
     if (out.err == 0) {
+      const auto binding = vf_binding(pf, index);
+      out.bound = binding.netdev.has_value() || binding.driver.has_value();
+    }
+    if (out.bound) {
       out.guid = vf_port_guid(pf, index, ofed);
     }
     return out;

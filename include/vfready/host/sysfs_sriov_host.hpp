@@ -23,8 +23,10 @@ struct DeviceDeadlines {
 
 class SysfsSriovHost final : public SriovHost {
  public:
-  SysfsSriovHost(Sysfs& sysfs, Links& links, DeviceDeadlines deadlines = {})
-      : sysfs_(sysfs), links_(links), deadlines_(deadlines) {}
+  // `kernel_log`: where the kernel log is read (/dev/kmsg, or a file of it).
+  SysfsSriovHost(Sysfs& sysfs, Links& links, DeviceDeadlines deadlines = {},
+                 std::string kernel_log = "/dev/kmsg")
+      : sysfs_(sysfs), links_(links), deadlines_(deadlines), kernel_log_(std::move(kernel_log)) {}
 
   std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) override;
   model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index) override;
@@ -37,6 +39,7 @@ class SysfsSriovHost final : public SriovHost {
   std::optional<std::string> port_state(const model::PciAddress& pf, const std::string& ib_device,
                                         int port) override;
   NetdevDevice device_of_netdev(const std::string& netdev) override;
+  std::vector<std::string> kernel_log_naming(const std::string& device) override;
   std::optional<StuckCall> stuck(const model::PciAddress& pf) override;
 
   int set_autoprobe(const model::PciAddress& pf, bool on) override;
@@ -50,7 +53,8 @@ class SysfsSriovHost final : public SriovHost {
       const std::string& policy) override;
   int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) override;
   int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
-  // With OFED's sriov/<n>/port, the probe and its read in one device call.
+  // The probe, the VF's uevent (its driver) and, with OFED's sriov/<n>/port, the GUID
+  // in one device call.
   ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
                                  uint16_t index, bool ofed) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
@@ -60,6 +64,7 @@ class SysfsSriovHost final : public SriovHost {
   Sysfs& sysfs_;
   Links& links_;
   DeviceDeadlines deadlines_;
+  std::string kernel_log_;
 };
 
 }  // namespace vfready::host

@@ -39,6 +39,7 @@ enum class EventKind {
   kVfNoNetdev,          // a VF has no netdev
   kUdevTimeout,         // udev did not finish with a VF's netdev in time
   kLinkConfigFailed,    // a netdev could not be renamed, or its altname or MTU set
+  kLinkUpNotRenamed,    // an UP netdev was left unrenamed: the kernel renames none before 6.2
   kNameMismatch,        // a netdev does not carry its configured name
   kNetdevGone,          // a netdev vanished during the bring-up
   kPortNotActive,       // a port did not become ACTIVE
@@ -58,7 +59,7 @@ struct EventInfo {
   std::string_view remedy;      // what to do, in one line ("" for outcomes)
 };
 
-inline constexpr std::array<EventInfo, 39> kEvents = {{
+inline constexpr std::array<EventInfo, 40> kEvents = {{
     {EventKind::kReady, "ready", "99bf23c319f44843ab34d9e0a3cca4b0", ""},
     {EventKind::kDegraded, "degraded", "000ba400a11b45e5b06312b99feaa586", ""},
     {EventKind::kFailed, "failed", "b0edcb1ab0f142ffbbed1ff88173f756", ""},
@@ -120,6 +121,9 @@ inline constexpr std::array<EventInfo, 39> kEvents = {{
      "timeouts.udev_ms if it is merely slow"},
     {EventKind::kLinkConfigFailed, "link-config-failed", "06577e52a5274f95a592f9c38fbc7223",
      "check the name templates and the MTU in the configuration against the device"},
+    {EventKind::kLinkUpNotRenamed, "link-up-not-renamed", "d59448d4826145f88ec4093ec3ed6d2f",
+     "it is renamed at the next boot, before it is up; or set it down (ip link set <name> down) "
+     "and `vfreadyctl reconcile`"},
     {EventKind::kNameMismatch, "name-mismatch", "adb4bf25afec4d64a574e16638bdbc0a",
      "find what renames it (udev rules, NetworkManager, systemd.link files) and leave the VFs to "
      "vfready"},

@@ -19,6 +19,8 @@ struct PfRun {
   const model::Config& config;
   PfHost& os;
   NameRegistry& names;
+  // The running kernel's release (uname -r): what it allows, where asking would be late.
+  std::string kernel_release{};
   model::PfInfo info{};      // the PF as this pass knows it (read as the pass began)
   model::PfStatus status{};  // what the pass reports
   // VF netdevs as naming left them, by ifindex: what the kernel answered to its last

@@ -71,6 +71,7 @@ Kernel::Kernel(const Topology& topology, Tree& tree, Netdevs& netdevs, UdevSim& 
                HostLogs& logs)
     : topology_(topology), tree_(tree), netdevs_(netdevs), udev_(udev), logs_(logs) {
   udev_.set_describe([this](int ifindex) { return describe_netdev(ifindex); });
+  udev_.set_naming([this](int ifindex) { udev_rules(ifindex); });
 }
 
 void Kernel::boot() {
@@ -143,8 +144,9 @@ std::string Kernel::read_numvfs(Pf& pf) {
 
 int Kernel::write_numvfs(Pf& pf, std::string_view value) {
   uint16_t count = 0;
-  if (const int err = kstrtou16(value, &count); err != 0) {
-    return err;
+  // sriov_numvfs_store(): any kstrtou16() error, ERANGE past 65535 included, is EINVAL.
+  if (kstrtou16(value, &count) != 0) {
+    return EINVAL;
   }
   const auto& spec = *pf.spec;
   if (count > spec.sriov->totalvfs) {
@@ -165,6 +167,11 @@ int Kernel::write_numvfs(Pf& pf, std::string_view value) {
     return ENOENT;
   }
   // From here on the driver's sriov_configure runs: where the topology's faults act.
+  // Newer kernels run it under the global PCI rescan lock: one PF's at a time.
+  std::unique_lock<std::mutex> rescan;
+  if (topology_.serializes_sriov_configure) {
+    rescan = std::unique_lock(rescan_mu_);
+  }
   if (spec.faults.numvfs_errno != 0) {
     return spec.faults.numvfs_errno;
   }
@@ -283,7 +290,9 @@ int Kernel::probe_vf(std::size_t index, uint16_t i) {
       tree_.add_link(vf.dir + "/driver", "../../../bus/pci/drivers/mlx5_core");
       tree_.add_link("bus/pci/drivers/mlx5_core/" + vf.pci.str(), "../../../../" + vf.dir);
     }
-    name = pf.spec->netdev.value_or("eth") + "v" + std::to_string(i);
+    // The driver registers it as "ib%d" (ipoib_add_port), "eth%d" on Ethernet; udevd
+    // names it while it handles the add (Kernel::udev_rules).
+    name = infiniband(*pf.spec) ? "ib%d" : "eth%d";
   }
   logs_.probe(pci.str(), guid.str());
   if (fails) {
@@ -371,6 +380,9 @@ int Kernel::write_bind(std::string_view value, bool probe_only, const std::strin
     return ENODEV;
   }
   Pf& pf = *pfs_[owner->pf];
+  // What a probe that did not bind answers: drivers_probe_store() reports none of it
+  // (success whenever the device exists); bind_store() returns the probe's error.
+  const auto answer = [probe_only](int err) { return probe_only ? 0 : err; };
   if (owner->vf) {
     // driver_override names the only driver that may take the VF (drivers_probe takes
     // that one); vfio-pci, with no IDs of its own, takes only a VF so named.
@@ -385,13 +397,19 @@ int Kernel::write_bind(std::string_view value, bool probe_only, const std::strin
         wanted = vf.driver_override;
       }
       if (!vf.held_by.empty()) {
-        return probe_only ? 0 : EBUSY;
+        return answer(EBUSY);
       }
       if (!vf.driver_override.empty() && vf.driver_override != wanted) {
-        return probe_only ? 0 : ENODEV;
+        return answer(ENODEV);
       }
       if (wanted != "mlx5_core" && vf.driver_override != wanted) {
-        return probe_only ? 0 : ENODEV;
+        return answer(ENODEV);
+      }
+      // pci_device_probe() starts with pci_device_can_probe(): a VF is probed only
+      // while its PF's sriov_drivers_autoprobe is on or its driver_override is set;
+      // otherwise -ENODEV, which the driver core takes as "no match".
+      if (!pf.autoprobe && vf.driver_override.empty()) {
+        return answer(ENODEV);
       }
     }
     if (wanted != "mlx5_core") {
@@ -405,7 +423,7 @@ int Kernel::write_bind(std::string_view value, bool probe_only, const std::strin
     {
       std::lock_guard lock(mu_);
       if (pf.bound) {
-        return probe_only ? 0 : EBUSY;
+        return answer(EBUSY);
       }
       pf.bound = true;
       tree_.add_link(pf.dir + "/driver", "../../../bus/pci/drivers/mlx5_core");
@@ -424,10 +442,11 @@ int Kernel::write_bind(std::string_view value, bool probe_only, const std::strin
       return ENODEV;
     }
     if (pf.vfs[*owner->vf].bound) {
-      return probe_only ? 0 : EBUSY;
+      return answer(EBUSY);
     }
   }
-  return probe_vf(owner->pf, *owner->vf);
+  // A probe that fails (or a hung one released with an error) leaves the VF unbound.
+  return answer(probe_vf(owner->pf, *owner->vf));
 }
 
 int Kernel::write_unbind(std::string_view value, const std::string& driver) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,9 @@
 // drivers/pci/iov.c, the driver core and MLNX_OFED's sriov sysfs do; see docs/fake-host.md.
 namespace vfready::fakehost {
 
+// Whether a function's netdevs are IPoIB (its first port's link layer is InfiniBand).
+bool infiniband(const FunctionSpec& spec);
+
 class Kernel {
  public:
   Kernel(const Topology& topology, Tree& tree, Netdevs& netdevs, UdevSim& udev, HostLogs& logs);
@@ -30,7 +34,7 @@ class Kernel {
   void boot();
   // A link event from the namespace: keeps sysfs net/ entries in step with renames and
   // removals made by anyone.
-  void on_link_event(const LinkEvent& event);
+  void on_link_event(const LinkEvent& heard);
   // Wakes every blocked write so that teardown can go on; they fail with EIO.
   void shutdown();
   // The driver recovers: writes of sriov_numvfs held by numvfs_write_hangs go on and
@@ -122,6 +126,9 @@ class Kernel {
   void bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, const std::string& name,
                        bool at_boot);
   void take_down_netdev(const Owner& owner);
+  // What udevd's rules do to the new netdev `ifindex` as it handles its add: the name
+  // and altnames of the topology's udev.name_policy (udev_names.hpp).
+  void udev_rules(int ifindex);
   std::string read_numvfs(Pf& pf);
   std::string read_link(int ifindex, const std::string& field);
   // A netdev's sysfs path and name for udev's messages.
@@ -143,6 +150,9 @@ class Kernel {
   bool stopping_ = false;
   bool released_ = false;  // release_hangs() was called
 
+  // pci_lock_rescan_remove(): held around sriov_configure where the topology's kernel
+  // takes it.
+  std::mutex rescan_mu_;
   std::mutex mu_;  // guards the state below
   std::vector<std::unique_ptr<Pf>> pfs_;
   std::map<int, Owner> netdev_owners_;
@@ -150,6 +160,9 @@ class Kernel {
   // is its function's again, as the kernel's device link never went away.
   std::map<int, Owner> departed_;
   std::map<int, LinkEvent> links_;  // by ifindex: what the kernel last said of each
+  // Netdevs renamed since the driver named them (name_assign_type NET_NAME_RENAMED), by
+  // ifindex: udev's NamePolicy=keep leaves their name.
+  std::set<int> renamed_;
   std::map<model::PciAddress, Owner> functions_;
 };
 

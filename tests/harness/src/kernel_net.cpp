@@ -2,8 +2,14 @@
 // The netdevs of the fake kernel: real ifb links in the namespace, one per bound PF
 // and probed VF, and their sysfs entries kept in step with what the kernel says.
 #include "kernel.hpp"
+#include "udev_names.hpp"
 
 namespace vfready::fakehost {
+
+bool infiniband(const FunctionSpec& spec) {
+  return spec.infiniband && !spec.infiniband->ports.empty() &&
+         spec.infiniband->ports.front().link_layer == "InfiniBand";
+}
 
 namespace {
 
@@ -16,8 +22,7 @@ constexpr uint32_t kEthernetMtu = 1500;
 void Kernel::bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, const std::string& name,
                              bool at_boot) {
   const auto& spec = *pfs_[index]->spec;
-  const bool ib = spec.infiniband && !spec.infiniband->ports.empty() &&
-                  spec.infiniband->ports.front().link_layer == "InfiniBand";
+  const bool ib = infiniband(spec);
   const uint32_t mtu = ib ? kIpoibMtu : kEthernetMtu;
   // A name past 15 bytes cannot be had, as udev's rename would fail.
   auto created = name.size() <= 15 ? netdevs_.create(name, mtu) : Error{"name too long"};
@@ -64,6 +69,42 @@ void Kernel::bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, cons
   }
 }
 
+void Kernel::udev_rules(int ifindex) {
+  std::optional<Owner> owner;
+  std::string name;
+  bool renamed = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = netdev_owners_.find(ifindex);
+    if (it == netdev_owners_.end()) {
+      return;
+    }
+    owner = it->second;
+    name = net_of(*owner).ifname;
+    renamed = renamed_.contains(ifindex);
+  }
+  const auto& spec = *pfs_[owner->pf]->spec;
+  // 99-default.link's NamePolicy= starts with "keep": a netdev someone renamed before
+  // udevd got to it keeps that name (its altnames are added all the same).
+  const auto policy = renamed && topology_.udev_name_policy != NamePolicy::kNone
+                          ? NamePolicy::kKeep
+                          : topology_.udev_name_policy;
+  const auto naming =
+      udev_naming(policy, predictable_names(spec, owner->vf, infiniband(spec)), name);
+  // udevd logs a rename or altname that fails (the name is taken) and goes on.
+  if (naming.rename) {
+    netdevs_.rename(ifindex, *naming.rename);
+  }
+  for (const auto& alt : naming.altnames) {
+    netdevs_.add_altname(ifindex, alt);
+  }
+  // The rename reaches sysfs now (and makes the kernel's move), not when the link
+  // listener gets to it: udevd's database and add name the netdev as it is then.
+  if (auto now = netdevs_.get(ifindex)) {
+    on_link_event(now.value());
+  }
+}
+
 void Kernel::take_down_netdev(const Owner& owner) {
   int ifindex = 0;
   {
@@ -79,6 +120,7 @@ void Kernel::take_down_netdev(const Owner& owner) {
     remove_net_entries(net.dir, net.ifname);
     netdev_owners_.erase(ifindex);
     links_.erase(ifindex);
+    renamed_.erase(ifindex);
     net.ifindex = 0;
     net.ifname.clear();
   }
@@ -112,7 +154,25 @@ bool Kernel::take_back_locked(const LinkEvent& event) {
   return true;
 }
 
-void Kernel::on_link_event(const LinkEvent& event) {
+void Kernel::on_link_event(const LinkEvent& heard) {
+  LinkEvent event = heard;
+  if (!event.removed && !event.name.empty()) {
+    bool renamed = false;
+    {
+      std::lock_guard lock(mu_);
+      auto it = netdev_owners_.find(event.ifindex);
+      renamed = it != netdev_owners_.end() && net_of(it->second).ifname != event.name;
+    }
+    // Events are read a while after they happen (a netdev's creation under a name it
+    // has since left, say): a rename is taken from what the kernel says now.
+    if (renamed) {
+      auto now = netdevs_.get(event.ifindex);
+      if (!now) {
+        return;  // gone: its RTM_DELLINK follows
+      }
+      event = now.value();
+    }
+  }
   bool removed = false;
   bool taken_back = false;
   std::string moved_from;
@@ -129,6 +189,7 @@ void Kernel::on_link_event(const LinkEvent& event) {
       remove_net_entries(net.dir, net.ifname);
       netdev_owners_.erase(it);
       links_.erase(event.ifindex);
+      renamed_.erase(event.ifindex);
       net.ifindex = 0;
       net.ifname.clear();
       removed = true;
@@ -138,6 +199,7 @@ void Kernel::on_link_event(const LinkEvent& event) {
       if (!event.name.empty() && event.name != net.ifname) {
         moved_from = "/" + net.dir + "/net/" + net.ifname;
         logs_.rename(event.ifindex, net.ifname, event.name);
+        renamed_.insert(event.ifindex);
         tree_.rename(net.dir + "/net/" + net.ifname, net.dir + "/net/" + event.name);
         tree_.remove("class/net/" + net.ifname);
         tree_.add_link("class/net/" + event.name, "../../" + net.dir + "/net/" + event.name);

@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -70,6 +71,30 @@ LinkEvent from_link(rtnl_link* link) {
     e.address = nl_addr2str(addr, buf, sizeof buf);
   }
   return e;
+}
+
+// libnl's error codes as the errno the kernel gave (libnl keeps only its own code).
+int errno_of(int nl_err) {
+  switch (-nl_err) {
+    case NLE_EXIST:
+      return EEXIST;
+    case NLE_BUSY:
+      return EBUSY;
+    case NLE_INVAL:
+    case NLE_RANGE:
+      return EINVAL;
+    case NLE_NODEV:
+    case NLE_OBJ_NOTFOUND:
+      return ENODEV;
+    case NLE_NOMEM:
+      return ENOMEM;
+    case NLE_OPNOTSUPP:
+      return EOPNOTSUPP;
+    case NLE_PERM:
+      return EPERM;
+    default:
+      return EIO;
+  }
 }
 
 nl_sock* connect_route() {
@@ -179,6 +204,22 @@ void Netdevs::resync() {
 }
 
 Result<int> Netdevs::create(const std::string& name, uint32_t mtu) {
+  // A template is filled in by a rename right after creation (the kernel allocates the
+  // number there as in register_netdev), so the link can be looked up by a name of its
+  // own first. Nobody follows the temporary name: the fake kernel takes the netdev as
+  // its function's only after create returns.
+  if (name.find('%') != std::string::npos) {
+    static std::atomic<unsigned> next{0};
+    auto made = create("fhnew" + std::to_string(next++), mtu);
+    if (!made) {
+      return made;
+    }
+    if (const int err = rename(made.value(), name); err != 0) {
+      remove(made.value());
+      return Error{"cannot name netdev " + name + ": " + errno_text(err)};
+    }
+    return made;
+  }
   std::lock_guard lock(request_mu_);
   rtnl_link* link = rtnl_link_alloc();
   rtnl_link_set_name(link, name.c_str());
@@ -199,6 +240,43 @@ Result<int> Netdevs::create(const std::string& name, uint32_t mtu) {
   const int ifindex = rtnl_link_get_ifindex(created);
   rtnl_link_put(created);
   return ifindex;
+}
+
+int Netdevs::rename(int ifindex, const std::string& name) {
+  std::lock_guard lock(request_mu_);
+  rtnl_link* orig = rtnl_link_alloc();
+  rtnl_link* change = rtnl_link_alloc();
+  rtnl_link_set_ifindex(orig, ifindex);
+  rtnl_link_set_name(change, name.c_str());
+  const int err = rtnl_link_change(request_, orig, change, 0);
+  rtnl_link_put(orig);
+  rtnl_link_put(change);
+  return err < 0 ? errno_of(err) : 0;
+}
+
+int Netdevs::add_altname(int ifindex, const std::string& name) {
+  // libnl 3.7 has no altname call: RTM_NEWLINKPROP with IFLA_PROP_LIST/IFLA_ALT_IFNAME,
+  // as `ip link property add` sends it.
+  std::lock_guard lock(request_mu_);
+  nl_msg* msg = nlmsg_alloc_simple(
+      RTM_NEWLINKPROP, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL | NLM_F_APPEND);
+  if (msg == nullptr) {
+    return ENOMEM;
+  }
+  ifinfomsg ifi{};
+  ifi.ifi_index = ifindex;
+  int err = nlmsg_append(msg, &ifi, sizeof ifi, NLMSG_ALIGNTO);
+  if (err >= 0) {
+    nlattr* list = nla_nest_start(msg, IFLA_PROP_LIST);
+    err = list == nullptr ? -NLE_NOMEM : nla_put_string(msg, IFLA_ALT_IFNAME, name.c_str());
+    if (err >= 0) {
+      nla_nest_end(msg, list);
+      err = nl_send_sync(request_, msg);  // frees msg
+      msg = nullptr;
+    }
+  }
+  nlmsg_free(msg);
+  return err < 0 ? errno_of(err) : 0;
 }
 
 bool Netdevs::remove(int ifindex) {

@@ -35,8 +35,14 @@ class Netdevs {
   Netdevs(const Netdevs&) = delete;
   Netdevs& operator=(const Netdevs&) = delete;
 
-  // Creates an ifb netdev; its ifindex, or why not (e.g. the name is taken).
+  // Creates an ifb netdev; its ifindex, or why not (e.g. the name is taken). A name with
+  // "%d" is a template the kernel fills with the first free number, as a driver's
+  // register_netdev does for "ib%d".
   Result<int> create(const std::string& name, uint32_t mtu);
+  // Renames a netdev (a template name as in create); 0 or the errno.
+  int rename(int ifindex, const std::string& name);
+  // Gives a netdev an alternative name (RTM_NEWLINKPROP); 0 or the errno.
+  int add_altname(int ifindex, const std::string& name);
   // Removes a netdev; false when it was already gone.
   bool remove(int ifindex);
   // The current state of a link, as the kernel reports it now.

@@ -121,8 +121,8 @@ FaultSpec parse_faults(const JsonReader& r) {
 }
 
 FunctionSpec parse_function(const JsonReader& r) {
-  r.only_keys({"pci", "vendor", "device", "driver", "numa_node", "netdev", "sriov", "infiniband",
-               "faults"});
+  r.only_keys({"pci", "vendor", "device", "driver", "numa_node", "netdev", "slot", "sriov",
+               "infiniband", "faults"});
   auto pci = model::PciAddress::parse(r["pci"].string());
   if (!pci) {
     r["pci"].fail(pci.error().message);
@@ -140,6 +140,12 @@ FunctionSpec parse_function(const JsonReader& r) {
     f.netdev = r["netdev"].string();
     if (auto name = model::IfName::parse(*f.netdev); !name) {
       r["netdev"].fail(name.error().message);
+    }
+  }
+  if (r.has("slot")) {
+    f.slot = r["slot"].string();
+    if (f.slot->empty() || f.slot->find_first_not_of("0123456789") != std::string::npos) {
+      r["slot"].fail("must be a slot number such as \"3\" (as /sys/bus/pci/slots/<slot>)");
     }
   }
   if (r.has("sriov")) {
@@ -165,9 +171,12 @@ Topology parse(const JsonReader& root) {
   t.name = root.has("name") ? root["name"].string() : "fakehost";
   t.kernel_release = "6.8.0-55-generic";
   if (root.has("kernel")) {
-    root["kernel"].only_keys({"release"});
+    root["kernel"].only_keys({"release", "serializes_sriov_configure"});
     if (root["kernel"].has("release")) {
       t.kernel_release = root["kernel"]["release"].string();
+    }
+    if (root["kernel"].has("serializes_sriov_configure")) {
+      t.serializes_sriov_configure = root["kernel"]["serializes_sriov_configure"].boolean();
     }
   }
   if (root.has("modules")) {
@@ -193,7 +202,22 @@ Topology parse(const JsonReader& root) {
     }
   }
   if (root.has("udev")) {
-    root["udev"].only_keys({"init_latency_ms", "announces", "starts_on_signal"});
+    root["udev"].only_keys({"init_latency_ms", "announces", "starts_on_signal", "name_policy"});
+    if (root["udev"].has("name_policy")) {
+      const auto policy = root["udev"]["name_policy"];
+      const auto name = policy.string();
+      if (name == "path") {
+        t.udev_name_policy = NamePolicy::kPath;
+      } else if (name == "slot") {
+        t.udev_name_policy = NamePolicy::kSlot;
+      } else if (name == "keep") {
+        t.udev_name_policy = NamePolicy::kKeep;
+      } else if (name == "none") {
+        t.udev_name_policy = NamePolicy::kNone;
+      } else {
+        policy.fail("unknown name policy \"" + name + "\" (valid: path, slot, keep, none)");
+      }
+    }
     if (root["udev"].has("init_latency_ms")) {
       t.udev_init_latency_ms = static_cast<uint32_t>(root["udev"]["init_latency_ms"].uint(60000));
     }

@@ -56,6 +56,9 @@ struct FunctionSpec {
   std::optional<std::string> driver{};
   int numa_node = -1;
   std::optional<std::string> netdev{};
+  // The name of the PCI hotplug slot the function sits in (/sys/bus/pci/slots/<slot>), as
+  // udev's slot names use it; nullopt when the platform reports none.
+  std::optional<std::string> slot{};
   std::optional<SriovSpec> sriov{};
   std::optional<InfinibandSpec> infiniband{};
   FaultSpec faults{};
@@ -64,9 +67,20 @@ struct FunctionSpec {
   [[nodiscard]] Result<model::PciAddress> vf_address(uint16_t index) const;
 };
 
+// How udevd names a netdev the kernel has just made (its rules' NamePolicy=).
+enum class NamePolicy {
+  kPath,  // the path name, as 99-default.link gives where no firmware or slot name is
+  kSlot,  // the slot name where the function has a slot, else the path name
+  kKeep,  // the kernel's name stays; the predictable names become altnames
+  kNone,  // no rule names it: the kernel's name, no altnames
+};
+
 struct Topology {
   std::string name;
   std::string kernel_release;
+  // The kernel takes the global PCI rescan lock around a driver's sriov_configure (newer
+  // kernels): sriov_numvfs writes of different PFs run one after another.
+  bool serializes_sriov_configure = false;
   std::map<std::string, std::optional<std::string>> modules;  // loaded; version if known
   // Modules that a driver loader is still loading: absent until the fake host gets
   // SIGUSR1 (the loader finishes).
@@ -78,6 +92,7 @@ struct Topology {
   bool udev_announces = true;
   // True: udevd is not running (no run/udev/control) until the fake host gets SIGUSR1.
   bool udev_starts_on_signal = false;
+  NamePolicy udev_name_policy = NamePolicy::kPath;
   std::vector<FunctionSpec> functions;
 };
 

@@ -11,11 +11,14 @@
 #include "scheduler.hpp"
 #include "udev_messages.hpp"
 
-// Plays udevd's part toward libudev: a new netdev is "initialized" a while after it
-// appears, when its database file run/udev/data/n<ifindex> is written (to a temporary
-// name, then renamed, as udevd does) and an "add" message goes to the monitors; a
-// rename sends "move". run/udev/queue exists while any device is still pending, and
-// run/udev/control always (libudev's monitors listen only where udevd runs).
+// Plays udevd's part toward libudev: a new netdev is handled a while after it appears.
+// Then, as udevd's event for it (src/udev/udev-event.c, udev_event_execute_rules): its
+// rules name it (the naming hook renames it and adds altnames; the kernel's rename
+// makes a "move"), its database file run/udev/data/n<ifindex> is written (to a
+// temporary name, then renamed) and the "add" message goes to the monitors, then the
+// "move" of that rename, which udevd handles after the add. A later rename sends "move".
+// run/udev/queue exists while any device is still pending, and run/udev/control always
+// (libudev's monitors listen only where udevd runs).
 namespace vfready::fakehost {
 
 class UdevSim {
@@ -37,6 +40,9 @@ class UdevSim {
   void set_describe(std::function<std::optional<Netdev>(int ifindex)> describe) {
     describe_ = std::move(describe);
   }
+  // What udevd's rules do to a new netdev before it is initialized (rename, altnames).
+  // Set once, before use.
+  void set_naming(std::function<void(int ifindex)> name) { name_ = std::move(name); }
 
   // A netdev appeared: it becomes initialized after the latency.
   void add(int ifindex, const std::string& driver);
@@ -68,7 +74,13 @@ class UdevSim {
   UdevMessages& messages_;
   bool announces_ = true;
   std::function<std::optional<Netdev>(int)> describe_;
+  std::function<void(int)> name_;
+  // Held while an add and the move of udevd's own rename go out, so that a move seen
+  // meanwhile goes after them.
+  std::mutex order_mu_;
   std::mutex mu_;
+  // Netdevs whose rules run now: their move waits for their add.
+  std::map<int, std::string> renaming_;  // ifindex -> old devpath of its move ("": none yet)
   // ifindex -> generation of the pending add, so a stale timer of a removed netdev
   // whose ifindex came back does not mark the new one early.
   std::map<int, unsigned> pending_;

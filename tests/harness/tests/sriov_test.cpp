@@ -3,9 +3,11 @@
 // (or the seed's script) would.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "fake_host.hpp"
+#include "kernel_rules.hpp"
 #include "process.hpp"
 #include "root_only.hpp"
 
@@ -34,13 +36,12 @@ TEST(AFakeHostSriovNumvfs, CreatesVfsWithNetdevsTakingTheProbeTimeOfEachVf) {
   EXPECT_GE(took, 8 * 20ms);
   EXPECT_LT(took, 8 * 20ms + 5s);
   EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "8\n");
-  const auto links = host.links();
   for (int i = 0; i < 8; ++i) {
     EXPECT_TRUE(exists(host.pci(kPf, "virtfn" + std::to_string(i)))) << i;
-    EXPECT_THAT(links, Contains("ibp24s0v" + std::to_string(i)));
+    EXPECT_TRUE(host.has_link("ibp24s0v" + std::to_string(i)));
   }
   EXPECT_FALSE(exists(host.pci(kPf, "virtfn8")));
-  EXPECT_THAT(links, Not(Contains("ibp24s0v8")));
+  EXPECT_THAT(host.links(), Not(Contains("ibp24s0v8")));
 }
 
 TEST(AFakeHostSriovNumvfs, AnswersWithTheKernelsErrnos) {
@@ -55,13 +56,17 @@ TEST(AFakeHostSriovNumvfs, AnswersWithTheKernelsErrnos) {
   EXPECT_THAT(range.err, HasSubstr("Numerical result out of range"));
   auto garbage = sh(echo_to("eight", numvfs));
   EXPECT_THAT(garbage.err, HasSubstr("Invalid argument"));
+  // sriov_numvfs_store() turns every kstrtou16() error into EINVAL, overflow too (since
+  // 5.16, 36f354ec7bf9); ERANGE is for counts above sriov_totalvfs.
+  auto huge = sh(echo_to("70000", numvfs));
+  EXPECT_THAT(huge.err, HasSubstr("Invalid argument"));
   EXPECT_EQ(sh(echo_to("8", numvfs)).exit_code, 0) << "the same count is a no-op";
   EXPECT_EQ(read_file(numvfs), "8\n");
   EXPECT_THAT(
       host.writes(),
       testing::ElementsAre(HasSubstr("sriov_numvfs 8 0"), HasSubstr("sriov_numvfs 4 16"),
                            HasSubstr("sriov_numvfs 17 34"), HasSubstr("sriov_numvfs eight 22"),
-                           HasSubstr("sriov_numvfs 8 0")));
+                           HasSubstr("sriov_numvfs 70000 22"), HasSubstr("sriov_numvfs 8 0")));
   EXPECT_THAT(host.kernel_log(), Contains(HasSubstr("Disable before enabling 4 VFs")));
 }
 
@@ -91,31 +96,72 @@ TEST(AFakeHostSriovNumvfs, BlocksReadsOfItselfButNoOtherFileWhileVfsProbe) {
   // A read of sriov_numvfs waits for the write: when it returns, every VF is there.
   EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "8\n");
   EXPECT_TRUE(exists(host.pci(kPf, "virtfn7")));
-  EXPECT_THAT(host.links(), Contains("ibp24s0v7"));
+  EXPECT_TRUE(host.has_link("ibp24s0v7"));
   EXPECT_EQ(writer.wait(10s).exit_code, 0);
 }
 
-TEST(AFakeHostWithAutoprobeOff, LeavesVfsUnboundUntilDriversProbe) {
+// pci_device_can_probe() (drivers/pci/pci-driver.c): a VF is probed only while its PF's
+// sriov_drivers_autoprobe is on or its driver_override is set; drivers_probe_store()
+// (drivers/base/bus.c) succeeds all the same, bind_store() returns the probe's -ENODEV.
+TEST(AFakeHostWithAutoprobeOff, ProbesNoVfThroughDriversProbeOrBindButSaysSoOnlyThroughBind) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
   ASSERT_EQ(sh(echo_to("0", host.pci(kPf, "sriov_drivers_autoprobe"))).exit_code, 0);
   ASSERT_EQ(sh(echo_to("2", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
   EXPECT_TRUE(exists(host.pci("0000:18:00.1", "physfn")));
   EXPECT_FALSE(exists(host.pci("0000:18:00.1", "driver")));
-  EXPECT_THAT(host.links(), Not(Contains("ibp24s0v0")));
+
+  EXPECT_EQ(sh(echo_to("0000:18:00.1", host.sys("bus/pci/drivers_probe"))).exit_code, 0)
+      << "drivers_probe reports no probe's result";
+  EXPECT_FALSE(exists(host.pci("0000:18:00.1", "driver")));
+  auto bind = sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers/mlx5_core/bind")));
+  EXPECT_THAT(bind.err, HasSubstr("No such device"));
+  EXPECT_FALSE(exists(host.pci("0000:18:00.2", "driver")));
+  EXPECT_EQ(host.netdev_of("0000:18:00.1"), "");
+  EXPECT_EQ(host.probes().size(), 0u);
+  auto unknown = sh(echo_to("0000:18:07.7", host.sys("bus/pci/drivers_probe")));
+  EXPECT_THAT(unknown.err, HasSubstr("No such device"));
+}
+
+// sriov_drivers_autoprobe_store() only sets the flag: VFs that exist stay as they are,
+// and a probe after it binds.
+TEST(AFakeHostWithAutoprobeOff, BindsAVfOnlyOnceAutoprobeIsBackOnAndNotBeforeItsProbe) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(echo_to("0", host.pci(kPf, "sriov_drivers_autoprobe"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("2", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("1", host.pci(kPf, "sriov_drivers_autoprobe"))).exit_code, 0);
+  EXPECT_FALSE(exists(host.pci("0000:18:00.1", "driver"))) << "turning it on probes nothing";
 
   ASSERT_EQ(sh(echo_to("0000:18:00.1", host.sys("bus/pci/drivers_probe"))).exit_code, 0);
   EXPECT_TRUE(exists(host.pci("0000:18:00.1", "driver")));
-  EXPECT_THAT(host.links(), Contains("ibp24s0v0"));
+  EXPECT_TRUE(host.has_link("ibp24s0v0"));
   ASSERT_EQ(sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers/mlx5_core/bind"))).exit_code, 0);
-  EXPECT_THAT(host.links(), Contains("ibp24s0v1"));
+  EXPECT_TRUE(host.has_link("ibp24s0v1"));
   auto again = sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers/mlx5_core/bind")));
   EXPECT_THAT(again.err, HasSubstr("Device or resource busy"));
-  auto unknown = sh(echo_to("0000:18:07.7", host.sys("bus/pci/drivers_probe")));
-  EXPECT_THAT(unknown.err, HasSubstr("No such device"));
+  EXPECT_EQ(sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers_probe"))).exit_code, 0)
+      << "a bound device: nothing to do";
 
   ASSERT_EQ(sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers/mlx5_core/unbind"))).exit_code, 0);
-  EXPECT_THAT(host.links(), Not(Contains("ibp24s0v1")));
+  EXPECT_EQ(host.netdev_of("0000:18:00.2"), "");
+  EXPECT_FALSE(exists(host.pci("0000:18:00.2", "driver")));
+}
+
+// The "|| driver_override" clause of pci_device_can_probe() (since 5.3).
+TEST(AFakeHostWithAutoprobeOff, ProbesAVfWhoseDriverOverrideIsSet) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(echo_to("0", host.pci(kPf, "sriov_drivers_autoprobe"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("2", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("mlx5_core", host.pci("0000:18:00.1", "driver_override"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("0000:18:00.1", host.sys("bus/pci/drivers_probe"))).exit_code, 0);
+  EXPECT_TRUE(exists(host.pci("0000:18:00.1", "driver")));
+  // Cleared again (an empty line), the VF keeps its driver; the next VF still is not probed.
+  ASSERT_EQ(sh(echo_to("", host.pci("0000:18:00.1", "driver_override"))).exit_code, 0);
+  EXPECT_EQ(read_file(host.pci("0000:18:00.1", "driver_override")), "(null)\n");
+  EXPECT_TRUE(exists(host.pci("0000:18:00.1", "driver")));
+  ASSERT_EQ(sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers_probe"))).exit_code, 0);
   EXPECT_FALSE(exists(host.pci("0000:18:00.2", "driver")));
 }
 
@@ -125,6 +171,7 @@ TEST(AFakeHostOfedGuid, TakesEffectAtTheNextProbeOnly) {
   const auto sriov = host.sys("class/infiniband/mlx5_0/device/sriov/");
   ASSERT_EQ(sh(echo_to("0", host.pci(kPf, "sriov_drivers_autoprobe"))).exit_code, 0);
   ASSERT_EQ(sh(echo_to("2", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("1", host.pci(kPf, "sriov_drivers_autoprobe"))).exit_code, 0);
   // VF 0: GUIDs set while unbound, then probed: the port GUID is in effect.
   ASSERT_EQ(sh(echo_to("02:00:00:00:00:00:01:00", sriov + "0/node")).exit_code, 0);
   ASSERT_EQ(sh(echo_to("02:00:00:00:00:00:01:01", sriov + "0/port")).exit_code, 0);
@@ -170,6 +217,7 @@ TEST(AFakeHostDriversProbe, ProbesVfsOfTwoPfsAtOnce) {
   for (const char* pf : {kPf, "0000:40:00.0"}) {
     ASSERT_EQ(sh(echo_to("0", host.pci(pf, "sriov_drivers_autoprobe"))).exit_code, 0);
     ASSERT_EQ(sh(echo_to("1", host.pci(pf, "sriov_numvfs"))).exit_code, 0);
+    ASSERT_EQ(sh(echo_to("1", host.pci(pf, "sriov_drivers_autoprobe"))).exit_code, 0);
   }
   // As vfready writes: O_WRONLY, no O_TRUNC. (A shell's `>` truncates, and truncating
   // takes the inode lock, which FUSE holds shared through a running write.)
@@ -186,9 +234,9 @@ TEST(AFakeHostDriversProbe, ProbesVfsOfTwoPfsAtOnce) {
       10s));
   ASSERT_EQ(sh(write("0000:18:00.1")).exit_code, 0);
   EXPECT_FALSE(slow.exited()) << "the fast probe waited for the slow one";
-  EXPECT_THAT(host.links(), Contains("ibp24s0v0"));
+  EXPECT_FALSE(host.netdev_of("0000:18:00.1").empty());
   EXPECT_EQ(slow.wait(30s).exit_code, 0);
-  EXPECT_THAT(host.links(), Contains("ibp64s0v0"));
+  EXPECT_FALSE(host.netdev_of("0000:40:00.1").empty());
 }
 
 // sysfs files belong to root: others may read what is world-readable and write nothing.
@@ -226,4 +274,68 @@ TEST(AFakeHostAttribute, IsWritableByRootOnly) {
   const auto write = nobody(echo_to("1", host.pci(kPf, "sriov_numvfs")));
   EXPECT_THAT(write.err, HasSubstr("Permission denied"));
   EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "0\n");
+}
+
+namespace {
+
+// Whether `pid` is inside a write(2) now (syscall 1 on x86-64).
+bool in_write(pid_t pid) {
+  return read_file("/proc/" + std::to_string(pid) + "/syscall").starts_with("1 ");
+}
+
+// Two PFs, the first one's sriov_numvfs write hanging in its driver until SIGUSR1:
+// whether a write on the second PF completes meanwhile.
+void numvfs_beside_a_hung_one(bool serialized) {
+  auto topology = TopologyBuilder::reference().probe_ms(1);
+  topology.function(kPf)["faults"] = {{"numvfs_write_hangs", true}};
+  topology.json()["kernel"]["serializes_sriov_configure"] = serialized;
+  FakeHost host(topology);
+  Background hung(echo_to("1", host.pci(kPf, "sriov_numvfs")));
+  ASSERT_TRUE(wait_until([&] { return in_write(hung.pid()); }, 10s));
+  Background other(echo_to("1", host.pci("0000:40:00.0", "sriov_numvfs")));
+  if (serialized) {
+    // It waits for the rescan lock: inside its write, no VF made.
+    ASSERT_TRUE(wait_until([&] { return in_write(other.pid()); }, 10s));
+    EXPECT_FALSE(exists(host.pci("0000:40:00.0", "virtfn0")));
+    EXPECT_FALSE(other.exited());
+    ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the driver recovers
+    EXPECT_EQ(hung.wait(10s).exit_code, 0);
+    EXPECT_EQ(other.wait(10s).exit_code, 0);
+  } else {
+    EXPECT_EQ(other.wait(10s).exit_code, 0) << "it did not wait for the other PF";
+    EXPECT_FALSE(hung.exited());
+    ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);
+    EXPECT_EQ(hung.wait(10s).exit_code, 0);
+  }
+  EXPECT_TRUE(exists(host.pci("0000:40:00.0", "virtfn0")));
+}
+
+}  // namespace
+
+// sriov_numvfs_store() takes the global pci_lock_rescan_remove() around the driver's
+// sriov_configure() on newer kernels (a5338e365c45): writes of different PFs run one
+// after another there, and at once where the topology's kernel does not.
+TEST(AFakeHostSriovNumvfs, RunsWritesOfTwoPfsOneAfterAnotherWhereTheKernelSerializesThem) {
+  VFREADY_REQUIRE_ROOT();
+  numvfs_beside_a_hung_one(true);
+}
+
+TEST(AFakeHostSriovNumvfs, RunsWritesOfTwoPfsAtOnceWhereTheKernelDoesNot) {
+  VFREADY_REQUIRE_ROOT();
+  numvfs_beside_a_hung_one(false);
+}
+
+// The check the daemon's tests make of writes.log finds a probe the kernel refuses.
+TEST(TheProbeCheck, FindsAProbeWrittenWhileAutoprobeWasOffAndNoOtherwise) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(echo_to("0", host.pci(kPf, "sriov_drivers_autoprobe"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("3", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("0000:18:00.1", host.sys("bus/pci/drivers_probe"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("mlx5_core", host.pci("0000:18:00.2", "driver_override"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("0000:18:00.2", host.sys("bus/pci/drivers_probe"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("1", host.pci(kPf, "sriov_drivers_autoprobe"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("0000:18:00.3", host.sys("bus/pci/drivers/mlx5_core/bind"))).exit_code, 0);
+  EXPECT_THAT(probes_the_kernel_refuses(host),
+              testing::ElementsAre(HasSubstr("sys/bus/pci/drivers_probe 0000:18:00.1 0")));
 }

@@ -43,18 +43,23 @@ TEST(AFakeHostUdev, AnnouncesEachNewNetdevToMonitorsOnceItIsInitialized) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_latency_ms(200));
   const auto ready = host.root() + "/monitor-ready";
-  Background listener(udev_events(host, "listen 2 10000 " + ready));
+  Background listener(udev_events(host, "listen 4 10000 " + ready));
   ASSERT_TRUE(wait_until([&] { return exists(ready); }, 10s));
   ASSERT_EQ(sh("echo 2 > " + host.pci("0000:18:00.0", "sriov_numvfs")).exit_code, 0);
-  // Before its latency has passed, udev has not finished with the new netdev.
-  const auto early =
-      sh(udev_events(host, "initialized " + std::to_string(ifindex_of(host, "ibp24s0v1"))));
+  // Before its latency has passed, udev has not finished with the new netdev, which
+  // still has the driver's name.
+  const auto kernel_name = host.netdev_of("0000:18:00.2");
+  const auto ifindex = ifindex_of(host, kernel_name);
+  const auto early = sh(udev_events(host, "initialized " + std::to_string(ifindex)));
   const auto r = listener.wait(10s);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_THAT(r.out, MatchesRegex("add [0-9]+ ibp24s0v[01]\nadd [0-9]+ ibp24s0v[01]\n"));
+  // udevd's add names the netdev as its rules renamed it; the kernel's move of that
+  // rename is handled (and sent) after the add.
+  EXPECT_THAT(r.out, MatchesRegex("add [0-9]+ ibp24s0v[01]\nmove [0-9]+ ibp24s0v[01]\n"
+                                  "add [0-9]+ ibp24s0v[01]\nmove [0-9]+ ibp24s0v[01]\n"));
+  EXPECT_THAT(kernel_name, MatchesRegex("ib[0-9]+"));
   EXPECT_EQ(trimmed(early.out), "0") << "initialized before udev's latency";
-  const auto late =
-      sh(udev_events(host, "initialized " + std::to_string(ifindex_of(host, "ibp24s0v1"))));
+  const auto late = sh(udev_events(host, "initialized " + std::to_string(ifindex)));
   EXPECT_EQ(trimmed(late.out), "1");
 }
 
@@ -69,3 +74,60 @@ TEST(AFakeHostUdev, AnnouncesARenameAsAMove) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_THAT(r.out, MatchesRegex("move [0-9]+ ibtest0\n"));
 }
+
+namespace {
+
+// The name and the altnames of the netdev of a PCI function, as `ip -d link` shows them.
+std::pair<std::string, std::vector<std::string>> names_of(const FakeHost& host,
+                                                          const std::string& pci) {
+  const auto name = host.netdev_of(pci);
+  const auto r = sh("ip -n " + host.netns() + " -j -d link show dev " + name);
+  std::vector<std::string> altnames;
+  if (r.exit_code == 0) {
+    const auto link = nlohmann::json::parse(r.out).at(0);
+    if (link.contains("altnames")) {
+      altnames = link["altnames"].get<std::vector<std::string>>();
+    }
+  }
+  return {name, altnames};
+}
+
+struct PolicyCase {
+  const char* policy;
+  const char* name;  // what the VF's netdev is called once udev is done ("" = ib%d)
+  std::vector<std::string> altnames;
+};
+
+class AFakeHostUdevNaming : public testing::TestWithParam<PolicyCase> {};
+
+}  // namespace
+
+// 99-default.link's NamePolicy= picks the name, AlternativeNamesPolicy= adds the other
+// predictable names as altnames (src/udev/net/link-config.c); a VF's names are its PF's
+// with "v<N>" (udev-builtin-net_id.c, get_virtfn_info()).
+TEST_P(AFakeHostUdevNaming, NamesANewVfNetdevAndGivesItTheOtherPredictableNames) {
+  VFREADY_REQUIRE_ROOT();
+  const auto& c = GetParam();
+  auto topology = TopologyBuilder::reference().probe_ms(1).udev_name_policy(c.policy);
+  topology.function("0000:18:00.0")["slot"] = "3";
+  FakeHost host(topology);
+  ASSERT_EQ(sh("echo 1 > " + host.pci("0000:18:00.0", "sriov_numvfs")).exit_code, 0);
+  // Initialized (udev is done with it) only after its rules have named it.
+  ASSERT_TRUE(wait_until([&] { return !exists(host.root() + "/run/udev/queue"); }, 5s));
+  const auto [name, altnames] = names_of(host, "0000:18:00.1");
+  if (std::string(c.name).empty()) {
+    EXPECT_THAT(name, MatchesRegex("ib[0-9]+"));
+  } else {
+    EXPECT_EQ(name, c.name);
+  }
+  EXPECT_EQ(altnames, c.altnames);
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, AFakeHostUdevNaming,
+                         testing::Values(PolicyCase{"path", "ibp24s0v0", {"ibs3v0"}},
+                                         PolicyCase{"slot", "ibs3v0", {"ibp24s0v0"}},
+                                         PolicyCase{"keep", "", {"ibs3v0", "ibp24s0v0"}},
+                                         PolicyCase{"none", "", {}}),
+                         [](const testing::TestParamInfo<PolicyCase>& info) {
+                           return std::string(info.param.policy);
+                         });

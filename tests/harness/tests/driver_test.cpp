@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the fake host's mlx5 driver and udevd do around a probe: a VF's RDMA device, a PF
+// whose driver goes, the autoprobe flag's input, and a name udev keeps.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "fake_host.hpp"
+#include "process.hpp"
+#include "root_only.hpp"
+
+using namespace vfready::testing;
+using testing::HasSubstr;
+
+namespace {
+
+constexpr const char* kPf = "0000:18:00.0";
+constexpr const char* kVf = "0000:18:00.1";
+
+std::string echo_to(const std::string& value, const std::string& path) {
+  return "echo " + value + " > '" + path + "'";
+}
+
+// The RDMA device directory under a VF ("" for none).
+std::string rdma_dir(const FakeHost& host, const std::string& vf) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(host.pci(vf, "infiniband"), ec)) {
+    return e.path().string();
+  }
+  return {};
+}
+
+}  // namespace
+
+// mlx5_ib adds an RDMA device for a bound VF (mlx5_ib_add(), at the driver's bind) whose
+// node GUID and GID 0 are what the VF took at its probe, and removes it at unbind.
+TEST(AFakeHostVfRdma, ShowsTheGuidsTheVfTookAtItsProbeAndGoesAtUnbind) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto sriov = host.sys("class/infiniband/mlx5_0/device/sriov/0/");
+  ASSERT_EQ(sh(echo_to("0", host.pci(kPf, "sriov_drivers_autoprobe")) + " && " +
+               echo_to("1", host.pci(kPf, "sriov_numvfs")) + " && " +
+               echo_to("1", host.pci(kPf, "sriov_drivers_autoprobe")) + " && " +
+               echo_to("02:00:00:00:00:00:01:00", sriov + "node") + " && " +
+               echo_to("02:00:00:00:00:00:01:01", sriov + "port"))
+                .exit_code,
+            0);
+  EXPECT_EQ(rdma_dir(host, kVf), "") << "unbound: no RDMA device";
+  ASSERT_EQ(sh(echo_to(kVf, host.sys("bus/pci/drivers_probe"))).exit_code, 0);
+  const auto dir = rdma_dir(host, kVf);
+  ASSERT_NE(dir, "");
+  EXPECT_EQ(read_file(dir + "/node_guid"), "0200:0000:0000:0100\n");
+  EXPECT_EQ(read_file(dir + "/ports/1/gids/0"), "fe80:0000:0000:0000:0200:0000:0000:0101\n");
+  ASSERT_EQ(sh(echo_to(kVf, host.sys("bus/pci/drivers/mlx5_core/unbind"))).exit_code, 0);
+  EXPECT_EQ(rdma_dir(host, kVf), "");
+}
+
+// mlx5's remove (remove_one()) disables SR-IOV before the PF lets go: its VFs and their
+// netdevs go with it.
+TEST(AFakeHostPfUnbind, DisablesSriovFirst) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh(echo_to("2", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
+  ASSERT_TRUE(host.has_link("ibp24s0v1"));
+  ASSERT_EQ(sh(echo_to(kPf, host.sys("bus/pci/drivers/mlx5_core/unbind"))).exit_code, 0);
+  EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "0\n");
+  EXPECT_FALSE(exists(host.pci(kPf, "virtfn0")));
+  EXPECT_FALSE(exists(host.pci(kPf, "driver")));
+  EXPECT_EQ(host.netdev_of(kPf), "");
+  const auto write = sh(echo_to("2", host.pci(kPf, "sriov_numvfs")));
+  EXPECT_THAT(write.err, HasSubstr("No such file or directory")) << "no driver: ENOENT";
+}
+
+// sriov_drivers_autoprobe_store() takes kstrtobool() input: y/Y/1, n/N/0, on/off.
+TEST(AFakeHostAutoprobe, TakesWhatKstrtoboolTakes) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  const auto file = host.pci(kPf, "sriov_drivers_autoprobe");
+  for (const auto& [value, want] : std::vector<std::pair<std::string, std::string>>{
+           {"n", "0\n"}, {"Y", "1\n"}, {"off", "0\n"}, {"on", "1\n"}, {"0", "0\n"}}) {
+    ASSERT_EQ(sh(echo_to(value, file)).exit_code, 0) << value;
+    EXPECT_EQ(read_file(file), want) << value;
+  }
+  EXPECT_THAT(sh(echo_to("maybe", file)).err, HasSubstr("Invalid argument"));
+  EXPECT_EQ(read_file(file), "0\n") << "a refused write changes nothing";
+}
+
+// 99-default.link's NamePolicy= begins with "keep": a netdev renamed before udevd got
+// to it (name_assign_type NET_NAME_RENAMED) keeps that name; its altnames still come.
+TEST(AFakeHostUdev, KeepsANameSomeoneGaveBeforeItHandledTheNetdev) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_latency_ms(1000));
+  ASSERT_EQ(sh(echo_to("1", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
+  const auto kernel_name = host.netdev_of(kVf);
+  ASSERT_THAT(kernel_name, testing::MatchesRegex("ib[0-9]+"));
+  ASSERT_EQ(sh("ip -n " + host.netns() + " link set " + kernel_name + " name mine0").exit_code, 0);
+  ASSERT_TRUE(wait_until([&] { return !exists(host.root() + "/run/udev/queue"); }, 5s));
+  EXPECT_EQ(host.netdev_of(kVf), "mine0");
+  const auto link = sh("ip -n " + host.netns() + " -j -d link show dev mine0");
+  ASSERT_EQ(link.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(link.out).at(0).value("altnames", std::vector<std::string>{}),
+            std::vector<std::string>{"ibp24s0v0"});
+}
