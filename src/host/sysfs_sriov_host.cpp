@@ -177,15 +177,18 @@ ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
     ops.push_back({DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}});
   }
   const auto got = sysfs_.on_device(pf.str(), ops, deadlines_.probe);
-  ProbedVf out{.err = got.front().err, .bound = false, .guid = std::nullopt};
-  if (out.err != 0 || got.size() < 2) {
+  ProbedVf out{.err = got.front().err, .bound = false, .driver = {}, .guid = std::nullopt};
+  if (out.err != 0 || got.size() < 2 || got[1].err != 0) {
     return out;
   }
-  out.bound = got[1].err == 0 && (got[1].text.starts_with("DRIVER=") ||
-                                  got[1].text.find("\nDRIVER=") != std::string::npos);
-  if (!out.bound) {
+  const auto& uevent = got[1].text;
+  const auto at = uevent.starts_with("DRIVER=") ? 0 : uevent.find("\nDRIVER=");
+  if (at == std::string::npos) {
     return out;
   }
+  const auto from = uevent.find('=', at) + 1;
+  out.driver = uevent.substr(from, uevent.find('\n', from) - from);
+  out.bound = true;
   // Without sriov/<n>/port (ENOENT) its RDMA device tells, as vf_port_guid reads it.
   out.guid =
       got.size() < 3 || got[2].err == ENOENT ? vf_port_guid(pf, index, ofed) : parsed_guid(got[2]);

@@ -202,10 +202,19 @@ Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf) {
                            run.target.pci.str(), vf.str()),
             std::nullopt};
   }
-  if (!probed.bound) {
-    // drivers_probe said nothing (it never does): the probe failed, or nothing took it.
-    std::string text = "VF " + vf.str() + " is not bound to " + kDriver + " after its probe";
-    const auto lines = run.os.sriov.kernel_log_naming(vf.str());
+  if (!probed.bound || (!probed.driver.empty() && probed.driver != kDriver)) {
+    // drivers_probe said nothing (it never does): the probe failed, nothing took the VF,
+    // or its driver_override named another driver.
+    std::string text = "VF " + vf.str() +
+                       (probed.bound ? " is bound to " + probed.driver + ", not " + kDriver
+                                     : std::string(" is not bound to ") + kDriver) +
+                       " after its probe";
+    // The latest lines: a VF probed before has older ones.
+    constexpr std::size_t kLines = 3;
+    auto lines = run.os.sriov.kernel_log_naming(vf.str());
+    if (lines.size() > kLines) {
+      lines.erase(lines.begin(), lines.end() - kLines);
+    }
     if (lines.empty()) {
       text += "; the kernel log says nothing of it";
     } else {

@@ -72,47 +72,49 @@ TEST(VfreadydKernelRules, ProbesVfsAPredecessorLeftUnboundWithAutoprobeOff) {
 }
 
 // udev's path policy names the VF's netdev ibp24s0v<N> and gives it its slot name
-// ibs0v<N> as an altname: vfready's configured name. The kernel refuses a rename to a
+// ibs1v<N> as an altname: vfready's configured name. The kernel refuses a rename to a
 // netdev's own altname (EEXIST), so vfready drops that altname first; the path name it
 // wants as an altname is free once the netdev is renamed.
 TEST(VfreadydUdevNames, TakesAConfiguredNameThatUdevGaveTheNetdevAsAnAltname) {
   VFREADY_REQUIRE_ROOT();
   auto topology = TopologyBuilder::reference().probe_ms(1).udev_name_policy("path");
-  topology.function(kPf)["slot"] = "0";
+  topology.function(kPf)["slot"] = "1";
   FakeHost host(topology);
   auto config = one_pf_config(2);
+  config["pfs"][0]["vf_name"] = "ibs1v{vf}";
   config["pfs"][0]["vf_altnames"] = {"ibp24s0v{vf}"};
   const auto r = sh(vfreadyd_command(host, write_config(host, config.dump())), 60s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, Not(HasSubstr("File exists")));
   for (int v = 0; v < 2; ++v) {
     const auto link = link_of(host, "0000:18:00." + std::to_string(v + 1));
-    EXPECT_EQ(link.name, "ibs0v" + std::to_string(v));
+    EXPECT_EQ(link.name, "ibs1v" + std::to_string(v));
     EXPECT_THAT(link.altnames, UnorderedElementsAre("ibp24s0v" + std::to_string(v)));
-    EXPECT_THAT(host.renames(), Contains(HasSubstr(" ibp24s0v" + std::to_string(v) + " ibs0v" +
+    EXPECT_THAT(host.renames(), Contains(HasSubstr(" ibp24s0v" + std::to_string(v) + " ibs1v" +
                                                    std::to_string(v))));
   }
 }
 
-// udev's slot policy names it ibs0v<N> (vfready's name) with the path name as an
+// udev's slot policy names it ibs1v<N> (vfready's name) with the path name as an
 // altname, which vfready wants as an altname too: nothing to rename, nothing to add,
 // no error.
 TEST(VfreadydUdevNames, KeepsANameAndAltnameUdevAlreadyGaveAsConfigured) {
   VFREADY_REQUIRE_ROOT();
   auto topology = TopologyBuilder::reference().probe_ms(1).udev_name_policy("slot");
-  topology.function(kPf)["slot"] = "0";
+  topology.function(kPf)["slot"] = "1";
   FakeHost host(topology);
   auto config = one_pf_config(2);
+  config["pfs"][0]["vf_name"] = "ibs1v{vf}";
   config["pfs"][0]["vf_altnames"] = {"ibp24s0v{vf}"};
   const auto r = sh(vfreadyd_command(host, write_config(host, config.dump())), 60s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (int v = 0; v < 2; ++v) {
     const auto link = link_of(host, "0000:18:00." + std::to_string(v + 1));
-    EXPECT_EQ(link.name, "ibs0v" + std::to_string(v));
+    EXPECT_EQ(link.name, "ibs1v" + std::to_string(v));
     EXPECT_THAT(link.altnames, UnorderedElementsAre("ibp24s0v" + std::to_string(v)));
   }
   for (const auto& rename : host.renames()) {
-    EXPECT_THAT(rename, Not(HasSubstr(" ibs0v0 "))) << "renamed away from its name";
+    EXPECT_THAT(rename, Not(HasSubstr(" ibs1v0 "))) << "renamed away from its name";
   }
 }
 

@@ -34,6 +34,7 @@ struct VfBinding {
 struct ProbedVf {
   int err = 0;                      // the write's: 0, the errno, or kStuck
   bool bound = false;               // the VF has a driver after it
+  std::string driver;               // which, where the host can tell ("": it cannot)
   std::optional<model::Guid> guid;  // as vf_port_guid reads it; nothing unless bound
 };
 
@@ -114,10 +115,11 @@ class SriovHost {
   // the GUID its port took. A host may make them one call into the driver.
   virtual ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
                                          uint16_t index, bool ofed) {
-    ProbedVf out{.err = probe_vf(pf, vf), .bound = false, .guid = std::nullopt};
+    ProbedVf out{.err = probe_vf(pf, vf), .bound = false, .driver = {}, .guid = std::nullopt};
     if (out.err == 0) {
       const auto binding = vf_binding(pf, index);
       out.bound = binding.netdev.has_value() || binding.driver.has_value();
+      out.driver = binding.driver.value_or("");
     }
     if (out.bound) {
       out.guid = vf_port_guid(pf, index, ofed);

@@ -25,7 +25,8 @@ class AutoprobeGuard {
 
   // Off, for VFs about to be created; 0 or the errno.
   int turn_off();
-  // On again if it is off; the problem (a warning) when that fails. Once.
+  // On again if it is off; the problem when that fails (the kernel then probes none of
+  // the PF's VFs). Once.
   std::optional<model::Problem> restore();
   [[nodiscard]] bool off() const { return off_; }
 

@@ -396,8 +396,8 @@ int Kernel::write_bind(std::string_view value, bool probe_only, const std::strin
       if (probe_only && !vf.driver_override.empty()) {
         wanted = vf.driver_override;
       }
-      if (!vf.held_by.empty()) {
-        return answer(EBUSY);
+      if (!vf.held_by.empty() || vf.bound) {
+        return answer(EBUSY);  // __driver_probe_device(): a device with a driver is busy
       }
       if (!vf.driver_override.empty() && vf.driver_override != wanted) {
         return answer(ENODEV);

@@ -70,6 +70,10 @@ void Kernel::bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, cons
 }
 
 void Kernel::udev_rules(int ifindex) {
+  // The name as the kernel has it now (the link listener may be behind a rename).
+  if (auto now = netdevs_.get(ifindex)) {
+    on_link_event(now.value());
+  }
   std::optional<Owner> owner;
   std::string name;
   bool renamed = false;
@@ -82,6 +86,9 @@ void Kernel::udev_rules(int ifindex) {
     owner = it->second;
     name = net_of(*owner).ifname;
     renamed = renamed_.contains(ifindex);
+  }
+  if (!owner->vf) {
+    return;  // a PF's netdev keeps the topology's name (docs/fake-host.md)
   }
   const auto& spec = *pfs_[owner->pf]->spec;
   // 99-default.link's NamePolicy= starts with "keep": a netdev someone renamed before
@@ -187,9 +194,9 @@ void Kernel::on_link_event(const LinkEvent& heard) {
       auto net = net_of(it->second);
       departed_[event.ifindex] = it->second;
       remove_net_entries(net.dir, net.ifname);
+      // A rename stays with it (name_assign_type survives dev_change_net_namespace()).
       netdev_owners_.erase(it);
       links_.erase(event.ifindex);
-      renamed_.erase(event.ifindex);
       net.ifindex = 0;
       net.ifname.clear();
       removed = true;

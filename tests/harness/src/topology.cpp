@@ -144,8 +144,10 @@ FunctionSpec parse_function(const JsonReader& r) {
   }
   if (r.has("slot")) {
     f.slot = r["slot"].string();
-    if (f.slot->empty() || f.slot->find_first_not_of("0123456789") != std::string::npos) {
-      r["slot"].fail("must be a slot number such as \"3\" (as /sys/bus/pci/slots/<slot>)");
+    // udev's net_id takes slots numbered from 1 (pci_get_hotplug_slot() skips 0).
+    if (f.slot->empty() || f.slot->find_first_not_of("0123456789") != std::string::npos ||
+        f.slot->find_first_not_of('0') == std::string::npos) {
+      r["slot"].fail("must be a slot number from 1, such as \"3\" (as /sys/bus/pci/slots/<slot>)");
     }
   }
   if (r.has("sriov")) {

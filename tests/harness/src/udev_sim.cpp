@@ -43,7 +43,7 @@ void UdevSim::add_initialized(int ifindex, const std::string& driver) { write_db
 void UdevSim::remove(int ifindex) {
   std::lock_guard lock(mu_);
   pending_.erase(ifindex);
-  renaming_.erase(ifindex);
+  held_moves_.erase(ifindex);
   unlink(db_path(ifindex).c_str());
   update_queue_file();
 }
@@ -55,32 +55,31 @@ void UdevSim::finish(int ifindex, const std::string& driver, unsigned generation
     if (it == pending_.end() || it->second != generation) {
       return;
     }
-    renaming_[ifindex].clear();
   }
   if (name_) {
     name_(ifindex);  // the rules: a rename makes the kernel's move, held back below
   }
   std::lock_guard order(order_mu_);
-  std::string old_devpath;
+  std::vector<std::string> moves;
   {
     std::lock_guard lock(mu_);
-    auto moved = renaming_.find(ifindex);
-    if (moved != renaming_.end()) {
-      old_devpath = std::move(moved->second);
-      renaming_.erase(moved);
-    }
     auto it = pending_.find(ifindex);
     if (it == pending_.end() || it->second != generation) {
       return;  // removed while its rules ran
     }
     write_db(ifindex, driver);
     pending_.erase(it);
+    if (auto held = held_moves_.find(ifindex); held != held_moves_.end()) {
+      moves = std::move(held->second);
+      held_moves_.erase(held);
+    }
     update_queue_file();
   }
-  // As udevd: the database first, then the message (a monitor's reader looks it up).
+  // As udevd: the database first, then the message (a monitor's reader looks it up);
+  // then the device's events that waited for it.
   if (announces_) {
     announce("add", ifindex, driver);
-    if (!old_devpath.empty()) {
+    for (const auto& old_devpath : moves) {
       announce("move", ifindex, driver, old_devpath);
     }
   }
@@ -90,10 +89,8 @@ void UdevSim::moved(int ifindex, const std::string& old_devpath) {
   std::lock_guard order(order_mu_);
   {
     std::lock_guard lock(mu_);
-    if (auto it = renaming_.find(ifindex); it != renaming_.end()) {
-      if (it->second.empty()) {
-        it->second = old_devpath;  // udevd's own rename: its move follows the add
-      }
+    if (pending_.contains(ifindex)) {
+      held_moves_[ifindex].push_back(old_devpath);  // after its add
       return;
     }
   }

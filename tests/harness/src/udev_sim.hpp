@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "scheduler.hpp"
 #include "udev_messages.hpp"
@@ -79,8 +80,10 @@ class UdevSim {
   // meanwhile goes after them.
   std::mutex order_mu_;
   std::mutex mu_;
-  // Netdevs whose rules run now: their move waits for their add.
-  std::map<int, std::string> renaming_;  // ifindex -> old devpath of its move ("": none yet)
+  // Moves of netdevs udevd has not handled yet (the add pending, or its rules running),
+  // by ifindex, in order: udevd handles a device's events one after another, so they go
+  // out after its add (old devpaths).
+  std::map<int, std::vector<std::string>> held_moves_;
   // ifindex -> generation of the pending add, so a stale timer of a removed netdev
   // whose ifindex came back does not mark the new one early.
   std::map<int, unsigned> pending_;

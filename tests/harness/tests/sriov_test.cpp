@@ -294,9 +294,10 @@ void numvfs_beside_a_hung_one(bool serialized) {
   ASSERT_TRUE(wait_until([&] { return in_write(hung.pid()); }, 10s));
   Background other(echo_to("1", host.pci("0000:40:00.0", "sriov_numvfs")));
   if (serialized) {
-    // It waits for the rescan lock: inside its write, no VF made.
+    // It waits for the rescan lock: inside its write, and no VF made for as long as the
+    // other write hangs (a 1 ms probe would have made one many times over in 500 ms).
     ASSERT_TRUE(wait_until([&] { return in_write(other.pid()); }, 10s));
-    EXPECT_FALSE(exists(host.pci("0000:40:00.0", "virtfn0")));
+    EXPECT_FALSE(wait_until([&] { return exists(host.pci("0000:40:00.0", "virtfn0")); }, 500ms));
     EXPECT_FALSE(other.exited());
     ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the driver recovers
     EXPECT_EQ(hung.wait(10s).exit_code, 0);

@@ -131,3 +131,21 @@ INSTANTIATE_TEST_SUITE_P(Policies, AFakeHostUdevNaming,
                          [](const testing::TestParamInfo<PolicyCase>& info) {
                            return std::string(info.param.policy);
                          });
+
+// udevd handles one device's events one after another: a netdev renamed by someone
+// before udevd handled its add has its move announced after the add, never before.
+TEST(AFakeHostUdev, AnnouncesAMoveOfANetdevItHasNotHandledAfterItsAdd) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_latency_ms(500));
+  const auto ready = host.root() + "/monitor-ready";
+  Background listener(udev_events(host, "listen 3 10000 " + ready));
+  ASSERT_TRUE(wait_until([&] { return exists(ready); }, 10s));
+  ASSERT_EQ(sh("echo 1 > " + host.pci("0000:18:00.0", "sriov_numvfs")).exit_code, 0);
+  const auto kernel_name = host.netdev_of("0000:18:00.1");
+  const auto ns = "ip -n " + host.netns() + " link set ";
+  ASSERT_EQ(sh(ns + kernel_name + " name mine0 && " + ns + "mine0 name mine1").exit_code, 0);
+  const auto r = listener.wait(10s);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  // Its name stays (NamePolicy=keep), and both moves follow the add, in order.
+  EXPECT_THAT(r.out, MatchesRegex("add [0-9]+ mine1\nmove [0-9]+ mine1\nmove [0-9]+ mine1\n"));
+}
