@@ -190,7 +190,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfigCase{"NumberOverflow",
                       R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1e400}]})",
                       "$.pfs[0].vfs: not valid JSON"},
-        BadConfigCase{"KeyTwice", R"({"pfs": [], "pfs": []})", "$.pfs: appears twice"}),
+        BadConfigCase{"KeyTwice", R"({"pfs": [], "pfs": []})", "$.pfs: appears twice"},
+        // ipoib_change_mtu() refuses more than 4092 in datagram mode.
+        BadConfigCase{"IpoibMtu", R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 1,
+                      "mtu": 9000}]})",
+                      "$.pfs[0].mtu: is 9000; an IPoIB netdev (link_layer InfiniBand) takes 72 "
+                      "to 4092"},
+        // Names the kernel would refuse or rewrite: dev_valid_name(), dev_get_valid_name().
+        BadConfigCase{"PercentInAName", R"({"pfs": [{"select": {"pci": "0000:18:00.0"},
+                      "vfs": 1, "vf_name": "ib%d{vf}"}]})",
+                      "$.pfs[0].vf_name: template \"ib%d{vf}\" gives invalid interface name"},
+        BadConfigCase{"Latin1SpaceInAName", R"({"pfs": [{"select": {"pci": "0000:18:00.0"},
+                      "vfs": 1, "pf_name": "ib\u00e0"}]})",
+                      "only printable ASCII"},
+        BadConfigCase{"NoBreakSpaceInAnAltname", R"({"pfs": [{"select": {"pci": "0000:18:00.0"},
+                      "vfs": 1, "vf_altnames": ["gpu\u00a0{vf}"]}]})",
+                      "$.pfs[0].vf_altnames"}),
     [](const testing::TestParamInfo<BadConfigCase>& info) { return info.param.name; });
 
 // Valid configurations that a pass on this host would not bring up: --check-config says

@@ -35,6 +35,31 @@ TEST(AnIfName, RejectsWhatTheKernelRejects) {
   EXPECT_FALSE(IfName::parse(std::string_view("ib\0", 3)));
 }
 
+// The kernel's isspace() is Latin-1: 0xA0 is whitespace to it, and UTF-8 puts that byte
+// inside characters such as a no-break space (c2 a0) or "à" (c3 a0).
+TEST(AnIfName, RejectsBytesTheKernelTakesForWhitespaceInsideUtf8) {
+  for (const char* bad : {"ib\xc2\xa0"
+                          "0",
+                          "ib\xc3\xa0", "gpu\xc3\xa9"}) {
+    const auto n = IfName::parse(bad);
+    ASSERT_FALSE(n) << bad;
+    EXPECT_THAT(n.error().message, HasSubstr("only printable ASCII"));
+  }
+  EXPECT_FALSE(IfName::parse("ib\x1b[31m"));
+  EXPECT_FALSE(IfName::parse("ib\x7f"));
+}
+
+// dev_get_valid_name() takes "%d" as a pattern: the netdev would get a number of the
+// kernel's choosing, not the name asked for.
+TEST(AnIfName, RejectsAPercentSign) {
+  for (const char* bad : {"ib%d", "ib%", "%s"}) {
+    const auto n = IfName::parse(bad);
+    ASSERT_FALSE(n) << bad;
+    EXPECT_THAT(n.error().message, HasSubstr("'%'"));
+  }
+  EXPECT_FALSE(AltName::parse("gpu%d-ib"));
+}
+
 TEST(AnAltName, AllowsUpTo127BytesButNotMore) {
   EXPECT_TRUE(AltName::parse(std::string(127, 'a')));
   auto too_long = AltName::parse(std::string(128, 'a'));

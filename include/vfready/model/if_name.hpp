@@ -9,8 +9,9 @@
 
 namespace vfready::model {
 
-// A network interface name the kernel accepts (dev_valid_name): 1-15 bytes, not "."
-// or "..", no '/', ':' or whitespace.
+// A network interface name the kernel accepts (dev_valid_name()) and keeps as given
+// (dev_get_valid_name() turns a '%' into a number): 1-15 bytes of printable ASCII, not
+// "." or "..", no '/', ':' or '%'.
 class IfName {
  public:
   static constexpr std::size_t kMaxLength = 15;  // IFNAMSIZ - 1
