@@ -56,7 +56,12 @@ void StatusFiles::write(const std::optional<std::string>& path, const std::strin
   // Without its directory (no NFD, no node_exporter on this node) a file is not wanted.
   const bool unwanted = err == ENOENT && !make_dir;
   auto& last = errors_[*path];
-  if (err != 0 && !unwanted && err != last) {
+  if (err == host::kDirectoryWritableByOthers && err != last) {
+    log::warn({}, "not writing the " + what + " " + *path +
+                      ": its directory is writable by others and has no sticky bit, so anyone "
+                      "could replace the file there; make the directory 0755 (or set its sticky "
+                      "bit)");
+  } else if (err != 0 && !unwanted && err != last) {
     log::warn({}, "cannot write the " + what + " " + *path + ": " + host::errno_name(err));
   } else if (err == 0 && last != 0) {
     log::info({}, "the " + what + " " + *path + " is written again");

@@ -2,10 +2,13 @@
 #include "vfready/host/state_files.hpp"
 
 #include <fcntl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 
 namespace vfready::host {
 
@@ -25,6 +28,23 @@ int write_all(int fd, std::string_view content) {
   return 0;
 }
 
+// 16 hex digits from the kernel's random pool (never blocks once the pool is ready,
+// which it is long before vfreadyd starts).
+std::string random_suffix() {
+  uint64_t bits = 0;
+  if (getrandom(&bits, sizeof bits, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof bits)) {
+    bits = static_cast<uint64_t>(getpid()) << 32 ^
+           static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  }
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (auto& c : out) {
+    c = kDigits[bits & 0xf];
+    bits >>= 4;
+  }
+  return out;
+}
+
 }  // namespace
 
 int write_file_atomically(const std::string& path, std::string_view content, unsigned mode,
@@ -41,13 +61,27 @@ int write_file_atomically(const std::string& path, std::string_view content, uns
       return errno;
     }
   }
-  // A dotfile: readers that take every file of the directory (NFD, node_exporter's *.prom)
-  // skip it.
-  const std::string temp = dir + "/." + name + "." + std::to_string(getpid());
-  const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-                      static_cast<mode_t>(mode));
-  if (fd < 0) {
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0) {
     return errno;
+  }
+  if ((st.st_mode & S_IWOTH) != 0 && (st.st_mode & S_ISVTX) == 0) {
+    return kDirectoryWritableByOthers;
+  }
+  // A dotfile (readers that take every file of the directory, NFD and node_exporter's
+  // *.prom, skip it) with a random name, created here or not at all.
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    temp = dir + "/." + name + "." + random_suffix();
+    fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+              static_cast<mode_t>(mode));
+    if (fd < 0 && errno != EEXIST) {
+      return errno;
+    }
+  }
+  if (fd < 0) {
+    return EEXIST;
   }
   int err = write_all(fd, content);
   if (err == 0 && fchmod(fd, static_cast<mode_t>(mode)) != 0) {

@@ -302,3 +302,44 @@ TEST(VfreadydStatus, SaysWhatItChangedOnAHostAnotherToolSetUpAndThatTheNextRunCh
   EXPECT_THAT(second.out, HasSubstr("\nChanged: nothing\n"));
   EXPECT_THAT(second.err, HasSubstr("nothing needed changing"));
 }
+
+// Publish directories may be writable by others (node_exporter's textfile directory
+// often is). Nothing planted there is followed or waited on: a FIFO at the name a
+// temporary file once had (".<file>.<pid>") froze the daemon, SIGTERM and D-Bus included.
+// A directory anyone may write without the sticky bit is refused, with a warning.
+TEST(VfreadydPublish, NothingPlantedInAPublishDirectoryIsFollowedOrWaitedOn) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  sh("mkdir -p " + host.root() + "/nfd " + host.root() + "/prom && chmod 0777 " + host.root() +
+     "/prom");
+  const auto config = write_config(host, config_with(host, kFaulty, 8));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, config, "--bus-address " + bus.address());
+  ASSERT_TRUE(serving(daemon, bus));
+  const auto labels = host.root() + "/nfd/vfready";
+  ASSERT_TRUE(wait_until([&] { return exists(labels); }, 10s));
+  const auto pid = std::to_string(daemon.process().pid());
+  ASSERT_EQ(sh("mkfifo " + host.root() + "/nfd/.vfready." + pid + " && ln -s /etc/passwd " +
+               host.root() + "/nfd/.vfready.tmp")
+                .exit_code,
+            0);
+  ASSERT_EQ(sh("rm " + labels).exit_code, 0);
+  // A pass publishes again: the labels come back, and the daemon still answers.
+  const auto reconcile = sh(vfreadyctl(bus, "reconcile"), 30s);
+  EXPECT_EQ(reconcile.exit_code, 0) << reconcile.err << daemon.log();
+  EXPECT_TRUE(wait_until([&] { return exists(labels); }, 10s)) << daemon.log();
+  EXPECT_EQ(sh(vfreadyctl(bus, "status"), 10s).exit_code, 0);
+  EXPECT_FALSE(exists(host.root() + "/prom/vfready.prom"));
+  EXPECT_THAT(daemon.log(),
+              HasSubstr("not writing the metrics file " + host.root() +
+                        "/prom/vfready.prom: its directory is writable by others and has no "
+                        "sticky bit"));
+  EXPECT_EQ(daemon.stop(), 0);
+  // Setting the sticky bit (as /tmp has it) makes the directory fit again.
+  ASSERT_EQ(sh("chmod 1777 " + host.root() + "/prom").exit_code, 0);
+  ServiceDaemon again(host, config, "--bus-address " + bus.address());
+  ASSERT_TRUE(serving(again, bus));
+  EXPECT_TRUE(wait_until([&] { return exists(host.root() + "/prom/vfready.prom"); }, 10s))
+      << again.log();
+  EXPECT_EQ(again.stop(), 0);
+}
