@@ -66,7 +66,7 @@ int describe(const Where& where, const std::string& key, const Output& out) {
   return guarded([&] {
     nlohmann::json pf;
     try {
-      pf = nlohmann::json::parse(bus::Client::connect(where.bus_address)->describe_pf(key));
+      pf = parse_answer(bus::Client::connect(where.bus_address)->describe_pf(key));
     } catch (const bus::ClientError& e) {
       if (e.kind() != bus::ClientError::Kind::kNotRunning) {
         throw;

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "vfready/model/json_document.hpp"
+
 namespace vfready::ctl {
 
 namespace {
@@ -41,13 +43,18 @@ std::optional<Fetched> read_status_file(const std::string& path, std::string* wh
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
-  auto status = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (!status.is_object()) {
+  // As vfreadyd's answer is read: nesting bounded, nothing after the document.
+  auto status = model::parse_json_document(path, text.str());
+  if (!status) {
+    *why = status.error().message + " (not a status file)";
+    return std::nullopt;
+  }
+  if (!status.value().is_object()) {
     *why = path + ": not a status file (no JSON object in it)";
     return std::nullopt;
   }
   Fetched f;
-  f.status = std::move(status);
+  f.status = std::move(status.value());
   const auto at = f.status.find("generated_at");
   f.from_file = "vfreadyd is not running: status from " + path + ", written " + age_of(st) +
                 (at != f.status.end() && at->is_string() ? " (" + at->get<std::string>() + ")"
@@ -56,6 +63,14 @@ std::optional<Fetched> read_status_file(const std::string& path, std::string* wh
 }
 
 }  // namespace
+
+nlohmann::json parse_answer(const std::string& text) {
+  auto parsed = model::parse_json_document("vfreadyd's answer", text);
+  if (!parsed) {
+    throw bus::ClientError(bus::ClientError::Kind::kOther, parsed.error().message);
+  }
+  return std::move(parsed.value());
+}
 
 Fetched status_file_instead(const bus::ClientError& not_running, const std::string& path) {
   std::string why;
@@ -69,7 +84,7 @@ Fetched status_file_instead(const bus::ClientError& not_running, const std::stri
 Fetched fetch_status(const std::string& bus_address, const std::string& status_file) {
   try {
     auto client = bus::Client::connect(bus_address);
-    return Fetched{nlohmann::json::parse(client->describe()), std::nullopt};
+    return Fetched{parse_answer(client->describe()), std::nullopt};
   } catch (const bus::ClientError& e) {
     if (e.kind() != bus::ClientError::Kind::kNotRunning) {
       throw;

@@ -23,6 +23,10 @@ struct Fetched {  // NOLINT(bugprone-exception-escape): json moves do not throw
 // neither answers, with both reasons.
 Fetched fetch_status(const std::string& bus_address, const std::string& status_file);
 
+// A JSON answer of vfreadyd's, read as the status file is (nesting bounded, nothing after
+// the document); throws bus::ClientError (kOther) with the reason when it is not one.
+nlohmann::json parse_answer(const std::string& text);
+
 // What vfreadyctl falls back to when vfreadyd is not running (`not_running`): the status
 // file, or `not_running` again with the reason there is no file either.
 Fetched status_file_instead(const bus::ClientError& not_running, const std::string& path);

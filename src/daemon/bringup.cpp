@@ -123,6 +123,7 @@ void Bringup::on_message(PassMessage& m) {
       for (const auto& w : m.warnings) {
         log_problem(spdlog::level::warn, "driver", "", w);
       }
+      host_ = m.host;  // read, and planned: the driver check stopped the pass
       stop(m.host ? "Driver check failed: " : "Configuration does not fit this host: ",
            std::move(m.problems));
       return;
@@ -152,6 +153,7 @@ void Bringup::on_message(PassMessage& m) {
 void Bringup::on_planned(std::vector<model::PfTarget> targets,
                          const std::shared_ptr<const model::HostInfo>& host) {
   targets_ = std::move(targets);
+  host_ = host;
   log::info({.step = "driver"}, "driver: " + std::to_string(in_.config.required_modules.size()) +
                                     " required modules loaded; kernel " + host->kernel_release);
   std::set<std::string> configured;

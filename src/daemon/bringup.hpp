@@ -43,6 +43,8 @@ class Bringup final : public EventSource {
 
   void start();
   [[nodiscard]] bool finished() const { return finished_; }
+  // The host as this pass read it for its plan (nullptr until then).
+  [[nodiscard]] const std::shared_ptr<const model::HostInfo>& host() const { return host_; }
   [[nodiscard]] model::Outcome outcome() const { return outcome_; }
   // Whether this bring-up is (still) working on PF `pci`.
   [[nodiscard]] bool covers(const std::string& pci) const {
@@ -81,6 +83,7 @@ class Bringup final : public EventSource {
   std::shared_ptr<PassChannel> channel_;
   std::shared_ptr<host::UdevWait> udev_;  // the pass's: every PF worker waits through it
   std::vector<model::PfTarget> targets_;
+  std::shared_ptr<const model::HostInfo> host_;
   std::vector<Running> running_;
   std::size_t left_ = 0;
   bool finished_ = false;

@@ -11,6 +11,7 @@
 #include "config_files.hpp"
 #include "log.hpp"
 #include "vfready/host/sysfs.hpp"
+#include "vfready/model/plan.hpp"
 #include "vfready/model/status_json.hpp"
 #include "vfready/model/status_table.hpp"
 #include "vfready/version.hpp"
@@ -207,6 +208,7 @@ void Service::on_bringup_finished() {
     inputs_ = std::move(*pending_);
     pending_.reset();
     files_.configure(inputs_.config.publish);
+    keep_only_configured_pfs();
     ++status_.config_generation;
     publish();
     dirty_.clear();
@@ -304,17 +306,30 @@ std::optional<std::string> Service::reload() {
   if (ready_sent_) {
     notifier_.notify("RELOADING=1\nSTATUS=Reloading " + options_.config_path);
   }
-  auto config = load_config(options_.config_path);
-  auto table = config ? load_compat_tables(options_.compat_paths)
-                      : Result<model::CompatTable>(config.error());
-  if (!config || !table) {
-    const auto message =
-        (config ? table.error() : config.error()).message + ": the running configuration stays";
-    status_.problems = {model::problem(model::EventKind::kReloadRefused, message)};
+  // Read off the loop, which waits for it a second at most.
+  constexpr std::chrono::milliseconds kReadBound{1000};
+  auto loaded = load_config_within(options_.config_path, options_.compat_paths, kReadBound);
+  // Judged as a start judges it (--check-config's exit 3): a plan on this host, as the
+  // last pass read it.
+  std::optional<Error> refused = loaded ? std::nullopt : std::optional<Error>(loaded.error());
+  if (loaded && bringup_ && bringup_->host()) {
+    if (auto plan = model::make_plan(loaded.value().first, *bringup_->host()); !plan) {
+      refused = plan.error();
+    }
+  }
+  if (refused) {
+    const auto message = refused->message + ": the running configuration stays";
+    // Added to the problems in force, never in their place; one refusal at a time.
+    std::erase_if(status_.problems, [](const model::Problem& p) {
+      return p.kind == model::EventKind::kReloadRefused;
+    });
+    status_.problems.push_back(model::problem(model::EventKind::kReloadRefused, message));
     publish();
     notifier_.notify(ready + "STATUS=" + message);
     return message;
   }
+  auto config = Result<model::Config>(std::move(loaded.value().first));
+  auto table = Result<model::CompatTable>(std::move(loaded.value().second));
   log::info({}, "read " + options_.config_path);
   if (bringup_ && !bringup_->finished()) {
     // Never lost: applied when the running pass ends, the latest of several winning.
@@ -328,11 +343,28 @@ std::optional<std::string> Service::reload() {
   inputs_.config = config.value();
   inputs_.table = table.value();
   files_.configure(inputs_.config.publish);
+  keep_only_configured_pfs();
   ++status_.config_generation;
   publish();
   notifier_.notify(ready.empty() ? "STATUS=Reloaded" : "READY=1");
   start_bringup();
   return std::nullopt;
+}
+
+void Service::keep_only_configured_pfs() {
+  // The PFs the configuration now in force selects, on the host as the last pass read it:
+  // from the moment it is in force, the status lists no other (its pass lists them anew).
+  if (!bringup_ || !bringup_->host()) {
+    return;
+  }
+  const auto plan = model::make_plan(inputs_.config, *bringup_->host());
+  if (!plan) {
+    return;  // the reload's gate refuses such a configuration
+  }
+  std::erase_if(status_.pfs, [&](const model::PfStatus& pf) {
+    return std::none_of(plan->pfs.begin(), plan->pfs.end(),
+                        [&](const model::PfTarget& t) { return t.pci == pf.pci; });
+  });
 }
 
 void Service::publish() {

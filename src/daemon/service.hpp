@@ -59,6 +59,8 @@ class Service {
   void on_internal_error(const std::exception_ptr& error);
   std::optional<std::string> reconcile();
   std::optional<std::string> reload();
+  // Drops from the status the PFs the configuration in force does not select.
+  void keep_only_configured_pfs();
   void publish();
 
   ServiceOptions options_;

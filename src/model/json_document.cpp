@@ -79,6 +79,12 @@ Result<json> parse_json_document(const std::string& file, const std::string& tex
     }
     return true;
   };
+  // The library's reader stops at a NUL as at the end: bytes after one would be ignored.
+  // A JSON text has none (a string spells it \u0000).
+  if (const auto nul = text.find('\0'); nul != std::string::npos) {
+    return Error{file + ": not valid JSON: a NUL byte at offset " + std::to_string(nul) +
+                 "; nothing may follow the document"};
+  }
   try {
     return json::parse(text, track);
   } catch (const Refused& r) {

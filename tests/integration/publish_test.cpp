@@ -343,3 +343,22 @@ TEST(VfreadydPublish, NothingPlantedInAPublishDirectoryIsFollowedOrWaitedOn) {
       << again.log();
   EXPECT_EQ(again.stop(), 0);
 }
+
+// vfreadyctl reads the status file as the daemon's configuration is read: nesting
+// bounded, so a file nested 100,000 levels deep is refused with a clear error (it
+// crashed vfreadyctl), and bytes after the document are refused too.
+TEST(VfreadyctlStatusFile, RefusesAFileNestedTooDeepOrWithBytesAfterTheDocument) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  sh("mkdir -p " + host.root() + "/run/vfready");
+  std::ofstream(status_file(host)) << std::string(100000, '[') << std::string(100000, ']');
+  auto r = sh(ctl_without_daemon(bus, host, "status"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr(status_file(host) + ": $"));
+  EXPECT_THAT(r.err, HasSubstr("is nested deeper than"));
+  std::ofstream(status_file(host)) << std::string("{\"state\": \"ready\"}\0{", 20);
+  r = sh(ctl_without_daemon(bus, host, "status"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("a NUL byte at offset 18"));
+}

@@ -57,3 +57,14 @@ TEST(PrintableText, KeepsValidUtf8AndEscapesTheRest) {
   EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
   EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");           // cut short
 }
+
+// nlohmann's reader stops at a NUL as at the end of the text: whatever follows one
+// would be ignored. A JSON text has none.
+TEST(AJsonDocument, RefusesANulAndWhatFollowsIt) {
+  const std::string text("{\"pfs\": []}\0{\"garbage\"", 22);
+  const auto doc = vfready::model::parse_json_document("/etc/vfready/vfready.json", text);
+  ASSERT_FALSE(doc);
+  EXPECT_THAT(doc.error().message,
+              testing::HasSubstr("/etc/vfready/vfready.json: not valid JSON: a NUL byte at "
+                                 "offset 11"));
+}
