@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "drift.hpp"
 
+#include <algorithm>
+
 namespace vfready::daemon {
 
 std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::LinkEvent& event) {
@@ -10,10 +12,18 @@ std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::Lin
         return Drift{pf.pci.str(), "", pf.name,
                      "netdev " + pf.name + " of PF " + pf.pci.str() + " is gone"};
       }
-      if (event.name != pf.name) {
-        return Drift{pf.pci.str(), "", event.name,
-                     "PF " + pf.pci.str() + " was renamed from " + pf.name + " to " + event.name +
-                         " by someone else: naming it back"};
+      // Against the name it should have: the one vfready gave it, or (when a pass found
+      // it renamed and could not name it back) the configured one.
+      const auto& ours =
+          pf.identity.configured_name.empty() ? pf.name : pf.identity.configured_name;
+      if (event.name != ours) {
+        return Drift{pf.pci.str(),
+                     "",
+                     event.name,
+                     "PF " + pf.pci.str() + " was renamed from " + ours + " to " + event.name +
+                         " by someone else: naming it back",
+                     true,
+                     ours};
       }
       return std::nullopt;
     }
@@ -26,10 +36,29 @@ std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::Lin
                      "netdev " + vf.name + " of VF " + vf.pci.str() +
                          " is gone (unbound, or its driver reloaded)"};
       }
+      // A VF whose last pass found it named otherwise (a rename that landed during or
+      // right after that pass's own) still has drift to repair, whatever event comes.
+      const bool misnamed = std::any_of(
+          vf.problems.begin(), vf.problems.end(),
+          [](const model::Problem& p) { return p.kind == model::EventKind::kNameMismatch; });
+      if (misnamed) {
+        return Drift{pf.pci.str(),
+                     vf.pci.str(),
+                     event.name,
+                     "VF " + vf.pci.str() + " is named " + event.name +
+                         ", not the name vfready gives it (renamed by someone else as it was "
+                         "named back): naming it back",
+                     true,
+                     ""};
+      }
       if (event.name != vf.name) {
-        return Drift{pf.pci.str(), vf.pci.str(), event.name,
+        return Drift{pf.pci.str(),
+                     vf.pci.str(),
+                     event.name,
                      "VF " + vf.pci.str() + " was renamed from " + vf.name + " to " + event.name +
-                         " by someone else: naming it back"};
+                         " by someone else: naming it back",
+                     true,
+                     vf.name};
       }
       return std::nullopt;
     }

@@ -16,6 +16,9 @@ struct Drift {
   std::string vf;  // PCI address of the VF concerned, if one
   std::string interface;
   std::string message;
+  // A rename of a netdev vfready named, and the name vfready gave it ("": not known here).
+  bool renamed = false;
+  std::string renamed_from{};
 };
 
 // A netlink event about a netdev vfready knows (a PF's or a VF's): removed, or renamed

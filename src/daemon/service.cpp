@@ -100,6 +100,22 @@ void Service::on_drift(const Drift& drift, const DriftWatch::Judge& judge_again)
     deferred_.push_back(judge_again);
     return;
   }
+  if (drift.renamed) {
+    const auto verdict = fights_.renamed(drift, Clock::now());
+    if (!verdict.repair_now) {
+      if (verdict.started) {
+        log::warn({.pf = drift.pf,
+                   .vf = drift.vf,
+                   .interface = drift.interface,
+                   .event = model::EventKind::kNameContested},
+                  verdict.started->text);
+        status_.problems.push_back(*verdict.started);
+        publish();
+        retry_contested(drift.pf, drift.vf);
+      }
+      return;  // named back at the slow rate, not at once
+    }
+  }
   log::warn({.pf = drift.pf, .vf = drift.vf, .interface = drift.interface}, drift.message);
   const double at = std::chrono::duration<double, std::milli>(Clock::now() - epoch_).count();
   status_.recent_events.push_back({at, drift.pf, drift.vf, drift.message});
@@ -110,6 +126,22 @@ void Service::on_drift(const Drift& drift, const DriftWatch::Judge& judge_again)
   ++status_.drift_events;
   dirty_.insert(drift.pf);
   publish();
+}
+
+void Service::retry_contested(const std::string& pf, const std::string& vf) {
+  if (!retries_armed_.insert(pf + "/" + vf).second) {
+    return;
+  }
+  loop_.add_timer(Clock::now() + NameFights::kRetry, [this, pf, vf] {
+    retries_armed_.erase(pf + "/" + vf);
+    // Named back now: while the fight goes on, again after the next interval; once it
+    // is over (no rename for a window), this pass leaves the link right.
+    dirty_.insert(pf);
+    schedule_pass();
+    if (fights_.fighting(pf, vf, Clock::now())) {
+      retry_contested(pf, vf);
+    }
+  });
 }
 
 void Service::schedule_pass() {
@@ -163,6 +195,10 @@ void Service::on_bringup_finished() {
   log::info({}, "kernel calls since the pass began: " +
                     (host::kernel_calls() - calls_at_pass_start_).describe());
   status_.node_ready = ready;
+  // Fights with another tool outlast the pass (which started with no node problems).
+  for (auto& p : fights_.problems(Clock::now())) {
+    status_.problems.push_back(std::move(p));
+  }
   if (first) {
     status_.bringup_ms = status_.ready_ms;
   }

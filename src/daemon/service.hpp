@@ -4,12 +4,14 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "bringup.hpp"
 #include "bus_connector.hpp"
 #include "drift_watch.hpp"
+#include "name_fights.hpp"
 #include "event_loop.hpp"
 #include "host_roots.hpp"
 #include "status_files.hpp"
@@ -48,6 +50,8 @@ class Service {
   // Drift on a PF whose pass is running is judged again when the pass ends: the pass may
   // have read the PF before the change (a VF rebound while the pass looked at it).
   void on_drift(const Drift& drift, const DriftWatch::Judge& judge_again);
+  // A link in a fight (NameFights) is named back once every NameFights::kRetry.
+  void retry_contested(const std::string& pf, const std::string& vf);
   void schedule_pass();
   void on_bringup_finished();
   void on_signal(int signo);
@@ -80,6 +84,8 @@ class Service {
   std::set<std::string> dirty_;  // PFs a reconcile pass should look at
   // Events that came during a pass of their PF, to judge again when it ends.
   std::vector<DriftWatch::Judge> deferred_;
+  NameFights fights_;
+  std::set<std::string> retries_armed_;  // "<pf>/<vf>" with a retry timer
   // A configuration read while a pass ran, applied when it ends.
   std::optional<BringupInputs> pending_;
   bool pass_scheduled_ = false;

@@ -129,3 +129,70 @@ TEST(VfreadydDrift, AVfRenamedByOthersIsNamedBackAForeignHolderIsLeftAlone) {
   EXPECT_EQ(ifindex_of(host, "theirs0"), other);
   EXPECT_THAT(daemon.log(), HasSubstr("which vfready does not manage: left alone"));
 }
+
+// A rename that lands right after the repair named the link back (or while its pass
+// runs) is repaired by a following pass: the pass that found the link misnamed again
+// keeps the VF's drift open, whatever event comes next.
+TEST(VfreadydDrift, ARenameLandingAsTheRepairNamesItBackIsRepairedToo) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  ServiceDaemon daemon(host, repo_config(), "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  const auto ip = "ip -n " + host.netns() + " link set dev ";
+  for (int round = 0; round < 2; ++round) {
+    const auto first = "first" + std::to_string(round);
+    const auto second = "second" + std::to_string(round);
+    // Renamed; then renamed again the moment vfready has named it back.
+    const auto r = sh(ip + "ibs2v5 name " + first + " && for i in $(seq 3000); do " + ip +
+                          "ibs2v5 name " + second + " 2>/dev/null && exit 0; done; exit 1",
+                      60s);
+    ASSERT_EQ(r.exit_code, 0) << "vfready never named it back: " << daemon.log();
+    EXPECT_TRUE(
+        wait_until([&] { return has_link(host, "ibs2v5") && !has_link(host, second); }, 10s))
+        << "round " << round << ": left as " << second << "\n"
+        << daemon.log();
+  }
+  EXPECT_TRUE(wait_until(
+      [&] {
+        const auto status = nlohmann::json::parse(
+            read_file(host.root() + "/run/vfready/status.json"), nullptr, false);
+        return status.is_object() && status.value("state", "") == "ready";
+      },
+      10s))
+      << daemon.log();
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
+// Another tool that keeps renaming a link: vfready names it back at first, then stops
+// fighting after a bound, says so naming the link and the other name, and names it back
+// only once a minute while the renames go on.
+TEST(VfreadydDrift, StopsFightingAToolThatKeepsRenamingALinkAndSaysSo) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  ServiceDaemon daemon(host, repo_config(), "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  // The other tool: renames the link whenever vfready has named it back (paced by its
+  // own 20 ms).
+  Background fighter("while true; do ip -n " + host.netns() +
+                     " link set dev ibs2v5 name fighter0 2>/dev/null; sleep 0.02; done");
+  const std::string said = "VF 0000:4f:00.6 (ibs2v5) was renamed to fighter0 5 times or more";
+  ASSERT_TRUE(wait_until([&] { return daemon.log().find(said) != std::string::npos; }, 60s))
+      << daemon.log();
+  const auto named_back = [&] {
+    std::size_t n = 0;
+    for (const auto& line : host.renames()) {
+      n += line.find(" fighter0 ibs2v5") != std::string::npos ? 1 : 0;
+    }
+    return n;
+  };
+  const auto at_stop = named_back();
+  // Named back at once at first (a rename that landed during a pass is named back by
+  // the next one, so there may be fewer renames back than renames).
+  EXPECT_GE(at_stop, 3u);
+  // For the next 3 s (well inside the minute) it is left to the other tool.
+  EXPECT_FALSE(wait_until([&] { return named_back() > at_stop + 1; }, 3s))
+      << "still fighting: " << named_back() << " renames back";
+  EXPECT_THAT(read_file(host.root() + "/run/vfready/status.json"), HasSubstr("name-contested"));
+  fighter.signal(SIGKILL);
+  EXPECT_EQ(daemon.stop(), 0);
+}

@@ -41,6 +41,7 @@ enum class EventKind {
   kLinkConfigFailed,    // a netdev could not be renamed, or its altname or MTU set
   kLinkUpNotRenamed,    // an UP netdev was left unrenamed: the kernel renames none before 6.2
   kNameMismatch,        // a netdev does not carry its configured name
+  kNameContested,       // another tool keeps renaming a netdev vfready names back
   kNetdevGone,          // a netdev vanished during the bring-up
   kPortNotActive,       // a port did not become ACTIVE
   kPfVanished,          // a PF vanished during the bring-up
@@ -59,7 +60,7 @@ struct EventInfo {
   std::string_view remedy;      // what to do, in one line ("" for outcomes)
 };
 
-inline constexpr std::array<EventInfo, 40> kEvents = {{
+inline constexpr std::array<EventInfo, 41> kEvents = {{
     {EventKind::kReady, "ready", "99bf23c319f44843ab34d9e0a3cca4b0", ""},
     {EventKind::kDegraded, "degraded", "000ba400a11b45e5b06312b99feaa586", ""},
     {EventKind::kFailed, "failed", "b0edcb1ab0f142ffbbed1ff88173f756", ""},
@@ -127,6 +128,9 @@ inline constexpr std::array<EventInfo, 40> kEvents = {{
     {EventKind::kNameMismatch, "name-mismatch", "adb4bf25afec4d64a574e16638bdbc0a",
      "find what renames it (udev rules, NetworkManager, systemd.link files) and leave the VFs to "
      "vfready"},
+    {EventKind::kNameContested, "name-contested", "27c930c1a85e41209bb4d7fc61a6f4cc",
+     "find and stop the other tool (udev rules with NAME=, NetworkManager, systemd.link files); "
+     "vfready names the link back once a minute meanwhile"},
     {EventKind::kNetdevGone, "netdev-gone", "c83cdf73515f4fbb8da1c12fea333e86",
      "`vfreadyctl reconcile` brings it back if the VF is still there"},
     {EventKind::kPortNotActive, "port-not-active", "a4d252b051ad4fe589250fedc686de3a",
