@@ -51,15 +51,20 @@ std::chrono::milliseconds device_call_bound(const model::Config& config) {
 }
 
 // Required modules may still be loading when vfreadyd starts (openibd, rdma-hw.target, a
-// driver container): waits for them, up to timeouts.modules_ms. sysfs has no event for a
-// module's arrival, so this looks every 100 ms, on the planner's thread.
-void wait_for_modules(host::Sysfs& sysfs, const model::Config& config, PassChannel& channel) {
+// driver container): waits for them, up to timeouts.modules_ms, unless the kernel log
+// already shows one failed to load (it does not fit the kernel): then at once. sysfs has
+// no event for a module's arrival, so this looks every 100 ms, on the planner's thread.
+void wait_for_modules(host::Sysfs& sysfs, const model::Config& config,
+                      const std::string& kernel_log, PassChannel& channel) {
   const auto until =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(config.timeouts.modules_ms);
   bool announced = false;
   for (auto missing = host::missing_modules(sysfs, config.required_modules);
        !missing.empty() && std::chrono::steady_clock::now() < until;
        missing = host::missing_modules(sysfs, config.required_modules)) {
+    if (model::load_failure_evidence(missing, host::read_kernel_log(kernel_log))) {
+      return;  // the driver check says what the log says
+    }
     if (!announced) {
       std::string names;
       for (const auto& m : missing) {
@@ -84,7 +89,7 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
       // Listening before anything is read or made: no netdev's udev event is missed.
       m.udev = std::make_shared<host::LibudevWait>(in.udev);
       host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
-      wait_for_modules(sysfs, in.config, *channel);
+      wait_for_modules(sysfs, in.config, in.roots.kernel_log, *channel);
       auto host = std::make_shared<const model::HostInfo>(
           host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}));
       auto plan = model::make_plan(in.config, *host);

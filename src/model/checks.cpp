@@ -132,6 +132,18 @@ std::vector<KernelLogProblem> scan_kernel_log(const std::vector<std::string>& li
   return out;
 }
 
+std::optional<std::string> load_failure_evidence(const std::vector<std::string>& missing,
+                                                 const std::vector<std::string>& kernel_log) {
+  for (const auto& p : scan_kernel_log(kernel_log)) {
+    const bool fatal = p.kind == KernelLogProblem::Kind::kUnknownSymbol ||
+                       p.kind == KernelLogProblem::Kind::kProbeFailed;
+    if (fatal && std::find(missing.begin(), missing.end(), p.module) != missing.end()) {
+      return p.line;
+    }
+  }
+  return std::nullopt;
+}
+
 Verdict check_driver(const Config& config, const CompatTable& table, const HostInfo& host) {
   Verdict v;
   for (const auto& m : config.required_modules) {

@@ -274,6 +274,24 @@ TEST(VfreadydDriverCheck, StopsBeforeAnyWriteWhenAModuleIsStillMissingAfterItsWa
   EXPECT_TRUE(host.writes().empty());
 }
 
+// Evidence over waiting: a required module the kernel log already shows failing to load
+// (an unknown symbol: built for another kernel) is not waited for timeouts.modules_ms
+// (30 s here); the driver check fails at once with the line.
+TEST(VfreadydDriverCheck, EndsItsWaitAtOnceWhenTheLogShowsAModuleFailedToLoad) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference();
+  t.json()["modules"].erase("mlx5_ib");
+  t.json()["kernel_log"] = {"mlx5_ib: Unknown symbol ib_umem_get_peer (err -2)"};
+  FakeHost host(t);
+  NotifySocket notify;
+  // Bounded well below the 30 s wait: a run that waited is killed and fails here.
+  auto r = sh(vfreadyd_command(host, repo_config(), "", notify.path()), 10s);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("mlx5_ib: Unknown symbol ib_umem_get_peer (err -2)"));
+  EXPECT_THAT(notify.received(), Not(Contains(HasSubstr("Waiting up to"))));
+  EXPECT_TRUE(host.writes().empty());
+}
+
 TEST(VfreadydDriverCheck, WaitsForARequiredModuleADriverLoaderIsStillLoading) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);

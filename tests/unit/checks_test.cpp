@@ -230,3 +230,15 @@ TEST(TheHardwareCheck, ReportsTooFewVfsNoDriverAndProbeFailures) {
   EXPECT_EQ(v.failures.at(0).kind, EventKind::kDriverProbeFailed);
   EXPECT_EQ(v.failures.at(1).kind, EventKind::kPfNoDriver);
 }
+
+TEST(LoadFailureEvidence, IsALineShowingAMissingModuleDoesNotFitOrFailedItsProbe) {
+  using vfready::model::load_failure_evidence;
+  const std::vector<std::string> log = {"mlx5_core 0000:18:00.0: firmware version: 28.43.1014",
+                                        "mlx5_ib: Unknown symbol ib_umem_get_peer (err -2)"};
+  EXPECT_EQ(load_failure_evidence({"mlx5_ib"}, log),
+            "mlx5_ib: Unknown symbol ib_umem_get_peer (err -2)");
+  EXPECT_FALSE(load_failure_evidence({"ib_ipoib"}, log)) << "another module's line";
+  EXPECT_FALSE(load_failure_evidence({"mlx5_ib"}, {"mlx5_ib: loaded"}));
+  EXPECT_TRUE(load_failure_evidence(
+      {"mlx5_core"}, {"mlx5_core: disagrees about version of symbol module_layout"}));
+}

@@ -38,6 +38,12 @@ struct KernelLogProblem {
 // text; never throws, whatever the text.
 std::vector<KernelLogProblem> scan_kernel_log(const std::vector<std::string>& lines);
 
+// The kernel log line that already shows one of the `missing` modules failed to load
+// (an unknown symbol or a symbol version it disagrees about: it does not fit the kernel)
+// or failed its probe: no wait for it can end well. nullopt when there is none.
+std::optional<std::string> load_failure_evidence(const std::vector<std::string>& missing,
+                                                 const std::vector<std::string>& kernel_log);
+
 struct Verdict {
   std::vector<Problem> failures;  // each names the module/PF, what is wrong, the remedy
   std::vector<Problem> warnings;
