@@ -152,6 +152,19 @@ TEST(VfreadydCheckConfig, PrintsThePlanAndTouchesNothing) {
   EXPECT_TRUE(host.renames().empty());
 }
 
+// What the host gave is echoed escaped: a netdev named with an escape sequence (the
+// kernel takes any byte but '/', ':' and whitespace) never reaches the terminal raw.
+TEST(VfreadydCheckConfig, EscapesControlBytesOfWhatTheHostGave) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  ASSERT_EQ(sh("ip -n " + host.netns() + " link set ibp24s0 name $'ib\\e[31m'").exit_code, 0);
+  ASSERT_TRUE(wait_until([&] { return !host.netdev_of("0000:18:00.0").starts_with("ibp"); }, 5s));
+  auto r = sh(vfreadyd_command(host, repo_config(), "--check-config"));
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "a raw escape byte on stdout";
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "a raw escape byte on stderr";
+  EXPECT_THAT(r.out, HasSubstr("PF 0000:18:00.0 ib\\x1b[31m -> ibs0"));
+}
+
 struct BadConfigCase {
   const char* name;
   const char* json;
