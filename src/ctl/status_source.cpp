@@ -54,7 +54,7 @@ std::optional<Fetched> read_status_file(const std::string& path, std::string* wh
     return std::nullopt;
   }
   Fetched f;
-  f.status = std::move(status.value());
+  f.status = std::move(status).value();
   const auto at = f.status.find("generated_at");
   f.from_file = "vfreadyd is not running: status from " + path + ", written " + age_of(st) +
                 (at != f.status.end() && at->is_string() ? " (" + at->get<std::string>() + ")"
@@ -69,7 +69,7 @@ nlohmann::json parse_answer(const std::string& text) {
   if (!parsed) {
     throw bus::ClientError(bus::ClientError::Kind::kOther, parsed.error().message);
   }
-  return std::move(parsed.value());
+  return std::move(parsed).value();
 }
 
 Fetched status_file_instead(const bus::ClientError& not_running, const std::string& path) {

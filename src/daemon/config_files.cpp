@@ -182,7 +182,7 @@ Result<std::pair<model::Config, model::CompatTable>> load_config_within(
       auto table =
           config ? load_compat_tables(compat_paths) : Result<model::CompatTable>(config.error());
       loaded = config && table
-                   ? Loaded(std::pair(std::move(config.value()), std::move(table.value())))
+                   ? Loaded(std::pair(std::move(config).value(), std::move(table).value()))
                    : Loaded((config ? table.error() : config.error()));
     } catch (const std::exception& e) {
       loaded = Error{path + ": cannot be read: " + e.what()};

@@ -77,15 +77,15 @@ int plan_text(const model::Config& config, const model::CompatTable& table, cons
   }
   const auto driver = model::check_driver(config, table, host);
   bool problems_found = !driver.ok();
-  std::fprintf(out, "driver: %s\n", driver.ok() ? "ok" : "FAILS");
+  static_cast<void>(std::fprintf(out, "driver: %s\n", driver.ok() ? "ok" : "FAILS"));
   for (const auto& f : driver.failures) {
-    std::fprintf(out, "  problem: %s\n", f.text.c_str());
+    static_cast<void>(std::fprintf(out, "  problem: %s\n", f.text.c_str()));
   }
   for (const auto& w : driver.warnings) {
-    std::fprintf(out, "  warning: %s\n", w.text.c_str());
+    static_cast<void>(std::fprintf(out, "  warning: %s\n", w.text.c_str()));
   }
   for (const auto& w : plan->warnings) {
-    std::fprintf(out, "warning: %s\n", w.text.c_str());
+    static_cast<void>(std::fprintf(out, "warning: %s\n", w.text.c_str()));
   }
   for (const auto& pf : plan->pfs) {
     const model::PfInfo* info = nullptr;
@@ -93,12 +93,13 @@ int plan_text(const model::Config& config, const model::CompatTable& table, cons
       info = f.pci == pf.pci ? &f : info;
     }
     const unsigned current = info != nullptr ? info->numvfs : 0U;
-    std::fprintf(out, "PF %s %s -> %s: %u -> %u VFs (%s)\n", pf.pci.str().c_str(),
-                 info != nullptr ? info->netdev.value_or("-").c_str() : "absent",
-                 pf.name ? pf.name->str().c_str() : "(kernel name)", current, unsigned{pf.vfs},
-                 current == pf.vfs ? "no sriov_numvfs write"
-                 : current == 0    ? "writes sriov_drivers_autoprobe=0, sriov_numvfs"
-                                   : "writes sriov_numvfs=0 then the count, if no VF is in use");
+    static_cast<void>(
+        std::fprintf(out, "PF %s %s -> %s: %u -> %u VFs (%s)\n", pf.pci.str().c_str(),
+                     info != nullptr ? info->netdev.value_or("-").c_str() : "absent",
+                     pf.name ? pf.name->str().c_str() : "(kernel name)", current, unsigned{pf.vfs},
+                     current == pf.vfs ? "no sriov_numvfs write"
+                     : current == 0    ? "writes sriov_drivers_autoprobe=0, sriov_numvfs"
+                                    : "writes sriov_numvfs=0 then the count, if no VF is in use"));
     auto problems = pf.problems;
     if (info != nullptr && info->stuck) {
       problems.insert(problems.begin(),
@@ -110,17 +111,18 @@ int plan_text(const model::Config& config, const model::CompatTable& table, cons
       problems = model::check_hardware(pf, info, config, table, host).failures;
     }
     for (const auto& p : problems) {
-      std::fprintf(out, "  problem: %s\n", p.text.c_str());
+      static_cast<void>(std::fprintf(out, "  problem: %s\n", p.text.c_str()));
     }
     problems_found = problems_found || !problems.empty();
     if (!pf.altnames.empty()) {
-      std::fprintf(out, "  altnames %s\n", join(pf.altnames).c_str());
+      static_cast<void>(std::fprintf(out, "  altnames %s\n", join(pf.altnames).c_str()));
     }
     for (const auto& vf : pf.vf) {
-      std::fprintf(out, "  VF %-3u %s  name %-15s GUID %s  altnames %s%s\n", unsigned{vf.index},
-                   vf.pci ? vf.pci->str().c_str() : "?", vf.name ? vf.name->str().c_str() : "-",
-                   vf.guid.str().c_str(), join(vf.altnames).c_str(),
-                   vf.mtu ? (" mtu " + std::to_string(*vf.mtu)).c_str() : "");
+      static_cast<void>(std::fprintf(out, "  VF %-3u %s  name %-15s GUID %s  altnames %s%s\n",
+                                     unsigned{vf.index}, vf.pci ? vf.pci->str().c_str() : "?",
+                                     vf.name ? vf.name->str().c_str() : "-", vf.guid.str().c_str(),
+                                     join(vf.altnames).c_str(),
+                                     vf.mtu ? (" mtu " + std::to_string(*vf.mtu)).c_str() : ""));
     }
   }
   if (problems_found) {

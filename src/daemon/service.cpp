@@ -364,8 +364,9 @@ std::optional<std::string> Service::reload() {
     notifier_.notify(ready + "STATUS=" + message);
     return message;
   }
-  auto config = Result<model::Config>(std::move(loaded.value().first));
-  auto table = Result<model::CompatTable>(std::move(loaded.value().second));
+  auto read = std::move(loaded).value();
+  auto config = Result<model::Config>(std::move(read.first));
+  auto table = Result<model::CompatTable>(std::move(read.second));
   log::info({}, "read " + options_.config_path);
   if (bringup_ && !bringup_->finished()) {
     // Never lost: applied when the running pass ends, the latest of several winning.

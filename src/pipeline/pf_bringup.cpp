@@ -212,9 +212,17 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
     }
   };
   // A pass that ends before the VFs not finished beside the probes are validated: they
-  // are listed as found, not called ready.
+  // are listed as found (what sysfs showed of them as the pass began), not called ready.
   const auto end_early = [&] {
-    not_done([](model::VfStatus& vs) { vs.checked = false; });
+    not_done([&](model::VfStatus& vs) {
+      vs.checked = false;
+      if (vs.name.empty() && vs.index < run.info.vfs.size()) {
+        const auto& vf = run.info.vfs[vs.index];
+        vs.name = vf.netdev.value_or("");
+        vs.ifindex = vf.ifindex;
+        vs.guid = vf.effective_guid ? vf.effective_guid->str() : "";
+      }
+    });
     return finish(run, start);
   };
   if (os.sriov.stuck(target.pci)) {

@@ -131,6 +131,20 @@ TEST(VfreadydFault, AHungProbeLeavesItsPfStuckUntilTheDriverRecovers) {
     EXPECT_THAT(r.out, testing::ContainsRegex(std::string(vf) + " +- +- +unchecked")) << vf;
   }
 
+  // Restarted while the probe still hangs: the new daemon's own probe of that VF waits
+  // behind it and the PF is stuck again; the VFs it did not get to judge are listed with
+  // what sysfs shows of them (the bound ones' netdevs and GUIDs), not as nothing known.
+  const auto restarted = sh(vfreadyd_command(host, config, "--once"), 60s);
+  EXPECT_FALSE(restarted.timed_out);
+  EXPECT_EQ(restarted.exit_code, 1) << restarted.err;
+  EXPECT_THAT(restarted.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +stuck"));
+  EXPECT_THAT(restarted.out,
+              testing::ContainsRegex("VF 1 +0000:40:00.2 +ibs1v1 +06:[0-9a-f:]+ +unchecked"))
+      << restarted.out;
+  // An unbound VF: no netdev, and the zero GUID OFED's files showed.
+  EXPECT_THAT(restarted.out,
+              testing::ContainsRegex("VF 7 +0000:40:01.0 +- +00:00:00:00:00:00:00:00 +unchecked"));
+
   ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the driver recovers: the probe returns
   const auto again = sh(vfreadyd_command(host, config, "--once"), 60s);
   EXPECT_FALSE(again.timed_out);
