@@ -101,6 +101,12 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
         const auto driver = model::check_driver(in.config, in.table, *host);
         m.kind = driver.ok() ? PassMessage::Kind::kPlanned : PassMessage::Kind::kStopped;
         m.problems = driver.failures;
+        // No PF is judged: what the kernel log says of each is the node's to show.
+        for (const auto& pf : driver.ok() ? std::vector<model::PfTarget>{} : plan->pfs) {
+          for (auto& p : model::log_lines_of_pf(pf, *host)) {
+            m.problems.push_back(std::move(p));
+          }
+        }
         m.warnings = driver.warnings;
         m.warnings.insert(m.warnings.end(), plan->warnings.begin(), plan->warnings.end());
         m.targets = plan->pfs;

@@ -186,6 +186,48 @@ Verdict check_driver(const Config& config, const CompatTable& table, const HostI
   return v;
 }
 
+namespace {
+
+// The VFs of `target`, as the plan placed them and as the host has them.
+std::vector<PciAddress> vf_addresses(const PfTarget& target, const PfInfo* info) {
+  std::vector<PciAddress> out;
+  for (const auto& vf : target.vf) {
+    if (vf.pci) {
+      out.push_back(*vf.pci);
+    }
+  }
+  if (info != nullptr) {
+    for (const auto& vf : info->vfs) {
+      out.push_back(vf.pci);
+    }
+  }
+  return out;
+}
+
+bool among(const std::vector<PciAddress>& list, const std::optional<PciAddress>& pci) {
+  return pci && std::find(list.begin(), list.end(), *pci) != list.end();
+}
+
+}  // namespace
+
+std::vector<Problem> log_lines_of_pf(const PfTarget& target, const HostInfo& host) {
+  std::vector<Problem> out;
+  const auto vfs = vf_addresses(target, host.find(target.pci));
+  const auto pci = target.pci.str();
+  for (const auto& p : scan_kernel_log(host.kernel_log)) {
+    if (p.pci == target.pci) {
+      out.push_back(problem(EventKind::kDriverProbeFailed,
+                            "the kernel log names PF " + pci + ": \"" + p.line + "\"", pci));
+    } else if (among(vfs, p.pci)) {
+      out.push_back(problem(
+          EventKind::kDriverProbeFailed,
+          "the kernel log names VF " + p.pci->str() + " of PF " + pci + ": \"" + p.line + "\"", pci,
+          p.pci->str()));
+    }
+  }
+  return out;
+}
+
 Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config& config,
                        const CompatTable& table, const HostInfo& host) {
   Verdict v;
@@ -210,6 +252,17 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
     } else if (p.kind == KernelLogProblem::Kind::kDeviceError) {
       v.warnings.push_back(problem(EventKind::kDriverProbeFailed,
                                    "the kernel log names PF " + pci + ": \"" + p.line + "\"", pci));
+    }
+  }
+  // Lines naming its VFs (a VF's failed probe from an earlier boot's pass, a firmware
+  // error on one): warnings of the PF, each with its VF.
+  const auto vfs = vf_addresses(target, info);
+  for (const auto& p : scan_kernel_log(host.kernel_log)) {
+    if (among(vfs, p.pci)) {
+      v.warnings.push_back(problem(
+          EventKind::kDriverProbeFailed,
+          "the kernel log names VF " + p.pci->str() + " of PF " + pci + ": \"" + p.line + "\"", pci,
+          p.pci->str()));
     }
   }
   if (!info->driver) {

@@ -273,6 +273,30 @@ TEST(VfreadydDriverCheck, StopsBeforeAnyWriteOnAnUnknownSymbol) {
   EXPECT_THAT(notify.received(), Not(Contains(HasSubstr("READY=1"))));
 }
 
+// A driver check that fails judges no PF: the kernel log's lines that name a selected PF
+// or one of its VFs are the node's problems, in the status beside the check's own.
+TEST(VfreadydDriverCheck, ShowsTheLogLinesOfSelectedPfsAndVfsWhenItFailsBeforeAnyPf) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference();
+  t.json()["kernel_log"].push_back("mlx5_core: Unknown symbol strlcpy (err -2)");
+  t.json()["kernel_log"].push_back(
+      "mlx5_core 0000:40:00.0: mlx5_function_setup failed with error -110");
+  t.json()["kernel_log"].push_back("mlx5_core 0000:29:00.0: mlx5_function_setup failed, not ours");
+  FakeHost host(t);
+  auto r = sh(vfreadyd_command(host, repo_config(), "--once"), 60s);
+  EXPECT_EQ(r.exit_code, 1);
+  const auto status = nlohmann::json::parse(read_file(host.root() + "/run/vfready/status.json"));
+  std::string problems;
+  for (const auto& p : status["problems"]) {
+    problems += p.get<std::string>() + "\n";
+  }
+  EXPECT_THAT(problems, HasSubstr("module mlx5_core does not fit the running kernel"));
+  EXPECT_THAT(problems, HasSubstr("the kernel log names PF 0000:40:00.0: \"mlx5_core 0000:40:00.0: "
+                                  "mlx5_function_setup failed with error -110\""));
+  EXPECT_THAT(problems, Not(HasSubstr("0000:29:00.0"))) << "an Ethernet function not selected";
+  EXPECT_TRUE(host.writes().empty());
+}
+
 TEST(VfreadydDriverCheck, StopsBeforeAnyWriteWhenAModuleIsStillMissingAfterItsWait) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference();

@@ -242,3 +242,24 @@ TEST(LoadFailureEvidence, IsALineShowingAMissingModuleDoesNotFitOrFailedItsProbe
   EXPECT_TRUE(load_failure_evidence(
       {"mlx5_core"}, {"mlx5_core: disagrees about version of symbol module_layout"}));
 }
+
+// Every kernel log line that names a configured PF or one of its VFs reaches the status:
+// the PF's own as its problems or warnings, its VFs' as its warnings, and all of them
+// as the node's when the driver check stops the pass before any PF is judged.
+TEST(TheKernelLogOfAPf, NamesItsVfsLinesToo) {
+  auto host = dgx_host();
+  host.kernel_log = {
+      "mlx5_core 0000:18:00.3: mlx5_cmd_out_err: CREATE_QP(0x500) op_mod(0x0) "
+      "failed, status bad parameter(0x3)",
+      "mlx5_core 0000:40:00.3: mlx5_cmd_out_err: CREATE_QP failed",
+      "mlx5_core 0000:18:00.0: poll_health: device's health compromised"};
+  const auto config = minimal_config();
+  const auto target = target_of(config, host);
+  const auto lines = log_lines_of_pf(target, host);
+  ASSERT_EQ(lines.size(), 2u) << "another PF's VF is not its";
+  EXPECT_THAT(lines[0].text, HasSubstr("the kernel log names VF 0000:18:00.3 of PF 0000:18:00.0"));
+  EXPECT_EQ(lines[0].vf, "0000:18:00.3");
+  EXPECT_THAT(lines[1].text, HasSubstr("names PF 0000:18:00.0: \"mlx5_core 0000:18:00.0: "));
+  const auto v = check_hardware(target, &host.functions.front(), config, shipped_table(), host);
+  EXPECT_THAT(texts(v.warnings), Contains(HasSubstr("names VF 0000:18:00.3 of PF 0000:18:00.0")));
+}
