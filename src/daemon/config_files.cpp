@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "vfready/host/sysfs.hpp"
@@ -175,23 +176,28 @@ Result<std::pair<model::Config, model::CompatTable>> load_config_within(
     std::optional<Loaded> result;
   };
   auto shared = std::make_shared<Shared>();
-  std::thread([shared, path, compat_paths] {
-    Loaded loaded = Error{""};
-    try {
-      auto config = load_config(path);
-      auto table =
-          config ? load_compat_tables(compat_paths) : Result<model::CompatTable>(config.error());
-      loaded = config && table
-                   ? Loaded(std::pair(std::move(config).value(), std::move(table).value()))
-                   : Loaded((config ? table.error() : config.error()));
-    } catch (const std::exception& e) {
-      loaded = Error{path + ": cannot be read: " + e.what()};
-    }
-    std::lock_guard lock(shared->mu);
-    shared->result = std::move(loaded);
-    reading = false;
-    shared->cv.notify_all();
-  }).detach();
+  try {
+    std::thread([shared, path, compat_paths] {
+      Loaded loaded = Error{""};
+      try {
+        auto config = load_config(path);
+        auto table =
+            config ? load_compat_tables(compat_paths) : Result<model::CompatTable>(config.error());
+        loaded = config && table
+                     ? Loaded(std::pair(std::move(config).value(), std::move(table).value()))
+                     : Loaded((config ? table.error() : config.error()));
+      } catch (const std::exception& e) {
+        loaded = Error{path + ": cannot be read: " + e.what()};
+      }
+      std::lock_guard lock(shared->mu);
+      shared->result = std::move(loaded);
+      reading = false;
+      shared->cv.notify_all();
+    }).detach();
+  } catch (const std::system_error& e) {
+    reading = false;  // no reader was started
+    return Error{path + ": cannot start a reader of the configuration: " + e.what()};
+  }
   std::unique_lock lock(shared->mu);
   if (!shared->cv.wait_for(lock, bound, [&] { return shared->result.has_value(); })) {
     return Error{path + ": reading the configuration did not finish within " +

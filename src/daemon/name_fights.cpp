@@ -12,8 +12,8 @@ void NameFights::forget_old(Fight& f, Clock::time_point now) {
 model::Problem NameFights::problem_of(const Drift& where, const Fight& f) {
   return model::problem(
       model::EventKind::kNameContested,
-      f.link + " was renamed to " + f.other_name + " " + std::to_string(kRenames) +
-          " times or more within " + std::to_string(kWindow.count()) +
+      f.link + " was renamed to " + f.other_name + " more than " + std::to_string(kRenames) +
+          " times within " + std::to_string(kWindow.count()) +
           " s, each time after vfready named it back: another tool is renaming it (a udev rule "
           "with NAME=, NetworkManager, a .link file). vfready names it back once every " +
           std::to_string(kRetry.count()) + " s until the renames stop",
@@ -23,7 +23,10 @@ model::Problem NameFights::problem_of(const Drift& where, const Fight& f) {
 NameFights::Verdict NameFights::renamed(const Drift& drift, Clock::time_point now) {
   auto& f = fights_[key(drift.pf, drift.vf)];
   forget_old(f, now);
-  f.renames.push_back(now);
+  if (!f.counted) {
+    f.renames.push_back(now);
+    f.counted = true;
+  }
   f.other_name = drift.interface;
   if (f.link.empty() || !drift.renamed_from.empty()) {
     f.link = (drift.vf.empty() ? "PF " + drift.pf : "VF " + drift.vf) +
@@ -40,6 +43,15 @@ NameFights::Verdict NameFights::renamed(const Drift& drift, Clock::time_point no
     v.started = problem_of(drift, f);
   }
   return v;
+}
+
+void NameFights::named_back(const std::string& pf) {
+  const auto prefix = pf + "/";
+  for (auto& [k, f] : fights_) {
+    if (k.starts_with(prefix)) {
+      f.counted = false;
+    }
+  }
 }
 
 bool NameFights::fighting(const std::string& pf, const std::string& vf, Clock::time_point now) {

@@ -30,8 +30,13 @@ class NameFights {
     bool repair_now = true;                 // name it back at once
     std::optional<model::Problem> started;  // the fight begins with this rename
   };
-  // `drift` renamed a link vfready names (drift.renamed) at `now`.
+  // `drift` renamed a link vfready names (drift.renamed) at `now`. A rename counts once
+  // vfready has named the link back since the last one counted (named_back()): the
+  // other events of the link meanwhile (its rename seen again, MTU, carrier) are the
+  // same rename.
   Verdict renamed(const Drift& drift, Clock::time_point now);
+  // A pass over PF `pf` has ended: it named its links back.
+  void named_back(const std::string& pf);
   // Whether the link of `pf`/`vf` is in a fight at `now` (one ends a window after its
   // last rename).
   [[nodiscard]] bool fighting(const std::string& pf, const std::string& vf, Clock::time_point now);
@@ -44,6 +49,7 @@ class NameFights {
     std::string other_name;                 // the latest name the other tool gave
     std::string link;                       // what vfready calls it ("VF 0000:18:00.1")
     bool on = false;
+    bool counted = false;  // a rename counted, and no pass over its PF ended since
   };
   static std::string key(const std::string& pf, const std::string& vf) { return pf + "/" + vf; }
   void forget_old(Fight& f, Clock::time_point now);

@@ -109,7 +109,7 @@ void Service::on_drift(const Drift& drift, const DriftWatch::Judge& judge_again)
                    .interface = drift.interface,
                    .event = model::EventKind::kNameContested},
                   verdict.started->text);
-        status_.problems.push_back(*verdict.started);
+        restore_standing_problems();
         publish();
         retry_contested(drift.pf, drift.vf);
       }
@@ -182,6 +182,7 @@ void Service::start_bringup(std::set<std::string> only) {
   bringup_ = std::make_shared<Bringup>(inputs_, status_, epoch_, busy_, names_, std::move(hooks),
                                        std::move(only));
   bringup_->start();
+  restore_standing_problems();
   bringup_id_ = loop_.add(bringup_);
 }
 
@@ -195,10 +196,13 @@ void Service::on_bringup_finished() {
   log::info({}, "kernel calls since the pass began: " +
                     (host::kernel_calls() - calls_at_pass_start_).describe());
   status_.node_ready = ready;
-  // Fights with another tool outlast the pass (which started with no node problems).
-  for (auto& p : fights_.problems(Clock::now())) {
-    status_.problems.push_back(std::move(p));
+  if (bringup_->host()) {
+    last_host_ = bringup_->host();
   }
+  for (const auto& pf : status_.pfs) {
+    fights_.named_back(pf.pci.str());  // the pass named its links back, where it could
+  }
+  restore_standing_problems();
   if (first) {
     status_.bringup_ms = status_.ready_ms;
   }
@@ -348,22 +352,24 @@ std::optional<std::string> Service::reload() {
   // Judged as a start judges it (--check-config's exit 3): a plan on this host, as the
   // last pass read it.
   std::optional<Error> refused = loaded ? std::nullopt : std::optional<Error>(loaded.error());
-  if (loaded && bringup_ && bringup_->host()) {
-    if (auto plan = model::make_plan(loaded.value().first, *bringup_->host()); !plan) {
+  const auto host = bringup_ && bringup_->host() ? bringup_->host() : last_host_;
+  if (loaded && host) {
+    if (auto plan = model::make_plan(loaded.value().first, *host); !plan) {
       refused = plan.error();
     }
   }
   if (refused) {
     const auto message = refused->message + ": the running configuration stays";
-    // Added to the problems in force, never in their place; one refusal at a time.
-    std::erase_if(status_.problems, [](const model::Problem& p) {
-      return p.kind == model::EventKind::kReloadRefused;
-    });
-    status_.problems.push_back(model::problem(model::EventKind::kReloadRefused, message));
+    // Added to the problems in force, never in their place; one refusal at a time, and
+    // listed until a reload is put in force.
+    reload_refused_ = model::problem(model::EventKind::kReloadRefused, message);
+    restore_standing_problems();
     publish();
     notifier_.notify(ready + "STATUS=" + message);
     return message;
   }
+  reload_refused_.reset();
+  restore_standing_problems();
   auto read = std::move(loaded).value();
   auto config = Result<model::Config>(std::move(read.first));
   auto table = Result<model::CompatTable>(std::move(read.second));
@@ -388,13 +394,26 @@ std::optional<std::string> Service::reload() {
   return std::nullopt;
 }
 
+void Service::restore_standing_problems() {
+  std::erase_if(status_.problems, [](const model::Problem& p) {
+    return p.kind == model::EventKind::kReloadRefused || p.kind == model::EventKind::kNameContested;
+  });
+  if (reload_refused_) {
+    status_.problems.push_back(*reload_refused_);
+  }
+  for (auto& p : fights_.problems(Clock::now())) {
+    status_.problems.push_back(std::move(p));
+  }
+}
+
 void Service::keep_only_configured_pfs() {
   // The PFs the configuration now in force selects, on the host as the last pass read it:
   // from the moment it is in force, the status lists no other (its pass lists them anew).
-  if (!bringup_ || !bringup_->host()) {
+  const auto host = bringup_ && bringup_->host() ? bringup_->host() : last_host_;
+  if (!host) {
     return;
   }
-  const auto plan = model::make_plan(inputs_.config, *bringup_->host());
+  const auto plan = model::make_plan(inputs_.config, *host);
   if (!plan) {
     return;  // the reload's gate refuses such a configuration
   }

@@ -85,6 +85,12 @@ class Service {
   // Events that came during a pass of their PF, to judge again when it ends.
   std::vector<DriftWatch::Judge> deferred_;
   NameFights fights_;
+  // The host as the last pass that read it saw it: what a reload is judged against.
+  std::shared_ptr<const model::HostInfo> last_host_;
+  // A refused reload's problem, in force until a reload is put in force: a pass (which
+  // starts with no node problems) lists it again, as it does the fights.
+  std::optional<model::Problem> reload_refused_;
+  void restore_standing_problems();
   std::set<std::string> retries_armed_;  // "<pf>/<vf>" with a retry timer
   // A configuration read while a pass ran, applied when it ends.
   std::optional<BringupInputs> pending_;

@@ -214,7 +214,12 @@ std::vector<Problem> log_lines_of_pf(const PfTarget& target, const HostInfo& hos
   std::vector<Problem> out;
   const auto vfs = vf_addresses(target, host.find(target.pci));
   const auto pci = target.pci.str();
+  // The latest lines (a flapping device repeats them): the status stays small.
+  constexpr std::size_t kMost = 10;
   for (const auto& p : scan_kernel_log(host.kernel_log)) {
+    if (out.size() == kMost) {
+      out.erase(out.begin());
+    }
     if (p.pci == target.pci) {
       out.push_back(problem(EventKind::kDriverProbeFailed,
                             "the kernel log names PF " + pci + ": \"" + p.line + "\"", pci));

@@ -24,6 +24,7 @@ TEST(NameFights, NamesBackAtOnceUpToTheBoundThenStopsAndSaysWhoAndWhat) {
     const auto v = fights.renamed(renamed_to("fighter0"), t0 + i * 1s);
     EXPECT_TRUE(v.repair_now) << i;
     EXPECT_FALSE(v.started);
+    fights.named_back("0000:18:00.0");
   }
   const auto v = fights.renamed(renamed_to("fighter0"), t0 + 10s);
   EXPECT_FALSE(v.repair_now);
@@ -46,6 +47,7 @@ TEST(NameFights, IsOverAWindowAfterTheLastRenameAndRenamesSpreadOutAreNone) {
   const auto t0 = NameFights::Clock::time_point{} + 1h;
   for (std::size_t i = 0; i <= NameFights::kRenames; ++i) {
     static_cast<void>(fights.renamed(renamed_to("fighter0"), t0 + i * 1s));
+    fights.named_back("0000:18:00.0");
   }
   EXPECT_TRUE(fights.fighting("0000:18:00.0", "0000:18:00.2", t0 + 10s));
   const auto quiet = t0 + 10s + NameFights::kWindow;
@@ -57,5 +59,17 @@ TEST(NameFights, IsOverAWindowAfterTheLastRenameAndRenamesSpreadOutAreNone) {
   NameFights spread;
   for (int i = 0; i < 50; ++i) {
     EXPECT_TRUE(spread.renamed(renamed_to("x"), t0 + i * 13s).repair_now) << i;
+    spread.named_back("0000:18:00.0");
   }
+}
+
+// The events of one rename (seen again when a pass ends, an MTU or carrier change of the
+// link) count once: a rename counts only after vfready named the link back.
+TEST(NameFights, CountsOneRenameOnceHoweverManyEventsShowIt) {
+  NameFights fights;
+  const auto t0 = NameFights::Clock::time_point{} + 1h;
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_TRUE(fights.renamed(renamed_to("fighter0"), t0 + i * 100ms).repair_now) << i;
+  }
+  EXPECT_FALSE(fights.fighting("0000:18:00.0", "0000:18:00.2", t0 + 3s));
 }

@@ -72,6 +72,14 @@ TEST(VfreadydReload, RefusesWhatTheGateRefusesAndAddsItToTheProblemsInForce) {
   const auto again = problem_codes(bus);
   EXPECT_EQ(again.find("reload-refused"), again.rfind("reload-refused")) << again;
   EXPECT_THAT(again, HasSubstr("driver-mismatch"));
+  // A pass (which starts with no node problems) lists it again: the refused file is
+  // still there.
+  const auto before = daemon.notify().count();
+  ASSERT_EQ(sh(vfreadyctl(bus, "reconcile")).exit_code, 0);
+  ASSERT_TRUE(daemon.notify().wait_for_text("Driver check failed", 30s, before)) << daemon.log();
+  EXPECT_TRUE(wait_until(
+      [&] { return problem_codes(bus).find("reload-refused") != std::string::npos; }, 10s))
+      << problem_codes(bus);
   EXPECT_EQ(daemon.stop(), 0);
 }
 

@@ -9,8 +9,8 @@
 // so a reader sees the old content or the new, never a part.
 namespace vfready::host {
 
-// What write_file_atomically answers for a directory that users other than its owner
-// may write and that has no sticky bit: anyone could replace the file there. Not an
+// What write_file_atomically answers for a directory that every user may write (its
+// "others" write bit) and that has no sticky bit: anyone could replace the file there. Not an
 // errno (those are positive).
 inline constexpr int kDirectoryWritableByOthers = -2;
 

@@ -56,7 +56,8 @@ Verdict check_driver(const Config& config, const CompatTable& table, const HostI
 
 // The kernel log's problem lines (scan_kernel_log) that name `target` or one of its VFs
 // (by the plan's addresses and the host's), each as a problem of that PF quoting the
-// line: what the status shows of the PF when a check before it stopped the pass.
+// line (the latest ten): what the status shows of the PF when a check before it stopped
+// the pass.
 std::vector<Problem> log_lines_of_pf(const PfTarget& target, const HostInfo& host);
 
 // One PF: present, driver bound, not failed to probe, firmware at or above its device's
