@@ -123,6 +123,14 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
 
 // A PF that failed before its VFs were looked at still shows the VFs it has: their
 // addresses, netdevs and GUIDs as found, and who uses them; unchecked otherwise.
+// What the pass read of a VF as it began, shown for one it did not judge.
+void show_as_found(model::VfStatus& vs, const model::VfInfo& vf) {
+  vs.name = vf.netdev.value_or("");
+  vs.ifindex = vf.ifindex;
+  vs.guid = vf.effective_guid ? vf.effective_guid->str() : "";
+  vs.checked = false;
+}
+
 void list_found_vfs(PfRun& run) {
   if (!run.status.vfs.empty()) {
     return;
@@ -131,11 +139,8 @@ void list_found_vfs(PfRun& run) {
     model::VfStatus vs;
     vs.index = vf.index;
     vs.pci = vf.pci;
-    vs.name = vf.netdev.value_or("");
-    vs.ifindex = vf.ifindex;
-    vs.guid = vf.effective_guid ? vf.effective_guid->str() : "";
+    show_as_found(vs, vf);
     vs.in_use = in_use(vf).value_or("");
-    vs.checked = false;
     run.status.vfs.push_back(std::move(vs));
   }
 }
@@ -215,13 +220,10 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   // are listed as found (what sysfs showed of them as the pass began), not called ready.
   const auto end_early = [&] {
     not_done([&](model::VfStatus& vs) {
-      vs.checked = false;
       if (vs.name.empty() && vs.index < run.info.vfs.size()) {
-        const auto& vf = run.info.vfs[vs.index];
-        vs.name = vf.netdev.value_or("");
-        vs.ifindex = vf.ifindex;
-        vs.guid = vf.effective_guid ? vf.effective_guid->str() : "";
+        show_as_found(vs, run.info.vfs[vs.index]);
       }
+      vs.checked = false;
     });
     return finish(run, start);
   };
