@@ -13,12 +13,15 @@ namespace vfready::daemon {
 
 namespace {
 
-// How long a step may take before the PF is given up as timed out.
+// How long a step may take before the PF is given up as timed out. It is a backstop
+// past the bounds of the step's own calls (a call past its bound names itself and the
+// PF is stuck), so each has slack beyond the calls it makes.
 std::chrono::milliseconds step_bound(const std::string& step, const model::Config& config,
                                      uint16_t vfs) {
   const auto& t = config.timeouts;
   if (step == pipeline::StepNames::kVfs) {
-    return std::chrono::milliseconds(t.numvfs_ms);
+    // sriov_numvfs, and sriov_drivers_autoprobe before and after it.
+    return std::chrono::milliseconds(uint64_t{t.numvfs_ms} + 2ULL * t.device_call_ms + 5000);
   }
   if (step == pipeline::StepNames::kGuids) {
     return std::chrono::milliseconds(uint64_t{t.bind_ms} * (vfs + 1U));
