@@ -158,6 +158,9 @@ int render(const Where& where, const std::string& target,
       std::cerr << "vfreadyctl: " << config.error().message << '\n';
       return kFailed;
     }
+    for (const auto& warning : model::render_warnings(f.status)) {
+      std::cerr << "vfreadyctl: warning: " << warning << '\n';
+    }
     std::cout << config.value();
     return kOk;
   });

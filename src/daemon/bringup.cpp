@@ -322,6 +322,7 @@ void Bringup::stop(const std::string& why, std::vector<model::Problem> problems)
   status_.state = model::state_of(outcome_);
   status_.text = why + status_.problems.front().text;
   status_.ready_ms = since_epoch_ms();
+  status_.pass_ms = std::chrono::duration<double, std::milli>(Clock::now() - started_).count();
   hooks_.changed();
   hooks_.finished();
 }
@@ -342,14 +343,18 @@ void Bringup::finish() {
   status_.text = std::string(model::to_string(outcome_)) + ": " + std::to_string(ready) + "/" +
                  std::to_string(status_.pfs.size()) + " PFs ready";
   status_.ready_ms = since_epoch_ms();
+  status_.pass_ms = std::chrono::duration<double, std::milli>(Clock::now() - started_).count();
   const auto event = outcome_ == model::Outcome::kReady      ? model::EventKind::kReady
                      : outcome_ == model::Outcome::kDegraded ? model::EventKind::kDegraded
                                                              : model::EventKind::kFailed;
-  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started_);
+  // "Nothing needed changing" only where the pass found everything right: a pass that
+  // failed may have changed nothing because a write failed.
+  const char* unchanged =
+      outcome_ == model::Outcome::kReady ? "nothing needed changing" : "nothing changed";
   (outcome_ == model::Outcome::kReady ? log::info : log::warn)(
-      {.event = event}, status_.text + " in " + std::to_string(took.count()) + " ms; " +
-                            (status_.changes.any() ? "changed: " + model::describe(status_.changes)
-                                                   : "nothing needed changing"));
+      {.event = event},
+      status_.text + " in " + std::to_string(static_cast<long>(status_.pass_ms)) + " ms; " +
+          (status_.changes.any() ? "changed: " + model::describe(status_.changes) : unchanged));
   hooks_.changed();
   hooks_.finished();
 }

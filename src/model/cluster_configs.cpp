@@ -162,6 +162,30 @@ std::string sriov_network_node_policy(const std::vector<Rail>& rails,
 
 }  // namespace
 
+std::vector<std::string> render_warnings(const nlohmann::json& status) {
+  std::vector<std::string> out;
+  const auto pfs = status.find("pfs");
+  if (pfs == status.end() || !pfs->is_array()) {
+    return out;
+  }
+  for (const auto& pf : *pfs) {
+    const auto pci = text_at(pf, "pci", "?");
+    auto name = text_at(pf, "configured_name");
+    if (name.empty()) {
+      name = text_at(pf, "name");
+    }
+    const auto state = text_at(pf, "state", "unknown");
+    if (name.empty()) {
+      out.push_back("PF " + pci + " has no name to select it by: it is not in the output");
+    } else if (state != "ready") {
+      out.push_back("PF " + pci + " (" + name + ") is " + state +
+                    ", not ready: it is in the output as configured, but its VFs are not "
+                    "there to use until it is ready (vfreadyctl status)");
+    }
+  }
+  return out;
+}
+
 Result<std::string> render_cluster_config(const std::string& target, const nlohmann::json& status,
                                           const ClusterConfigOptions& options) {
   static const std::set<std::string> kTargets = {"sriov-device-plugin", "rdma-shared-device-plugin",

@@ -15,11 +15,16 @@ struct Counts {
   std::size_t vfs_configured = 0;
 };
 
+// VFs ready are those of ready PFs: a VF whose own checks passed on a PF whose port is
+// down (or that failed otherwise) is not one a pod can use.
 Counts counts_of(const DaemonStatus& status) {
   Counts c;
   for (const auto& pf : status.pfs) {
-    c.pfs_ready += pf.state == PfState::kReady ? 1 : 0;
     c.vfs_configured += pf.identity.vfs_configured;
+    if (pf.state != PfState::kReady) {
+      continue;
+    }
+    ++c.pfs_ready;
     c.vfs_ready += static_cast<std::size_t>(
         std::count_if(pf.vfs.begin(), pf.vfs.end(),
                       [](const VfStatus& vf) { return state_of(vf) == VfState::kReady; }));
@@ -59,8 +64,11 @@ std::string label(const char* key, const std::string& value) {
   return std::string(key) + "=\"" + prometheus_label_value(value) + "\"";
 }
 
+// The same labels for a PF whatever its netdev is called now: its configured name (or
+// its PCI address when it has none), so that a rename or its repair starts no new series.
 std::string pf_labels(const PfStatus& pf) {
-  const auto& name = !pf.name.empty() ? pf.name : pf.identity.configured_name;
+  const auto& name =
+      !pf.identity.configured_name.empty() ? pf.identity.configured_name : pf.pci.str();
   return label("pf", pf.pci.str()) + "," + label("name", name);
 }
 
@@ -142,9 +150,12 @@ std::string prometheus_metrics(const DaemonStatus& status, int64_t now_unix_ms) 
     m.sample(pf_labels(pf),
              static_cast<double>(std::count_if(pf.vfs.begin(), pf.vfs.end(), zero_guid)));
   }
-  m.family("vfready_port_active", "gauge", "1 when the PF's port is ACTIVE, else 0.");
+  m.family("vfready_port_active", "gauge",
+           "1 when the PF's port is ACTIVE, else 0; no sample when it was not read.");
   for (const auto& pf : status.pfs) {
-    m.sample(pf_labels(pf), pf.port_state.ends_with("ACTIVE") ? 1 : 0);
+    if (!pf.port_state.empty()) {
+      m.sample(pf_labels(pf), pf.port_state.ends_with("ACTIVE") ? 1 : 0);
+    }
   }
   m.family("vfready_problems", "gauge", "Problems now reported, by code (docs/systemd.md).");
   std::map<std::string, std::size_t> problems;

@@ -213,6 +213,12 @@ void write_status(JsonWriter& w, const DaemonStatus& status, int64_t now_unix_ms
   } else {
     w.null().key("ready_at").null();
   }
+  w.key("pass_ms");
+  if (outcome && status.pass_ms >= 0) {
+    w.value(whole_ms(status.pass_ms));
+  } else {
+    w.null();
+  }
   write_steps(w.key("steps"), overall_steps(status.pfs), status.started_unix_ms);
   w.field("pf_count", status.pfs.size()).field("vf_count", vfs);
   w.field("drift_events", status.drift_events);

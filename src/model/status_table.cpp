@@ -52,14 +52,18 @@ nlohmann::json list(const nlohmann::json& j, const char* key) {
   return it != j.end() && it->is_array() ? *it : nlohmann::json::array();
 }
 
-// VFs ready (no problem, not in use) and VFs there.
+// VFs ready (no problem, not in use) and VFs configured (those there when the status
+// does not say): "0/8" for a PF that failed before it made its VFs.
 std::pair<std::size_t, std::size_t> vf_counts(const nlohmann::json& pf) {
   std::size_t good = 0;
   const auto vfs = list(pf, "vfs");
   for (const auto& vf : vfs) {
     good += str(vf, "state") == "ready" ? 1 : 0;
   }
-  return {good, vfs.size()};
+  const auto configured = pf.find("vfs_configured");
+  return {good, configured != pf.end() && configured->is_number_unsigned()
+                    ? configured->get<std::size_t>()
+                    : vfs.size()};
 }
 
 // "ibs0v0..ibs0v7": the first and last VF names, "-" when none has one.
@@ -124,14 +128,20 @@ std::string problem_lines(const nlohmann::json& pf, bool colour) {
 std::string render_status(const nlohmann::json& status, bool colour, bool vfs) {
   const auto state = str(status, "state");
   std::string out = "State: " + paint(state, state, colour) + " (" + str(status, "status") + ")";
-  const auto ready_ms = status.find("ready_ms");
-  if (ready_ms != status.end() && ready_ms->is_number()) {
-    out += ", outcome after " + ms(ready_ms->get<double>());
+  // While a pass runs, the duration and the changes on record are the last pass's: not
+  // shown as this one's.
+  const bool outcome = state != "starting" && state != "configuring";
+  const auto pass_ms = status.find("pass_ms");
+  if (outcome && pass_ms != status.end() && pass_ms->is_number()) {
+    out += ", outcome after " + ms(pass_ms->get<double>());
   }
   out += "\n";
   if (const auto changes = status.find("changes");
-      changes != status.end() && changes->is_object()) {
-    out += "Changed: " + text_at(*changes, "summary", "nothing") + "\n";
+      outcome && changes != status.end() && changes->is_object()) {
+    // Nothing changed is "needed" only where the pass found everything right.
+    out += "Changed: " +
+           text_at(*changes, "summary", state == "ready" ? "nothing needed changing" : "nothing") +
+           "\n";
   }
   for (const auto& p : list(status, "problems")) {
     out += paint("problem", "problem", colour) + ": " + p.get<std::string>() + "\n";

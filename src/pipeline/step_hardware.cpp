@@ -17,6 +17,9 @@ StepResult check_hardware(PfRun& run, const model::CompatTable& table,
     run.status.name = seen->netdev.value_or("");
     run.status.ifindex = seen->ifindex;
     run.status.link_layer = seen->link_layer();
+    // As read: a PF that fails in a later step still shows its port (validation reads it
+    // again).
+    run.status.port_state = seen->ports.empty() ? "" : seen->ports.front().state;
   }
   if ((seen != nullptr && seen->stuck) || run.os.sriov.stuck(target.pci)) {
     return StepResult::failed(stuck_problem(run));  // nothing read of it can be trusted

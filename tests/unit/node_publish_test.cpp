@@ -10,7 +10,8 @@ using testing::Not;
 
 namespace {
 
-// Two PFs of 2 VFs: the first ready, the second failed with a zero-GUID VF.
+// Two PFs of 2 VFs: the first ready (its netdev renamed by hand since), the second failed
+// with a zero-GUID VF, a third missing (nothing read of it).
 DaemonStatus degraded_node() {
   DaemonStatus s;
   s.version = "0.1.0";
@@ -30,7 +31,8 @@ DaemonStatus degraded_node() {
     }
     s.pfs.push_back(pf);
   }
-  s.pfs[0].name = "ibs0";
+  s.pfs[0].name = "handmade";
+  s.pfs[0].identity.configured_name = "ibs0";
   s.pfs[0].state = PfState::kReady;
   s.pfs[0].port_state = "4: ACTIVE";
   s.pfs[1].identity.configured_name = "ib\"s1";
@@ -39,6 +41,11 @@ DaemonStatus degraded_node() {
   s.pfs[1].problems.push_back(problem(EventKind::kPortNotActive, "port DOWN", "0000:40:00.0"));
   s.pfs[1].vfs[1].guid = "00:00:00:00:00:00:00:00";
   s.pfs[1].vfs[1].problems.push_back(problem(EventKind::kGuidWrong, "zero", "0000:40:00.0"));
+  PfStatus missing;
+  missing.pci = PciAddress::parse("0000:4f:00.0").value();
+  missing.state = PfState::kFailed;
+  missing.identity.vfs_configured = 2;
+  s.pfs.push_back(missing);
   return s;
 }
 
@@ -49,17 +56,19 @@ TEST(NodeFeatureLabels, SayReadyDegradedAndCounts) {
   EXPECT_THAT(text, HasSubstr("\nvfready.io/ready=true\n"));
   EXPECT_THAT(text, HasSubstr("\nvfready.io/degraded=true\n"));
   EXPECT_THAT(text, HasSubstr("\nvfready.io/state=degraded\n"));
-  EXPECT_THAT(text, HasSubstr("\nvfready.io/pfs=2\n"));
+  EXPECT_THAT(text, HasSubstr("\nvfready.io/pfs=3\n"));
   EXPECT_THAT(text, HasSubstr("\nvfready.io/pfs-ready=1\n"));
-  EXPECT_THAT(text, HasSubstr("\nvfready.io/vfs=3\n"));
-  EXPECT_THAT(text, HasSubstr("\nvfready.io/vfs-configured=4\n"));
+  // The failed PF's VF that passed its own checks is not one a pod can use.
+  EXPECT_THAT(text, HasSubstr("\nvfready.io/vfs=2\n"));
+  EXPECT_THAT(text, HasSubstr("\nvfready.io/vfs-configured=6\n"));
 }
 
 TEST(PrometheusMetrics, GiveEachPfsStateVfsAndProblemsWithEscapedLabels) {
   const auto text = prometheus_metrics(degraded_node(), 1'796'147'305'000);
   EXPECT_THAT(text, HasSubstr("# TYPE vfready_node_ready gauge\nvfready_node_ready 1\n"));
+  // Labelled with its configured name, not the one its netdev has now.
   EXPECT_THAT(text, HasSubstr("vfready_pf_ready{pf=\"0000:18:00.0\",name=\"ibs0\"} 1\n"));
-  // A PF without a name yet is labelled with its configured one, escaped.
+  // Escaped.
   EXPECT_THAT(text, HasSubstr("vfready_pf_ready{pf=\"0000:40:00.0\",name=\"ib\\\"s1\"} 0\n"));
   EXPECT_THAT(
       text,
@@ -70,6 +79,11 @@ TEST(PrometheusMetrics, GiveEachPfsStateVfsAndProblemsWithEscapedLabels) {
               HasSubstr("vfready_vfs{pf=\"0000:40:00.0\",name=\"ib\\\"s1\",state=\"failed\"} 1"));
   EXPECT_THAT(text, HasSubstr("vfready_vfs_zero_guid{pf=\"0000:40:00.0\",name=\"ib\\\"s1\"} 1"));
   EXPECT_THAT(text, HasSubstr("vfready_port_active{pf=\"0000:18:00.0\",name=\"ibs0\"} 1"));
+  EXPECT_THAT(text, HasSubstr("vfready_port_active{pf=\"0000:40:00.0\",name=\"ib\\\"s1\"} 0"));
+  // Without a configured name: its PCI address; its port never read: no sample.
+  EXPECT_THAT(text, HasSubstr("vfready_pf_ready{pf=\"0000:4f:00.0\",name=\"0000:4f:00.0\"} 0\n"));
+  EXPECT_THAT(text, Not(HasSubstr("vfready_port_active{pf=\"0000:4f:00.0\"")));
+  EXPECT_THAT(text, Not(HasSubstr("handmade")));
   EXPECT_THAT(text, HasSubstr("vfready_problems{code=\"port-not-active\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("vfready_problems{code=\"guid-wrong\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("vfready_bringup_seconds 1.5\n"));

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "vfready/model/result.hpp"
 
@@ -23,5 +24,10 @@ struct ClusterConfigOptions {
 // status without named PFs).
 Result<std::string> render_cluster_config(const std::string& target, const nlohmann::json& status,
                                           const ClusterConfigOptions& options);
+
+// What a user of a rendered config should know of the status it came from: one line per
+// PF that is not ready (it is in the config as configured, not as it is now) and per PF
+// left out (no name to select it by).
+std::vector<std::string> render_warnings(const nlohmann::json& status);
 
 }  // namespace vfready::model

@@ -129,6 +129,7 @@ struct DaemonStatus {
   std::vector<DriftEvent> recent_events;  // the latest, oldest first
   double ready_ms = -1;    // when the last pass reached its outcome, since start; -1 before
   double bringup_ms = -1;  // when the first one did
+  double pass_ms = -1;     // how long the last pass took, from its start to its outcome
   // When the daemon started, in ms since the Unix epoch (wall clock): what the times
   // since start are relative to when shown as dates.
   int64_t started_unix_ms = 0;
