@@ -24,6 +24,8 @@ namespace {
 struct Options {
   vfready::daemon::ServiceOptions service;
   bool check_config = false;
+  bool json = false;
+  bool generate_config = false;
   std::string bus_address;
   bool no_bus = false;
   vfready::daemon::log::Target log_target = vfready::daemon::log::Target::kAuto;
@@ -56,9 +58,15 @@ int run(int argc, char** argv) {
                  "Compatibility tables (driver/kernel, firmware); later ones take precedence")
       ->capture_default_str();
   app.add_flag("--once", s.once, "Bring up, print the status, exit: 0 when ready, 1 otherwise");
-  app.add_flag("--check-config", o.check_config,
-               "Validate the config against this host and print the plan with every problem a "
-               "pass would meet; change nothing");
+  auto* check = app.add_flag("--check-config", o.check_config,
+                             "Validate the config against this host and print the plan (the "
+                             "files read; each PF and VF now -> planned) with every problem a "
+                             "pass would meet; change nothing");
+  app.add_flag("--json", o.json, "With --check-config: the plan as one JSON object")->needs(check);
+  app.add_flag("--generate-config", o.generate_config,
+               "Print a configuration for this host's InfiniBand PFs (by PCI address, names "
+               "ibs<N> and ibs<N>v<M>, derived GUIDs); change nothing")
+      ->excludes(check);
   app.add_option("--bus-address", o.bus_address,
                  "D-Bus address to serve on (default: the system bus, or "
                  "$DBUS_SYSTEM_BUS_ADDRESS)");
@@ -76,6 +84,7 @@ int run(int argc, char** argv) {
       "also interrupted before its outcome);\n"
       "2 bad usage. --check-config: 0 a pass would make every PF ready, 1 invalid config\n"
       "files, 3 a config that does not fit this host (plan refused, or PFs with problems).\n"
+      "--generate-config: 0 written, 3 no InfiniBand PF found.\n"
       "Signals: SIGTERM or SIGINT stops (VFs, names and GUIDs stay); SIGHUP reloads the config.\n"
       "Netlink acts on the network namespace vfreadyd runs in.");
   try {
@@ -93,6 +102,10 @@ int run(int argc, char** argv) {
     s.bus_address = o.bus_address;
   }
 
+  if (o.generate_config) {
+    return vfready::daemon::print_generated_config(s.roots,
+                                                   VFREADY_DATADIR "/vfready/vfready.schema.json");
+  }
   auto config = vfready::daemon::load_config(s.config_path);
   if (!config) {
     std::cerr << "vfreadyd: " << config.error().message << '\n';
@@ -104,7 +117,7 @@ int run(int argc, char** argv) {
     return 1;
   }
   if (o.check_config) {
-    return vfready::daemon::print_plan(config.value(), table.value(), s.roots);
+    return vfready::daemon::print_plan(config.value(), table.value(), s.roots, o.json);
   }
 
   vfready::host::SystemdNotifier notifier;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <string>
+
 #include "host_roots.hpp"
 #include "vfready/model/compat_table.hpp"
 #include "vfready/model/config.hpp"
@@ -14,9 +16,14 @@ namespace vfready::daemon {
 inline constexpr int kCheckInvalid = 1;
 inline constexpr int kCheckProblems = 3;
 
-// Prints the plan (--check-config): what would be written, renamed and assigned, and
-// every problem a pass would meet; answers 0, kCheckInvalid or kCheckProblems.
-int print_plan(const model::Config& config, const model::CompatTable& table,
-               const HostRoots& roots);
+// Prints the plan (--check-config): the files read, what would be written, renamed and
+// assigned (what is there now -> what the pass makes of it), and every problem a pass
+// would meet; as text or (`json`) one JSON object. Answers 0 or kCheckProblems.
+int print_plan(const model::Config& config, const model::CompatTable& table, const HostRoots& roots,
+               bool json);
+
+// Prints a first configuration for this host on stdout (--generate-config), and on
+// stderr what it selected and left out; answers kCheckProblems when it selected nothing.
+int print_generated_config(const HostRoots& roots, const std::string& schema_path);
 
 }  // namespace vfready::daemon

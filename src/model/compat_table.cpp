@@ -110,6 +110,9 @@ Result<CompatTable> parse_compat_table(const std::vector<ConfigSource>& sources)
       return Error{source.path + ": " + text::printable(e.path) + ": " + text::printable(e.what)};
     }
   }
+  for (const auto& source : sources) {
+    table.files.push_back(source.path);
+  }
   return table;
 }
 

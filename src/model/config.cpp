@@ -347,7 +347,11 @@ Result<Config> parse_config(const std::vector<ConfigSource>& sources) {
     return it != owner.end() ? it->second : sources.front().path;
   };
   try {
-    return config_from(merged, file_of("pfs"));
+    auto config = config_from(merged, file_of("pfs"));
+    for (const auto& source : sources) {
+      config.files.push_back(source.path);
+    }
+    return config;
   } catch (const JsonError& e) {
     // The file to blame is the one that last set the top-level key the path is under.
     const auto key = e.path.size() > 2 ? e.path.substr(2, e.path.find_first_of(".[", 2) - 2) : "";

@@ -8,7 +8,7 @@ namespace vfready::pipeline {
 
 namespace {
 
-bool active(const std::string& state) { return state.find("ACTIVE") != std::string::npos; }
+bool active(const std::string& state) { return model::port_active(state); }
 
 void add(PfRun& run, model::VfStatus& vs, model::EventKind kind, std::string text) {
   vs.problems.push_back(model::problem(kind, std::move(text), run.status.pci.str(), vs.pci.str()));

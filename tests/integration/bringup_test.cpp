@@ -147,7 +147,7 @@ TEST(VfreadydCheckConfig, PrintsThePlanAndTouchesNothing) {
   auto r = sh(vfreadyd_command(host, repo_config(), "--check-config"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("PF 0000:18:00.0 ibp24s0 -> ibs0: 0 -> 8 VFs"));
-  EXPECT_THAT(r.out, HasSubstr("name ibs0v3"));
+  EXPECT_THAT(r.out, HasSubstr("VF 3   0000:18:00.4  name - -> ibs0v3  GUID - -> "));
   EXPECT_TRUE(host.writes().empty());
   EXPECT_TRUE(host.renames().empty());
 }

@@ -41,6 +41,7 @@ struct FirmwareMinimum {
 struct CompatTable {
   std::vector<DriverCompat> drivers;  // first match wins
   std::vector<FirmwareMinimum> firmware;
+  std::vector<std::string> files;  // the files read, in the order given
 
   [[nodiscard]] const DriverCompat* find(const std::string& module, const Version& version,
                                          const Version& kernel) const;

@@ -92,6 +92,7 @@ struct Config {
   std::vector<std::string> required_modules = {"mlx5_core", "mlx5_ib", "ib_core", "ib_ipoib"};
   // Minimum firmware per PCI device ID (added to and overriding the shipped table).
   std::map<uint16_t, Version> firmware_minimums;
+  std::vector<std::string> files;  // the files read: the main one, then its drop-ins
 };
 
 // One configuration file's text and where it came from.

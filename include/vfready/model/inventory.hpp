@@ -21,6 +21,11 @@ struct PortInfo {
   std::string phys_state;  // "5: LinkUp"
 };
 
+// Whether a port state as sysfs gives it ("4: ACTIVE") is ACTIVE.
+inline bool port_active(const std::string& state) {
+  return state.find("ACTIVE") != std::string::npos;
+}
+
 struct VfInfo {
   uint16_t index = 0;
   PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
