@@ -212,7 +212,13 @@ class ManagerObject final
   void Reconcile() override {
     answer([&] {
       require_root("Reconcile");
-      run(handlers_.reconcile);
+      handlers_.reconcile();
+    });
+  }
+  uint64_t QueueReconcile() override {
+    return answer([&] {
+      require_root("QueueReconcile");
+      return handlers_.reconcile();
     });
   }
   void Reload() override {
@@ -325,8 +331,10 @@ class ClientImpl final : public Client {
     call("DescribePF", [&](sdbus::MethodInvoker& m) { m.withArguments(key).storeResultsTo(json); });
     return json;
   }
-  void reconcile() override {
-    call("Reconcile", [](sdbus::MethodInvoker& m) { m.storeResultsTo(); });
+  uint64_t reconcile() override {
+    uint64_t pass = 0;
+    call("QueueReconcile", [&](sdbus::MethodInvoker& m) { m.storeResultsTo(pass); });
+    return pass;
   }
   void reload() override {
     call("Reload", [](sdbus::MethodInvoker& m) { m.storeResultsTo(); });

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "pass_follow.hpp"
 #include "status_source.hpp"
 #include "vfready/bus/bus.hpp"
 #include "vfready/model/status_json.hpp"
@@ -14,8 +15,6 @@
 namespace vfready::ctl {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 int code_of(const bus::ClientError& e) {
   switch (e.kind()) {
@@ -95,24 +94,29 @@ int wait(const Where& where, double timeout_s) {
       const auto& s = f.status;
       const auto state = model::text_at(s, "state", "-");
       if (s.value("node_ready", false)) {
+        clear_progress();
         std::cout << model::text_at(s, "status", "ready") << '\n';  // "ready: 8/8 PFs ready"
         return kOk;
       }
       last = state + ": " + model::text_at(s, "status", "-");
+      show_progress("waiting: " + last);
       // Not running and not ready: the bring-up failed and vfreadyd exited (systemd may
       // start it again, but this answer is what a script waiting on it needs now).
       if (f.from_file && state != "starting" && state != "configuring") {
+        clear_progress();
         std::cerr << "vfreadyctl: not ready: " << last << "\nvfreadyctl: " << *f.from_file << '\n';
         return kFailed;
       }
     } catch (const bus::ClientError& e) {
       if (e.kind() != bus::ClientError::Kind::kNotRunning) {
+        clear_progress();
         std::cerr << "vfreadyctl: " << e.what() << '\n';
         return code_of(e);
       }
       last = e.what();  // not started yet: it may be
     }
     if (Clock::now() >= until) {
+      clear_progress();
       std::cerr << "vfreadyctl: not ready after " << timeout_s << " s: " << last << '\n';
       return kTimedOut;
     }
@@ -120,29 +124,47 @@ int wait(const Where& where, double timeout_s) {
   }
 }
 
-int reconcile(const Where& where) {
+int reconcile(const Where& where, bool wait_for_it, double timeout_s) {
   return guarded([&] {
-    bus::Client::connect(where.bus_address)->reconcile();
-    std::cout << "reconcile started\n";
-    return kOk;
+    auto client = bus::Client::connect(where.bus_address);
+    const auto until = after(timeout_s);
+    // Started now, or queued behind the pass that runs: either way it has this number.
+    const auto pass = client->reconcile();
+    if (!wait_for_it) {
+      std::cout << "reconcile requested: pass " << pass << '\n';
+      return kOk;
+    }
+    return follow_pass(*client, pass, until, timeout_s);
   });
 }
 
-int reload(const Where& where, double timeout_s) {
+int reload(const Where& where, double timeout_s, bool wait_for_pass) {
   return guarded([&] {
     auto client = bus::Client::connect(where.bus_address);
     const auto before = client->config_generation();
     client->reload();  // a refused configuration throws here, with the reason
     const auto until = after(timeout_s);
-    // In force at once, or when the running pass ends: its generation tells.
-    while (client->config_generation() == before) {
+    // In force at once, or when the running pass ends: its generation tells, and the
+    // pass that applies it is the one started with it (one status has both).
+    for (;;) {
+      const auto status = nlohmann::json::parse(client->describe());
+      if (status.value("config_generation", uint32_t{0}) != before) {
+        if (!wait_for_pass) {
+          break;
+        }
+        return follow_pass(*client, status.value("passes_started", uint64_t{0}), until, timeout_s);
+      }
+      show_progress("waiting for the running pass to end: " +
+                    model::text_at(status, "status", "-"));
       if (Clock::now() >= until) {
+        clear_progress();
         std::cerr << "vfreadyctl: the new configuration was read, but is not in force after "
                   << timeout_s << " s: a pass is still running (vfreadyctl status)\n";
         return kFailed;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+    clear_progress();
     std::cout << "configuration reloaded and in force\n";
     return kOk;
   });

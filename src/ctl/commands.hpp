@@ -29,8 +29,11 @@ struct Output {
 int status(const Where& where, const Output& out);
 int describe(const Where& where, const std::string& key, const Output& out);
 int wait(const Where& where, double timeout_s);
-int reconcile(const Where& where);
-int reload(const Where& where, double timeout_s);
+// A pass over every PF (queued behind a running one); `wait_for_it`: until its outcome.
+int reconcile(const Where& where, bool wait_for_it, double timeout_s);
+// Returns once the new configuration is in force; `wait_for_pass`: once the pass that
+// applies it has its outcome.
+int reload(const Where& where, double timeout_s, bool wait_for_pass);
 int render(const Where& where, const std::string& target,
            const model::ClusterConfigOptions& options);
 

@@ -48,7 +48,17 @@ int run(int argc, char** argv) {
   wait->add_option("--timeout", wait_s, "Seconds to wait")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  auto* reconcile = app.add_subcommand("reconcile", "Bring every PF to its target again (root)");
+  auto* reconcile = app.add_subcommand(
+      "reconcile",
+      "Bring every PF to its target again (root): a pass now, or when the running one ends");
+  bool reconcile_wait = false;
+  double reconcile_s = 300;
+  reconcile->add_flag("--wait", reconcile_wait,
+                      "Wait for the pass's outcome, showing its progress: exit 0 when the node "
+                      "is ready after it");
+  reconcile->add_option("--timeout", reconcile_s, "Seconds to wait with --wait")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   double reload_s = 300;
   auto* reload = app.add_subcommand(
       "reload",
@@ -57,6 +67,9 @@ int run(int argc, char** argv) {
   reload->add_option("--timeout", reload_s, "Seconds to wait for it to be in force")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  bool reload_wait = false;
+  reload->add_flag("--wait", reload_wait,
+                   "Wait for the outcome of the pass that applies it too, showing its progress");
   std::string target;
   model::ClusterConfigOptions render_options;
   auto* render = app.add_subcommand(
@@ -78,7 +91,7 @@ int run(int argc, char** argv) {
       "Without vfreadyd on the bus, status, describe, wait and render read the status file.\n"
       "Exit codes: 0 done (wait: ready); 1 refused or failed (wait: the bring-up failed);\n"
       "2 bad usage; 3 vfreadyd is not running and left no status file; 4 access denied;\n"
-      "5 wait: not ready in time.");
+      "5 wait, reconcile --wait, reload --wait: no outcome in time.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -96,10 +109,10 @@ int run(int argc, char** argv) {
     return ctl::wait(where, wait_s);
   }
   if (reconcile->parsed()) {
-    return ctl::reconcile(where);
+    return ctl::reconcile(where, reconcile_wait, reconcile_s);
   }
   if (reload->parsed()) {
-    return ctl::reload(where, reload_s);
+    return ctl::reload(where, reload_s, reload_wait);
   }
   return ctl::render(where, target, render_options);
 }

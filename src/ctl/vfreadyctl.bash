@@ -122,8 +122,8 @@ _vfreadyctl() {
         "") words_list="-h --help --version --bus-address --no-color" ;;
         status) words_list="-h --help --vfs --json --status-file" ;;
         describe) words_list="-h --help --json" ;;
-        wait | reload) words_list="-h --help --timeout" ;;
-        reconcile) words_list="-h --help" ;;
+        wait) words_list="-h --help --timeout" ;;
+        reconcile | reload) words_list="-h --help --wait --timeout" ;;
         render)
           case $target in
             sriov-device-plugin) words_list="-h --help --resource-name --resource-prefix" ;;

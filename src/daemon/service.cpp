@@ -181,9 +181,12 @@ void Service::start_bringup(std::set<std::string> only) {
   calls_at_pass_start_ = host::kernel_calls();
   bringup_ = std::make_shared<Bringup>(inputs_, status_, epoch_, busy_, names_, std::move(hooks),
                                        std::move(only));
+  ++status_.passes_started;
   bringup_->start();
   restore_standing_problems();
   bringup_id_ = loop_.add(bringup_);
+  // Readers see the pass's number with the configuration it applies, in one status.
+  publish();
 }
 
 void Service::on_bringup_finished() {
@@ -192,6 +195,7 @@ void Service::on_bringup_finished() {
                      (outcome == model::Outcome::kDegraded && inputs_.config.ready_when_degraded);
   const bool first = !first_done_;
   first_done_ = true;
+  ++status_.passes_finished;
   // The pass's own calls and those of drift handling while it ran.
   log::info({}, "kernel calls since the pass began: " +
                     (host::kernel_calls() - calls_at_pass_start_).describe());
@@ -253,6 +257,14 @@ void Service::on_bringup_finished() {
     publish();
     dirty_.clear();
     log::info({}, "applying the configuration read while the last pass ran");
+    reconcile_queued_ = false;  // that pass covers every PF
+    start_bringup();
+    return;
+  }
+  if (reconcile_queued_) {
+    reconcile_queued_ = false;
+    dirty_.clear();
+    log::info({}, "starting the reconcile requested while the last pass ran");
     start_bringup();
     return;
   }
@@ -330,13 +342,16 @@ void Service::on_signal(int signo) {
   }
 }
 
-std::optional<std::string> Service::reconcile() {
+uint64_t Service::reconcile() {
   if (bringup_ && !bringup_->finished()) {
-    return "a bring-up is running; try again when it has finished";
+    // The next pass covers every PF: this one, or a reload's read while the pass runs.
+    reconcile_queued_ = true;
+    log::info({}, "reconcile requested: it starts when the running pass ends");
+    return status_.passes_started + 1;
   }
   log::info({}, "reconcile requested");
   start_bringup();
-  return std::nullopt;
+  return status_.passes_started;
 }
 
 std::optional<std::string> Service::reload() {

@@ -61,7 +61,9 @@ class Service {
   // What a loop callback threw: logged, and the loop goes on, unless such errors come
   // so often that a restart by systemd is the better way out.
   void on_internal_error(const std::exception_ptr& error);
-  std::optional<std::string> reconcile();
+  // A pass over every PF: now, or queued behind the running one. Its number (the status's
+  // passes_finished reaches it when it has its outcome).
+  uint64_t reconcile();
   std::optional<std::string> reload();
   // Drops from the status the PFs the configuration in force does not select.
   void keep_only_configured_pfs();
@@ -95,6 +97,7 @@ class Service {
   // A configuration read while a pass ran, applied when it ends.
   std::optional<BringupInputs> pending_;
   bool pass_scheduled_ = false;
+  bool reconcile_queued_ = false;  // a pass over every PF once the running one ends
   bool stuck_watched_ = false;
   std::vector<Clock::time_point> internal_errors_;  // the recent ones
   bool ready_sent_ = false;

@@ -221,7 +221,9 @@ void write_status(JsonWriter& w, const DaemonStatus& status, int64_t now_unix_ms
   }
   write_steps(w.key("steps"), overall_steps(status.pfs), status.started_unix_ms);
   w.field("pf_count", status.pfs.size()).field("vf_count", vfs);
-  w.field("drift_events", status.drift_events);
+  w.field("drift_events", status.drift_events)
+      .field("passes_started", status.passes_started)
+      .field("passes_finished", status.passes_finished);
   write_changes(w.key("changes"), status.changes);
   w.key("recent_events").begin_array();
   for (const auto& e : status.recent_events) {

@@ -24,10 +24,11 @@ inline constexpr const char* kPfPathPrefix = "/org/vfready/vfready1/pf/";
 // A PF's object path: the PCI address escaped as sd_bus_path_encode does.
 std::string pf_path(const std::string& pci);
 
-// What the daemon does for the methods that change the node. Each returns an error
-// message to refuse the call, or nothing.
+// What the daemon does for the methods that change the node. reconcile answers the
+// number of the pass that serves it; reload an error message to refuse the call, or
+// nothing.
 struct Handlers {
-  std::function<std::optional<std::string>()> reconcile;
+  std::function<uint64_t()> reconcile;
   std::function<std::optional<std::string>()> reload;
 };
 
@@ -70,7 +71,8 @@ class Client {
   virtual ~Client() = default;
   virtual std::string describe() = 0;
   virtual std::string describe_pf(const std::string& key) = 0;
-  virtual void reconcile() = 0;
+  // Queues a pass over every PF; answers its number (QueueReconcile).
+  virtual uint64_t reconcile() = 0;
   virtual void reload() = 0;
   // The ConfigGeneration property: it grows when a reload is in force.
   virtual uint32_t config_generation() = 0;

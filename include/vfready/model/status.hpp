@@ -137,7 +137,11 @@ struct DaemonStatus {
   // degraded with outcome.degraded "ready".
   bool node_ready = false;
   uint64_t drift_events = 0;  // changes under vfready after READY, each repaired by a pass
-  PfChanges changes;          // what the last pass changed, over the PFs it covered
+  // Passes started and passes that reached their outcome since start: a pass asked for
+  // (Reconcile, a reload) has its outcome when passes_finished reaches its number.
+  uint64_t passes_started = 0;
+  uint64_t passes_finished = 0;
+  PfChanges changes;  // what the last pass changed, over the PFs it covered
 };
 
 // The status with every text made printable (vfready/model/printable.hpp): what D-Bus
