@@ -2,9 +2,10 @@
 #include "log.hpp"
 
 #include <spdlog/sinks/base_sink.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
+#include <ctime>
 #include <mutex>
 #include <vector>
 
@@ -32,6 +33,44 @@ int priority(spdlog::level::level_enum level) {
   }
 }
 
+// "[0000:18:00.4] ": the VF, or else the PF, the line is about; "" for neither.
+std::string about(const Fields* f) {
+  if (f == nullptr) {
+    return "";
+  }
+  const auto& who = !f->vf.empty() ? f->vf : f->pf;
+  return who.empty() ? "" : "[" + who + "] ";
+}
+
+// Plain lines on stderr for a person: "2026-12-03T00:50:01.123Z info [0000:18:00.0 ibs0]
+// ready in 412 ms": when, how bad, the PF or VF with its netdev's name, what.
+class ConsoleSink final : public spdlog::sinks::base_sink<std::mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    const auto since = msg.time.time_since_epoch();
+    const auto secs = std::chrono::duration_cast<std::chrono::seconds>(since);
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since - secs).count();
+    const std::time_t t = secs.count();
+    std::tm utc{};
+    gmtime_r(&t, &utc);
+    char when[40];
+    const auto n = std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &utc);
+    static_cast<void>(std::snprintf(when + n, sizeof when - n, ".%03dZ", static_cast<int>(ms)));
+    std::string who;
+    if (const auto* f = tls_fields; f != nullptr) {
+      who = about(f);
+      if (!who.empty() && !f->interface.empty()) {
+        who.insert(who.size() - 2, " " + f->interface);
+      }
+    }
+    const auto level = spdlog::level::to_string_view(msg.level);
+    const std::string line = std::string(when) + " " + std::string(level.data(), level.size()) +
+                             " " + who + std::string(msg.payload.data(), msg.payload.size()) + "\n";
+    static_cast<void>(std::fwrite(line.data(), 1, line.size(), stderr));
+  }
+  void flush_() override { static_cast<void>(std::fflush(stderr)); }
+};
+
 class JournalSink final : public spdlog::sinks::base_sink<std::mutex> {
  public:
   JournalSink(std::shared_ptr<host::Journal> journal, std::string identifier)
@@ -40,7 +79,8 @@ class JournalSink final : public spdlog::sinks::base_sink<std::mutex> {
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
     std::vector<std::string> fields;
-    fields.push_back("MESSAGE=" + std::string(msg.payload.data(), msg.payload.size()));
+    fields.push_back("MESSAGE=" + about(tls_fields) +
+                     std::string(msg.payload.data(), msg.payload.size()));
     fields.push_back("PRIORITY=" + std::to_string(priority(msg.level)));
     fields.push_back("SYSLOG_IDENTIFIER=" + identifier_);
     if (const auto* f = tls_fields; f != nullptr) {
@@ -76,14 +116,8 @@ void write(spdlog::level::level_enum level, const Fields& raw, const std::string
   Fields fields = raw;
   fields.interface = model::printable(raw.interface);
   fields.step = model::printable(raw.step);
-  tls_fields = &fields;
-  std::string line;
-  if (!fields.vf.empty()) {
-    line = "[" + fields.vf + "] ";
-  } else if (!fields.pf.empty()) {
-    line = "[" + fields.pf + "] ";
-  }
-  spdlog::log(level, "{}{}", line, model::printable(message));
+  tls_fields = &fields;  // each sink says which PF or VF the line is about
+  spdlog::log(level, "{}", model::printable(message));
   tls_fields = nullptr;
 }
 
@@ -95,17 +129,24 @@ std::shared_ptr<spdlog::sinks::sink> make_journal_sink(std::shared_ptr<host::Jou
 }
 
 void setup(Target target, std::shared_ptr<host::Journal> journal, const std::string& identifier) {
-  const bool to_journal =
+  bool to_journal =
       target == Target::kJournal || (target == Target::kAuto && host::stderr_is_journal());
+  const bool missing = to_journal && !host::journal_reachable();
+  to_journal = to_journal && !missing;
   std::shared_ptr<spdlog::logger> logger;
   if (to_journal) {
     logger = std::make_shared<spdlog::logger>(identifier,
                                               make_journal_sink(std::move(journal), identifier));
   } else {
-    logger = spdlog::stderr_color_mt(identifier);
+    logger = std::make_shared<spdlog::logger>(identifier, std::make_shared<ConsoleSink>());
   }
+  logger->set_pattern("%v");
   spdlog::set_default_logger(logger);
-  spdlog::set_pattern("%v");
+  if (missing) {
+    spdlog::warn(
+        "the journal is not reachable (/run/systemd/journal/socket): logging to "
+        "stderr instead");
+  }
 }
 
 }  // namespace vfready::daemon::log

@@ -2,8 +2,10 @@
 // The one file that speaks to systemd through libsystemd: notifications, the journal,
 // and the event loop (sd-event) with its watchdog.
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <systemd/sd-journal.h>
@@ -11,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <map>
 #include <string>
@@ -53,6 +56,22 @@ bool stderr_is_journal() {
   }
   struct stat st {};
   return fstat(STDERR_FILENO, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+bool journal_reachable() {
+  // sd_journal_sendv writes datagrams here; without journald nothing listens on it.
+  const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    return false;
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  static constexpr char kPath[] = "/run/systemd/journal/socket";
+  std::memcpy(addr.sun_path, kPath, sizeof kPath);
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): the sockaddr API
+  const bool ok = connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
 }
 
 // --- The event loop.

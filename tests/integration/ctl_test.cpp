@@ -55,3 +55,19 @@ TEST(VfreadyctlReconcile, IsQueuedBehindARunningPassAndWaitedForWithWait) {
   EXPECT_EQ(reload.out, "ready: 8/8 PFs ready\n");
   EXPECT_EQ(daemon.stop(), 0);
 }
+
+// Console log lines say when, how bad and which PF by address and name; asked for the
+// journal where none listens (the fake host's /run has no journald), vfreadyd says so
+// and logs to stderr.
+TEST(VfreadydConsoleLog, CarriesTimeLevelAndThePfsNameAndFallsBackFromAMissingJournal) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto r = sh(vfreadyd_command(host, repo_config(), "--once --log-target journal"), 60s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, testing::ContainsRegex("(^|\n)[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:"
+                                            "[0-9]{2}\\.[0-9]{3}Z warning the journal is not "
+                                            "reachable \\(/run/systemd/journal/socket\\): "
+                                            "logging to stderr instead\n"));
+  EXPECT_THAT(r.err, testing::ContainsRegex("\n[0-9]{4}-[0-9-]{5}T[0-9:.]{12}Z info "
+                                            "\\[0000:18:00.0 ibs0\\] ready in [0-9]+ ms"));
+}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # NSD_RUNDIR, NSD_UNITS, NSD_LOG: for the sourcing tests
 # Boots the host's systemd as PID 1 of a private PID + mount + UTS + cgroup namespace,
 # starts only a test target there, and runs commands in it from the host. Sourced by the
 # tests in this directory (unit-under-systemd, package-lifecycle); needs root.
@@ -28,7 +28,8 @@
 # (/run/NAME): services with PrivateTmp=yes do not see the namespace's /tmp.
 
 NSD_TIMEOUT=${NSD_TIMEOUT:-15}   # bound of each command run inside (nsd_run)
-NSD_PID1= NSD_LAUNCHER= NSD_CG= NSD_WORK= NSD_STAGE= NSD_CANARY= NSD_NAME= NSD_RUNDIR=
+NSD_PID1='' NSD_LAUNCHER='' NSD_CG='' NSD_WORK='' NSD_STAGE='' NSD_CANARY='' NSD_NAME='' NSD_RUNDIR=''
+_NSD_WANT_UNIT='' _NSD_WANT_STATES=
 NSD_OVERLAY=${NSD_OVERLAY:-0}
 NSD_CATALOG_DIR=${NSD_CATALOG_DIR:-}   # extra *.catalog files for journalctl -x (see nsd_boot)
 
@@ -75,11 +76,16 @@ nsd_state() { nsd_run systemctl show -P ActiveState "$1" 2>/dev/null; }
 
 # nsd_wait_state TIMEOUT UNIT STATE...: waits until UNIT is in one of the STATEs.
 nsd_wait_state() {
-  local limit=$1 unit=$2
+  local limit=$1
+  _NSD_WANT_UNIT=$2
   shift 2
-  local states=" $* "
-  _nsd_in_state() { local s; s=$(nsd_state "$unit"); [[ -n $s && $states == *" $s "* ]]; }
-  nsd_wait "$limit" "$unit to be one of:$states" _nsd_in_state
+  _NSD_WANT_STATES=" $* "
+  nsd_wait "$limit" "$_NSD_WANT_UNIT to be one of:$_NSD_WANT_STATES" _nsd_in_state
+}
+_nsd_in_state() {
+  local s
+  s=$(nsd_state "$_NSD_WANT_UNIT")
+  [[ -n $s && $_NSD_WANT_STATES == *" $s "* ]]
 }
 
 # nsd_init NAME: the work directory, the canary and the units every boot needs.
@@ -89,6 +95,8 @@ nsd_init() {
   # Mount points for the namespace's new /run, /dev and /tmp: not under NSD_WORK, which is
   # bound into the new /tmp with all its mounts (the fake host's /sys among them).
   NSD_STAGE=$(mktemp -d "/tmp/$NSD_NAME-stage.XXXXXX")
+  # Readable by dbus-daemon once it runs as messagebus (it re-reads its config on reload).
+  chmod 0755 "$NSD_WORK"
   NSD_RUNDIR=/run/$(basename "$NSD_WORK")
   NSD_CANARY=$NSD_WORK.canary   # in the host's /tmp, outside everything we remove
   echo "canary $(date)" >"$NSD_CANARY"
@@ -305,7 +313,9 @@ nsd_boot() {
   [ "$NSD_OVERLAY" = 1 ] && mkdir -p "$NSD_STAGE/ovl"
   mkdir -p "$NSD_STAGE/run" "$NSD_STAGE/dev" "$NSD_STAGE/tmp"
   # The launcher moves itself into our cgroup, then unshares: the cgroup namespace is
-  # rooted there, and cgroup.kill of it ends everything the namespace started.
+  # rooted there, and cgroup.kill of it ends everything the namespace started. PID 1's
+  # console (the pty) and the launcher's own errors both go to NSD_LOG.
+  # shellcheck disable=SC2094
   (
     echo "$BASHPID" >"$NSD_CG/cgroup.procs"
     exec env NSD_WORK="$NSD_WORK" NSD_STAGE="$NSD_STAGE" NSD_BASE="$(basename "$NSD_WORK")" \
@@ -361,7 +371,7 @@ nsd_stop() {
     kill -KILL "$NSD_LAUNCHER" 2>/dev/null || true
     wait "$NSD_LAUNCHER" 2>/dev/null || true
   fi
-  NSD_LAUNCHER= NSD_PID1=
+  NSD_LAUNCHER='' NSD_PID1=''
   if [ -n "$NSD_CG" ] && [ -d "$NSD_CG" ]; then
     nsd_wait 10 "$NSD_CG to be removed" _nsd_rmdir_cg || nsd_log "warning: $NSD_CG left behind"
   fi

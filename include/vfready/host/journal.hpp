@@ -23,4 +23,7 @@ class SystemdJournal final : public Journal {
 // Whether stderr is connected to the journal: $JOURNAL_STREAM names its device and inode.
 bool stderr_is_journal();
 
+// Whether journald listens on its native socket (/run/systemd/journal/socket).
+bool journal_reachable();
+
 }  // namespace vfready::host
