@@ -56,6 +56,9 @@ std::chrono::milliseconds device_call_bound(const model::Config& config) {
 // no event for a module's arrival, so this looks every 100 ms, on the planner's thread.
 void wait_for_modules(host::Sysfs& sysfs, const model::Config& config,
                       const std::string& kernel_log, PassChannel& channel) {
+  if (config.pfs.empty()) {
+    return;  // nothing to bring up: no driver to wait for
+  }
   const auto until =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(config.timeouts.modules_ms);
   bool announced = false;

@@ -146,6 +146,9 @@ std::optional<std::string> load_failure_evidence(const std::vector<std::string>&
 
 Verdict check_driver(const Config& config, const CompatTable& table, const HostInfo& host) {
   Verdict v;
+  if (config.pfs.empty()) {
+    return v;  // no PF to bring up: nothing depends on the driver (a fresh install's config)
+  }
   for (const auto& m : config.required_modules) {
     if (!host.modules.contains(m)) {
       v.failures.push_back(problem(EventKind::kModuleMissing,

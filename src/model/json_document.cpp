@@ -91,9 +91,14 @@ Result<json> parse_json_document(const std::string& file, const std::string& tex
     return Error{file + ": " + text::printable(path_of(frames)) + ": " + r.what};
   } catch (const json::exception& e) {
     // Syntax errors, numbers that do not fit, invalid UTF-8: the library's words, and
-    // where it stopped.
+    // where it stopped, without its "[json.exception.parse_error.101] " tag.
+    std::string_view what = e.what();
+    if (what.starts_with("[json.exception.")) {
+      const auto end = what.find("] ");
+      what.remove_prefix(end == std::string_view::npos ? 0 : end + 2);
+    }
     return Error{file + ": " + text::printable(path_of(frames)) +
-                 ": not valid JSON: " + text::printable(e.what())};
+                 ": not valid JSON: " + text::printable(std::string(what))};
   }
 }
 

@@ -135,6 +135,17 @@ TEST(TheDriverCheck, FailsOnAMissingModuleSayingHowToLoadIt) {
   EXPECT_THAT(v.failures.at(0).remedy, HasSubstr("modprobe"));
 }
 
+// The configuration a fresh install ships selects no PF: on a machine without the
+// driver it still passes, so that the unit reaches READY at once.
+TEST(TheDriverCheck, PassesAConfigurationWithNoPfWithoutTheDriver) {
+  auto host = dgx_host();
+  host.modules.clear();
+  auto config = minimal_config();
+  EXPECT_FALSE(check_driver(config, shipped_table(), host).ok());
+  config.pfs.clear();
+  EXPECT_TRUE(check_driver(config, shipped_table(), host).ok());
+}
+
 TEST(TheDriverCheck, FailsOnAnUnknownSymbolNamingItAndTheKernel) {
   auto host = dgx_host();
   host.kernel_log = {"mlx5_core: Unknown symbol strlcpy (err -2)"};

@@ -51,7 +51,8 @@ struct Verdict {
 };
 
 // Required modules loaded, their versions against the table for this kernel, and the
-// kernel log. A failure stops the whole bring-up before any write.
+// kernel log. A failure stops the whole bring-up before any write. A configuration with
+// no PF entry passes: nothing it does needs the driver.
 Verdict check_driver(const Config& config, const CompatTable& table, const HostInfo& host);
 
 // The kernel log's problem lines (scan_kernel_log) that name `target` or one of its VFs
