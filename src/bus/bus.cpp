@@ -369,8 +369,13 @@ class ClientImpl final : public Client {
               "vfreadyd is not running (nothing owns " + std::string(kBusName) + " on the bus)"};
     }
     if (name == kAccessDenied) {
-      kind = ClientError::Kind::kAccessDenied;
-    } else if (name == kRefusedError || name == kNoSuchPf) {
+      // The policy's or vfreadyd's own words say less than this: what needs root.
+      const std::string verb = std::string(member).ends_with("Reconcile") ? "reconcile"
+                               : std::string(member) == "Reload"          ? "reload"
+                                                                          : member;
+      return {ClientError::Kind::kAccessDenied, verb + " needs root"};
+    }
+    if (name == kRefusedError || name == kNoSuchPf) {
       kind = ClientError::Kind::kRefused;
     }
     return {kind, std::string(member) + ": " + e.getMessage()};

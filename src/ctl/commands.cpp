@@ -11,6 +11,7 @@
 #include "vfready/bus/bus.hpp"
 #include "vfready/model/status_json.hpp"
 #include "vfready/model/status_table.hpp"
+#include "vfready/model/yaml_writer.hpp"
 
 namespace vfready::ctl {
 
@@ -44,6 +45,14 @@ void note(const Fetched& f) {
   }
 }
 
+// The structured form asked for with -o (or --json), "" for the table.
+std::string structured(const nlohmann::json& value, const Output& out) {
+  if (out.json || out.format == "json") {
+    return value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  return out.format == "yaml" ? model::to_yaml(value) : "";
+}
+
 Clock::time_point after(double seconds) {
   return Clock::now() +
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
@@ -55,8 +64,8 @@ int status(const Where& where, const Output& out) {
   return guarded([&] {
     const auto f = fetch_status(where.bus_address, where.status_file);
     note(f);
-    std::cout << (out.json ? f.status.dump(2) + "\n"
-                           : model::render_status(f.status, out.colour, out.vfs));
+    const auto text = structured(f.status, out);
+    std::cout << (!text.empty() ? text : model::render_status(f.status, out.colour, out.vfs));
     return kOk;
   });
 }
@@ -80,7 +89,8 @@ int describe(const Where& where, const std::string& key, const Output& out) {
       }
       pf = *found;
     }
-    std::cout << (out.json ? pf.dump(2) + "\n" : model::render_pf(pf, out.colour));
+    const auto text = structured(pf, out);
+    std::cout << (!text.empty() ? text : model::render_pf(pf, out.colour));
     return kOk;
   });
 }

@@ -21,7 +21,8 @@ struct Where {
 };
 
 struct Output {
-  bool json = false;
+  bool json = false;             // --json: the same as format "json"
+  std::string format = "table";  // -o: table, json or yaml
   bool vfs = false;
   bool colour = false;
 };

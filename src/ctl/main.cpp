@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 
@@ -13,6 +15,26 @@
 namespace {
 
 using namespace vfready;
+
+// The first word that is neither an option nor an option's value: the command, as the
+// user typed it ("" when there is none).
+std::string command_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word == "--bus-address" || word == "--status-file") {
+      ++i;  // its value
+    } else if (!word.starts_with("-")) {
+      return word;
+    }
+  }
+  return "";
+}
+
+// https://no-color.org: set and not empty turns colours off.
+bool no_color_env() {
+  const char* v = std::getenv("NO_COLOR");  // NOLINT(concurrency-mt-unsafe): no threads yet
+  return v != nullptr && *v != '\0';
+}
 
 int run(int argc, char** argv) {
   CLI::App app{"vfreadyctl: query and control vfreadyd, the SR-IOV VF bring-up daemon.",
@@ -29,10 +51,13 @@ int run(int argc, char** argv) {
   app.add_option("--status-file", where.status_file,
                  "The status file vfreadyd writes, read when it is not running")
       ->capture_default_str();
-  app.add_flag("--no-color", no_colour, "No colours, even on a terminal");
+  app.add_flag("--no-color", no_colour, "No colours, even on a terminal (as NO_COLOR=1 does)");
 
   auto* status = app.add_subcommand("status", "One line per PF: state, VFs, names, problems");
   status->add_flag("--json", out.json, "The whole status as JSON (as Describe() returns it)");
+  status->add_option("-o,--output", out.format, "table, json (as --json) or yaml")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
   status->add_flag("--vfs", out.vfs, "Each VF's line too: address, name, GUID, state");
   std::string key;
   auto* describe = app.add_subcommand("describe", "One PF with its steps and VFs");
@@ -42,6 +67,9 @@ int run(int argc, char** argv) {
                    "its VFs' address or name")
       ->required();
   describe->add_flag("--json", out.json, "As JSON");
+  describe->add_option("-o,--output", out.format, "table, json (as --json) or yaml")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
+      ->capture_default_str();
   double wait_s = 60;
   auto* wait =
       app.add_subcommand("wait", "Wait until the node is ready (for init containers and scripts)");
@@ -86,18 +114,29 @@ int run(int argc, char** argv) {
   render->add_option("--resource-prefix", render_options.resource_prefix,
                      "Resource prefix (default: nvidia.com for the SR-IOV device plugin)");
   render->add_option("--namespace", render_options.ns,
-                     "Namespace of the SriovNetworkNodePolicy (default: sriov-network-operator)");
+                     "Namespace of the SriovNetworkNodePolicy (default: sriov-network-operator) "
+                     "or of the ConfigMap (default: kube-system)");
+  render->add_option("--configmap", render_options.configmap,
+                     "Wrap a device plugin's config.json in a ConfigMap of this name");
   app.footer(
       "Without vfreadyd on the bus, status, describe, wait and render read the status file.\n"
       "Exit codes: 0 done (wait: ready); 1 refused or failed (wait: the bring-up failed);\n"
       "2 bad usage; 3 vfreadyd is not running and left no status file; 4 access denied;\n"
       "5 wait, reconcile --wait, reload --wait: no outcome in time.");
+  const auto commands = app.get_subcommands([](const CLI::App*) { return true; });
+  if (const auto word = command_word(argc, argv);
+      !word.empty() && std::none_of(commands.begin(), commands.end(),
+                                    [&](const CLI::App* c) { return c->get_name() == word; })) {
+    std::cerr << "vfreadyctl: unknown command '" << word
+              << "' (valid: status, describe, wait, reconcile, reload, render; see --help)\n";
+    return ctl::kUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? ctl::kOk : ctl::kUsage;
   }
-  out.colour = !no_colour && isatty(STDOUT_FILENO) != 0;
+  out.colour = !no_colour && !no_color_env() && isatty(STDOUT_FILENO) != 0;
 
   if (status->parsed()) {
     return ctl::status(where, out);

@@ -87,7 +87,8 @@ _vfreadyctl() {
         bus=(--bus-address "${words[i + 1]}")
         ((i += 1))
         ;;
-      --status-file | --timeout | --resource-name | --resource-prefix | --namespace)
+      --status-file | --timeout | --resource-name | --resource-prefix | --namespace | \
+        --configmap | -o | --output)
         ((i += 1))
         ;;
       --bus-address=*) bus=("$w") ;;
@@ -105,7 +106,7 @@ _vfreadyctl() {
 
   COMPREPLY=()
   local words_list="" takes_value="--bus-address --timeout --resource-name --resource-prefix"
-  takes_value+=" --namespace"
+  takes_value+=" --namespace --configmap"
   if [[ $prev == --status-file || $cur == --status-file=* ]]; then
     local opt=""
     [[ $cur == --status-file=* ]] && opt=--status-file=
@@ -114,22 +115,29 @@ _vfreadyctl() {
     for i in "${!COMPREPLY[@]}"; do
       COMPREPLY[i]=$opt${COMPREPLY[i]}
     done
+  elif [[ $prev == -o || $prev == --output ]]; then
+    mapfile -t COMPREPLY < <(compgen -W "table json yaml" -- "$cur")
+    return 0
   elif [[ $cur == --*=* || -n $prev && " $takes_value " == *" $prev "* ]]; then
     return 0  # a value of the user's own
   else
     if [[ $cur == -* ]]; then
       case $sub in
         "") words_list="-h --help --version --bus-address --no-color" ;;
-        status) words_list="-h --help --vfs --json --status-file" ;;
-        describe) words_list="-h --help --json" ;;
+        status) words_list="-h --help --vfs --json -o --output --status-file" ;;
+        describe) words_list="-h --help --json -o --output" ;;
         wait) words_list="-h --help --timeout" ;;
         reconcile | reload) words_list="-h --help --wait --timeout" ;;
         render)
           case $target in
-            sriov-device-plugin) words_list="-h --help --resource-name --resource-prefix" ;;
-            rdma-shared-device-plugin) words_list="-h --help --resource-name" ;;
+            sriov-device-plugin)
+              words_list="-h --help --resource-name --resource-prefix --namespace --configmap"
+              ;;
+            rdma-shared-device-plugin)
+              words_list="-h --help --resource-name --namespace --configmap"
+              ;;
             sriov-network-node-policy) words_list="-h --help --resource-name --namespace" ;;
-            *) words_list="-h --help --resource-name --resource-prefix --namespace" ;;
+            *) words_list="-h --help --resource-name --resource-prefix --namespace --configmap" ;;
           esac
           ;;
       esac

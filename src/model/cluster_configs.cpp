@@ -201,13 +201,32 @@ Result<std::string> render_cluster_config(const std::string& target, const nlohm
         "the status has no configured PF with a name: give the PFs a pf_name in the "
         "configuration, so that the cluster's agents can select them"};
   }
-  if (target == "sriov-device-plugin") {
-    return sriov_device_plugin(rails, options);
+  if (target == "sriov-network-node-policy") {
+    if (!options.configmap.empty()) {
+      return Error{
+          "--configmap wraps a device plugin's config.json; a SriovNetworkNodePolicy "
+          "is a resource of its own (apply it as it is)"};
+    }
+    return sriov_network_node_policy(rails, options);
   }
-  if (target == "rdma-shared-device-plugin") {
-    return rdma_shared_device_plugin(rails, options);
+  auto config = target == "sriov-device-plugin" ? sriov_device_plugin(rails, options)
+                                                : rdma_shared_device_plugin(rails, options);
+  if (options.configmap.empty()) {
+    return config;
   }
-  return sriov_network_node_policy(rails, options);
+  // The device plugins read config.json from a ConfigMap mounted into their pods; the
+  // JSON is a literal block, each line indented under its key.
+  std::string out = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " +
+                    nlohmann::json(options.configmap).dump() + "\n  namespace: " +
+                    nlohmann::json(options.ns.empty() ? "kube-system" : options.ns).dump() +
+                    "\ndata:\n  config.json: |\n";
+  std::size_t from = 0;
+  while (from < config.size()) {
+    const auto end = config.find('\n', from);
+    out += "    " + config.substr(from, end - from) + "\n";
+    from = end == std::string::npos ? config.size() : end + 1;
+  }
+  return out;
 }
 
 }  // namespace vfready::model

@@ -71,3 +71,78 @@ TEST(VfreadydConsoleLog, CarriesTimeLevelAndThePfsNameAndFallsBackFromAMissingJo
   EXPECT_THAT(r.err, testing::ContainsRegex("\n[0-9]{4}-[0-9-]{5}T[0-9:.]{12}Z info "
                                             "\\[0000:18:00.0 ibs0\\] ready in [0-9]+ ms"));
 }
+
+namespace {
+
+// `command` (no single quotes in it) run on a pseudo-terminal (script(1)), as a person
+// at a terminal runs it.
+std::string on_a_terminal(const std::string& command) {
+  return "script -qec '" + command + "' /dev/null";
+}
+
+}  // namespace
+
+// What people used to kubectl and systemctl type: -o yaml, a ConfigMap to apply,
+// NO_COLOR, a mistyped command; and what they are told without root.
+TEST(Vfreadyctl, SpeaksYamlWrapsAConfigMapHonoursNoColorAndNamesAnUnknownCommand) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
+  ASSERT_TRUE(serving(daemon, bus));
+  const auto parse_yaml = [](const std::string& text) {
+    const auto r =
+        sh("python3 -c 'import json, sys, yaml; print(json.dumps(yaml.safe_load("
+           "sys.stdin)))' <<'EOF'\n" +
+           text + "EOF");
+    EXPECT_EQ(r.exit_code, 0) << r.err << text;
+    return nlohmann::json::parse(r.exit_code == 0 ? r.out : "null");
+  };
+  // -o yaml is the JSON's data, as YAML.
+  const auto json = sh(vfreadyctl(bus, "status -o json"));
+  const auto yaml = sh(vfreadyctl(bus, "status -o yaml"));
+  ASSERT_EQ(yaml.exit_code, 0) << yaml.err;
+  auto from_yaml = parse_yaml(yaml.out);
+  auto from_json = nlohmann::json::parse(json.out);
+  EXPECT_EQ(from_yaml["pfs"], from_json["pfs"]);
+  EXPECT_EQ(from_yaml["state"], "ready");
+  EXPECT_EQ(parse_yaml(sh(vfreadyctl(bus, "describe ibs0 -o yaml")).out)["name"], "ibs0");
+
+  // A ConfigMap whose config.json is what render prints.
+  const auto plain = sh(vfreadyctl(bus, "render sriov-device-plugin"));
+  const auto wrapped = sh(vfreadyctl(bus, "render sriov-device-plugin --configmap sriovdp-config"));
+  ASSERT_EQ(wrapped.exit_code, 0) << wrapped.err;
+  const auto map = parse_yaml(wrapped.out);
+  EXPECT_EQ(map["kind"], "ConfigMap");
+  EXPECT_EQ(map["metadata"]["name"], "sriovdp-config");
+  EXPECT_EQ(map["metadata"]["namespace"], "kube-system");
+  EXPECT_EQ(nlohmann::json::parse(map["data"]["config.json"].get<std::string>()),
+            nlohmann::json::parse(plain.out));
+  EXPECT_EQ(sh(vfreadyctl(bus, "render sriov-network-node-policy --configmap x")).exit_code, 1);
+
+  // Colours on a terminal, unless NO_COLOR says otherwise.
+  const auto coloured = sh(on_a_terminal(vfreadyctl(bus, "status")));
+  EXPECT_THAT(coloured.out, HasSubstr("\x1b[32m"));
+  const auto plain_tty = sh(on_a_terminal("NO_COLOR=1 " + vfreadyctl(bus, "status")));
+  EXPECT_THAT(plain_tty.out, HasSubstr("ready"));
+  EXPECT_EQ(plain_tty.out.find('\x1b'), std::string::npos) << plain_tty.out;
+
+  const auto unknown = sh(vfreadyctl(bus, "stauts"));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.err, HasSubstr("vfreadyctl: unknown command 'stauts' (valid: status, "));
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
+// A status file that is not JSON: the file, where, and the parser's words without its tag.
+TEST(Vfreadyctl, NamesWhereAStatusFileIsNotJsonInPlainWords) {
+  VFREADY_REQUIRE_ROOT();
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  const auto dir = sh("mktemp -d").out;
+  const auto file = dir.substr(0, dir.size() - 1) + "/status.json";
+  sh("printf '{\"state\": ' > " + file);
+  const auto r = sh(vfreadyctl(bus, "--status-file " + file + " status"));
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr(file + ": $.state: not valid JSON: parse error at line 1"));
+  EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
+  sh("rm -r " + dir.substr(0, dir.size() - 1));
+}

@@ -34,9 +34,9 @@ TEST(AClusterConfig, SelectsTheNamesVfreadyGivesAndTheIdsItRead) {
   EXPECT_EQ(sel["devices"], nlohmann::json({"101e"}));
   EXPECT_EQ(j["resourceList"][0]["resourceName"], "ib_vfs");
 
-  auto policy =
-      render_cluster_config("sriov-network-node-policy", status,
-                            {.resource_name = "rail", .resource_prefix = "", .ns = "net"});
+  auto policy = render_cluster_config(
+      "sriov-network-node-policy", status,
+      {.resource_name = "rail", .resource_prefix = "", .ns = "net", .configmap = ""});
   ASSERT_TRUE(policy) << policy.error().message;
   EXPECT_THAT(policy.value(), HasSubstr("  namespace: \"net\"\n"));
   EXPECT_THAT(policy.value(), HasSubstr("  resourceName: \"rail\"\n"));

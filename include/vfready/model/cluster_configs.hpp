@@ -15,7 +15,8 @@ namespace vfready::model {
 struct ClusterConfigOptions {
   std::string resource_name;    // "" for each target's default
   std::string resource_prefix;  // "" for the default (nvidia.com)
-  std::string ns;               // SriovNetworkNodePolicy namespace; "" for the default
+  std::string ns;         // the namespace (of the policy, or the ConfigMap); "" for the default
+  std::string configmap;  // wrap a device plugin's config.json in a ConfigMap of this name
 };
 
 // `target`: sriov-device-plugin (its config.json), rdma-shared-device-plugin (its
