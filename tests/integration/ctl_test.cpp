@@ -17,6 +17,16 @@
 using namespace vfready::testing;
 using testing::HasSubstr;
 
+namespace {
+
+// `command` (no single quotes in it) run on a pseudo-terminal (script(1)), as a person
+// at a terminal runs it.
+std::string on_a_terminal(const std::string& command) {
+  return "script -qec '" + command + "' /dev/null";
+}
+
+}  // namespace
+
 TEST(VfreadyctlReconcile, IsQueuedBehindARunningPassAndWaitedForWithWait) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);
@@ -37,6 +47,10 @@ TEST(VfreadyctlReconcile, IsQueuedBehindARunningPassAndWaitedForWithWait) {
       10s))
       << daemon.log();
   EXPECT_FALSE(reconcile.exited());
+  // On a terminal, wait shows what the daemon is doing while it waits.
+  const auto waiting = sh(on_a_terminal(vfreadyctl(bus, "wait --timeout 0.5")), 30s);
+  EXPECT_EQ(waiting.exit_code, 5) << waiting.out;
+  EXPECT_THAT(waiting.out, HasSubstr("\r\x1b[Kwaiting: configuring: Waiting up to 30000 ms"));
   ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the module loads: the first pass goes on
   const auto r = reconcile.wait(60s);
   EXPECT_EQ(r.exit_code, 0) << r.err << daemon.log();
@@ -71,16 +85,6 @@ TEST(VfreadydConsoleLog, CarriesTimeLevelAndThePfsNameAndFallsBackFromAMissingJo
   EXPECT_THAT(r.err, testing::ContainsRegex("\n[0-9]{4}-[0-9-]{5}T[0-9:.]{12}Z info "
                                             "\\[0000:18:00.0 ibs0\\] ready in [0-9]+ ms"));
 }
-
-namespace {
-
-// `command` (no single quotes in it) run on a pseudo-terminal (script(1)), as a person
-// at a terminal runs it.
-std::string on_a_terminal(const std::string& command) {
-  return "script -qec '" + command + "' /dev/null";
-}
-
-}  // namespace
 
 // What people used to kubectl and systemctl type: -o yaml, a ConfigMap to apply,
 // NO_COLOR, a mistyped command; and what they are told without root.
