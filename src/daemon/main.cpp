@@ -15,8 +15,10 @@
 #include "log.hpp"
 #include "report_printer.hpp"
 #include "service.hpp"
+#include "status_files.hpp"
 #include "vfready/host/journal.hpp"
 #include "vfready/host/notifier.hpp"
+#include "vfready/model/plan_report.hpp"
 #include "vfready/version.hpp"
 
 namespace {
@@ -107,13 +109,16 @@ int run(int argc, char** argv) {
                                                    VFREADY_DATADIR "/vfready/vfready.schema.json");
   }
   auto config = vfready::daemon::load_config(s.config_path);
-  if (!config) {
-    std::cerr << "vfreadyd: " << config.error().message << '\n';
-    return 1;
-  }
-  auto table = vfready::daemon::load_compat_tables(s.compat_paths);
-  if (!table) {
-    std::cerr << "vfreadyd: " << table.error().message << '\n';
+  auto table = config ? vfready::daemon::load_compat_tables(s.compat_paths)
+                      : vfready::Result<vfready::model::CompatTable>(config.error());
+  if (!config || !table) {
+    const auto& why = !config ? config.error().message : table.error().message;
+    std::cerr << "vfreadyd: " << why << '\n';
+    if (o.check_config && o.json) {
+      std::cout << vfready::model::plan_error_json({s.config_path}, why);
+    } else if (!o.check_config && !s.once) {
+      vfready::daemon::write_start_failure(s.config_path, why);
+    }
     return 1;
   }
   if (o.check_config) {

@@ -8,6 +8,7 @@
 #include "vfready/host/sysfs.hpp"
 #include "vfready/model/node_publish.hpp"
 #include "vfready/model/status_json.hpp"
+#include "vfready/version.hpp"
 
 namespace vfready::daemon {
 
@@ -15,6 +16,26 @@ int64_t wall_clock_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+void write_start_failure(const std::string& config_file, const std::string& reason) {
+  model::DaemonStatus status;
+  status.version = kVersion;
+  status.config_file = config_file;
+  status.state = model::DaemonState::kFailed;
+  status.text = "failed: the configuration cannot be read";
+  status.problems.push_back(model::problem(model::EventKind::kConfigInvalid, reason));
+  const auto now = wall_clock_ms();
+  status.started_unix_ms = now;
+  const auto path = *model::PublishConfig{}.status_file;
+  const int err = host::write_file_atomically(
+      path, model::status_file_text(model::printable(status), now), 0644, /*make_dir=*/true);
+  if (err != 0) {
+    log::warn({}, "cannot write the status file " + path + ": " +
+                      (err == host::kDirectoryWritableByOthers
+                           ? std::string("its directory is writable by others")
+                           : host::errno_name(err)));
+  }
 }
 
 void StatusFiles::changed() {

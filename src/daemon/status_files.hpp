@@ -20,6 +20,13 @@ namespace vfready::daemon {
 // Now, in ms since the Unix epoch: what the files' dates are made from.
 int64_t wall_clock_ms();
 
+// The status of a vfreadyd that cannot start because its configuration (or a
+// compatibility table) cannot be read: failed, with `reason`, in the default status file
+// (the configuration that could name another is what failed). `vfreadyctl wait`, the
+// kubelet drop-in's gate, then answers at once with the reason, and a previous run's
+// "ready" is not taken for this one's. Logged when it cannot be written.
+void write_start_failure(const std::string& config_file, const std::string& reason);
+
 class StatusFiles {
  public:
   static constexpr std::chrono::milliseconds kCoalesce{200};

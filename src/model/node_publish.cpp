@@ -80,7 +80,8 @@ std::string node_feature_labels(const DaemonStatus& status) {
   const auto line = [&](const char* key, const std::string& value) {
     out += std::string("vfready.io/") + key + "=" + value + "\n";
   };
-  line("ready", boolean(status.node_ready));
+  // Ready for pods that need VFs: a node whose configuration selects no PF has none.
+  line("ready", boolean(status.node_ready && !status.pfs.empty()));
   line("degraded", boolean(status.state == DaemonState::kDegraded));
   line("state", to_string(status.state));
   line("pfs", std::to_string(status.pfs.size()));

@@ -110,3 +110,36 @@ TEST(VfreadydGenerateConfig, WritesAConfigurationTheGateTakesOnTheReferenceHost)
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
   EXPECT_TRUE(host.writes().empty());
 }
+
+// A configuration that cannot be read: --check-config --json still answers in JSON, and
+// a daemon that cannot start leaves a failed status with the reason, in place of what a
+// previous run left, so that the kubelet gate (vfreadyctl wait) answers at once.
+TEST(VfreadydBadConfig, IsAnsweredInJsonAndLeftAsAFailedStatusForTheGate) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  const auto config = write_config(host, R"({"pfs": [}")");
+  const auto json = sh(vfreadyd_command(host, config, "--check-config --json"));
+  EXPECT_EQ(json.exit_code, 1);
+  const auto answer = nlohmann::json::parse(json.out);
+  EXPECT_FALSE(answer["ok"]);
+  EXPECT_THAT(answer["error"].get<std::string>(), HasSubstr(config + ": $.pfs[0]: not valid JSON"));
+
+  const auto status = host.root() + "/run/vfready/status.json";
+  sh("mkdir -p " + host.root() +
+     "/run/vfready && echo '{\"schema_version\": 2, \"state\": "
+     "\"ready\", \"node_ready\": true, \"status\": \"ready: 8/8 PFs ready\", \"pfs\": []}' > " +
+     status);
+  const auto start = sh(vfreadyd_command(host, config, "--no-bus"), 30s);
+  EXPECT_EQ(start.exit_code, 1) << start.err;
+  const auto left = nlohmann::json::parse(read_file(status));
+  EXPECT_EQ(left["state"], "failed");
+  EXPECT_FALSE(left["node_ready"]);
+  EXPECT_THAT(left["problems"][0].get<std::string>(), HasSubstr("not valid JSON"));
+  const auto wait = sh(on_host(host) + VFREADYCTL_PATH
+                           " --bus-address unix:path=/nonexistent "
+                           "wait --timeout 30",
+                       30s);
+  EXPECT_EQ(wait.exit_code, 1) << wait.err;
+  EXPECT_THAT(wait.err, HasSubstr("not ready: failed: failed: the configuration cannot be read"));
+  EXPECT_TRUE(host.writes().empty());
+}

@@ -63,6 +63,15 @@ TEST(NodeFeatureLabels, SayReadyDegradedAndCounts) {
   EXPECT_THAT(text, HasSubstr("\nvfready.io/vfs-configured=6\n"));
 }
 
+// The package's configuration selects no PF: READY, but no node for VF pods.
+TEST(NodeFeatureLabels, SayNotReadyForANodeWithoutPfs) {
+  DaemonStatus s;
+  s.state = DaemonState::kReady;
+  s.node_ready = true;
+  EXPECT_THAT(node_feature_labels(s), HasSubstr("\nvfready.io/ready=false\n"));
+  EXPECT_THAT(node_feature_labels(degraded_node()), HasSubstr("\nvfready.io/ready=true\n"));
+}
+
 TEST(PrometheusMetrics, GiveEachPfsStateVfsAndProblemsWithEscapedLabels) {
   const auto text = prometheus_metrics(degraded_node(), 1'796'147'305'000);
   EXPECT_THAT(text, HasSubstr("# TYPE vfready_node_ready gauge\nvfready_node_ready 1\n"));
