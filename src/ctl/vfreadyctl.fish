@@ -24,18 +24,14 @@ complete -c vfreadyctl -l bus-address -x -d 'D-Bus address of vfreadyd'
 complete -c vfreadyctl -l status-file -r -F -d 'Status file read when vfreadyd is not running'
 complete -c vfreadyctl -l no-color -d 'No colours, even on a terminal'
 
-complete -c vfreadyctl -n "not __fish_seen_subcommand_from $vfreadyctl_commands" \
-    -a status -d 'One line per PF: state, VFs, names, problems'
-complete -c vfreadyctl -n "not __fish_seen_subcommand_from $vfreadyctl_commands" \
-    -a describe -d 'One PF with its steps and VFs'
-complete -c vfreadyctl -n "not __fish_seen_subcommand_from $vfreadyctl_commands" \
-    -a wait -d 'Wait until the node is ready'
-complete -c vfreadyctl -n "not __fish_seen_subcommand_from $vfreadyctl_commands" \
-    -a reconcile -d 'Bring every PF to its target again (root)'
-complete -c vfreadyctl -n "not __fish_seen_subcommand_from $vfreadyctl_commands" \
-    -a reload -d 'Re-read the configuration (root)'
-complete -c vfreadyctl -n "not __fish_seen_subcommand_from $vfreadyctl_commands" \
-    -a render -d "Print a cluster agent's config"
+set -l vfreadyctl_descriptions 'One line per PF: state, VFs, names, problems' \
+    'One PF with its steps and VFs' 'Wait until the node is ready' \
+    'Bring every PF to its target again (root)' 'Re-read the configuration (root)' \
+    "Print a cluster agent's config"
+for i in (seq (count $vfreadyctl_commands))
+    complete -c vfreadyctl -n "not __fish_seen_subcommand_from $vfreadyctl_commands" \
+        -a $vfreadyctl_commands[$i] -d $vfreadyctl_descriptions[$i]
+end
 
 complete -c vfreadyctl -n '__fish_seen_subcommand_from status' -l vfs -d "Each VF's line too"
 complete -c vfreadyctl -n '__fish_seen_subcommand_from status describe' -l json -d 'As JSON'
