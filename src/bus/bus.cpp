@@ -59,16 +59,8 @@ std::vector<VfStruct> vfs_value(const std::vector<model::VfStatus>& vfs) {
   std::vector<VfStruct> out;
   out.reserve(vfs.size());
   for (const auto& v : vfs) {
-    out.emplace_back(v.index, v.pci.str(), v.name, v.altnames, v.guid, model::texts(v.problems));
-  }
-  return out;
-}
-
-std::vector<std::string> codes(const std::vector<model::Problem>& problems) {
-  std::vector<std::string> out;
-  out.reserve(problems.size());
-  for (const auto& p : problems) {
-    out.emplace_back(p.code());
+    out.emplace_back(v.index, v.pci.str(), v.name, v.altnames, v.guid ? v.guid->str() : "",
+                     model::texts(v.problems));
   }
   return out;
 }
@@ -161,7 +153,7 @@ class ManagerObject final
     check("ProblemCodes", s.problems == status_.problems);
     check("Steps", same_steps(model::overall_steps(s.pfs), model::overall_steps(status_.pfs)));
     check("PFs", !pfs_changed);
-    check("VFCount", vf_count(s) == vf_count(status_));
+    check("VFCount", model::vf_count(s) == model::vf_count(status_));
     check("RecentEvents", events_value(s) == events_value(status_));
     status_ = s;
     if (!changed.empty()) {
@@ -170,14 +162,6 @@ class ManagerObject final
   }
 
  private:
-  static uint32_t vf_count(const model::DaemonStatus& s) {
-    uint32_t n = 0;
-    for (const auto& pf : s.pfs) {
-      n += static_cast<uint32_t>(pf.vfs.size());
-    }
-    return n;
-  }
-
   // Changing the node is for root: the bus policy says so, and so does this check, for
   // buses without that policy.
   void require_root(const char* method) {
@@ -233,7 +217,7 @@ class ManagerObject final
   std::string State() override { return model::to_string(status_.state); }
   std::string StatusText() override { return status_.text; }
   std::vector<std::string> Problems() override { return model::texts(status_.problems); }
-  std::vector<std::string> ProblemCodes() override { return codes(status_.problems); }
+  std::vector<std::string> ProblemCodes() override { return model::codes(status_.problems); }
   std::vector<StepStruct> Steps() override {
     return steps_value(model::overall_steps(status_.pfs));
   }
@@ -244,7 +228,7 @@ class ManagerObject final
     }
     return out;
   }
-  uint32_t VFCount() override { return vf_count(status_); }
+  uint32_t VFCount() override { return model::vf_count(status_); }
   std::vector<EventStruct> RecentEvents() override { return events_value(status_); }
   static std::vector<EventStruct> events_value(const model::DaemonStatus& s) {
     std::vector<EventStruct> out;
@@ -399,23 +383,6 @@ class ClientImpl final : public Client {
 };
 
 }  // namespace
-
-std::string pf_path(const std::string& pci) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = kPfPathPrefix;
-  for (std::size_t i = 0; i < pci.size(); ++i) {
-    const auto c = static_cast<unsigned char>(pci[i]);
-    const bool plain = (std::isalnum(c) != 0) && !(i == 0 && std::isdigit(c) != 0);
-    if (plain) {
-      out += static_cast<char>(c);
-    } else {
-      out += '_';
-      out += kHex[c >> 4U];
-      out += kHex[c & 0xFU];
-    }
-  }
-  return out;
-}
 
 std::unique_ptr<Server> Server::start(const std::string& address, Handlers handlers) {
   try {

@@ -165,6 +165,24 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
   }
   // The registry knows the configured PFs before any worker names a link.
   names_->configure(std::move(configured));
+  status_.pfs = carried_over(*host);
+  running_.assign(targets_.size(), Running{"start", Clock::now(), false});
+  left_ = 0;
+  for (std::size_t i = 0; i < targets_.size(); ++i) {
+    running_[i].finished = !only_.empty() && !only_.contains(targets_[i].pci.str()) &&
+                           status_.pfs[i].state != model::PfState::kPending;
+    left_ += running_[i].finished ? 0 : 1;
+  }
+  status_.text = "Bringing up " + std::to_string(left_) + " PFs";
+  hooks_.progress(status_.text, std::chrono::milliseconds(30000));
+  hooks_.changed();
+  start_workers(host);
+  if (left_ == 0) {
+    finish();
+  }
+}
+
+std::vector<model::PfStatus> Bringup::carried_over(const model::HostInfo& host) const {
   // Keep what is known of PFs still configured (names, VFs) until their workers report.
   std::vector<model::PfStatus> pfs;
   for (const auto& t : targets_) {
@@ -175,7 +193,7 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
     pf.pci = t.pci;
     pf.identity.configured_name = t.name ? t.name->str() : "";
     pf.identity.vfs_configured = t.vfs;
-    if (const auto* info = host->find(t.pci)) {
+    if (const auto* info = host.find(t.pci)) {
       if (pf.identity.kernel_name.empty()) {
         pf.identity.kernel_name = info->netdev.value_or("");  // before vfready renamed it
       }
@@ -190,17 +208,10 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
     }
     pfs.push_back(std::move(pf));
   }
-  status_.pfs = std::move(pfs);
-  running_.assign(targets_.size(), Running{"start", Clock::now(), false});
-  left_ = 0;
-  for (std::size_t i = 0; i < targets_.size(); ++i) {
-    running_[i].finished = !only_.empty() && !only_.contains(targets_[i].pci.str()) &&
-                           status_.pfs[i].state != model::PfState::kPending;
-    left_ += running_[i].finished ? 0 : 1;
-  }
-  status_.text = "Bringing up " + std::to_string(left_) + " PFs";
-  hooks_.progress(status_.text, std::chrono::milliseconds(30000));
-  hooks_.changed();
+  return pfs;
+}
+
+void Bringup::start_workers(const std::shared_ptr<const model::HostInfo>& host) {
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     if (running_[i].finished) {
       continue;  // not part of this pass
@@ -224,9 +235,6 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
       }
     }
     start_pf_worker(channel_, busy_, names_, i, targets_[i], in_, host, udev_);
-  }
-  if (left_ == 0) {
-    finish();
   }
 }
 

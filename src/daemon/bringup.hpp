@@ -63,6 +63,11 @@ class Bringup final : public EventSource {
   void on_message(PassMessage& m);
   void on_planned(std::vector<model::PfTarget> targets,
                   const std::shared_ptr<const model::HostInfo>& host);
+  // The status's PFs for this pass's targets: what is known of those still configured
+  // (names, VFs) is kept until their workers report.
+  [[nodiscard]] std::vector<model::PfStatus> carried_over(const model::HostInfo& host) const;
+  // A worker for each PF of this pass, but those an earlier pass's worker still holds.
+  void start_workers(const std::shared_ptr<const model::HostInfo>& host);
   void on_step(std::size_t pf, const std::string& step);
   void on_done(std::size_t pf, model::PfStatus status);
   void give_up(std::size_t i, std::chrono::milliseconds bound);

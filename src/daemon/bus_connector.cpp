@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "log.hpp"
-#include "vfready/host/sysfs.hpp"
+#include "vfready/host/errno_name.hpp"
 
 namespace vfready::daemon {
 

@@ -16,7 +16,7 @@
 #include <system_error>
 #include <thread>
 
-#include "vfready/host/sysfs.hpp"
+#include "vfready/host/errno_name.hpp"
 
 namespace vfready::daemon {
 

@@ -94,7 +94,7 @@ std::optional<Drift> DriftWatch::judge_new_netdev(int ifindex) {
     return std::nullopt;  // gone again, or not in this namespace
   }
   host::RootedSysfs sysfs(roots_.sysfs);
-  const auto device = host::SysfsSriovHost(sysfs, *links_).device_of_netdev(link->name);
+  const auto device = host::SysfsSriovHost(sysfs).device_of_netdev(link->name);
   if (!device.pci) {
     return std::nullopt;  // a virtual device (veth, bridge): not ours
   }

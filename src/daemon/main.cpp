@@ -40,13 +40,8 @@ struct Options {
   _exit(code);
 }
 
-int run(int argc, char** argv) {
-  CLI::App app{
-      "vfreadyd: creates SR-IOV VFs on InfiniBand HCAs, gives them GUIDs and stable names,\n"
-      "validates them and tells systemd READY=1 before kubelet starts; then keeps them right.",
-      "vfreadyd"};
-  app.set_version_flag("--version", std::string("vfreadyd ") + vfready::kVersion);
-  Options o;
+// vfreadyd's options and flags, with their defaults, into `o` and `log_target`.
+void add_options(CLI::App& app, Options& o, std::string& log_target) {
   auto& s = o.service;
   s.config_path = VFREADY_CONFDIR "/vfready.json";
   s.compat_paths = {VFREADY_DATADIR "/vfready/compatibility.json",
@@ -73,7 +68,6 @@ int run(int argc, char** argv) {
                  "D-Bus address to serve on (default: the system bus, or "
                  "$DBUS_SYSTEM_BUS_ADDRESS)");
   app.add_flag("--no-bus", o.no_bus, "Do not serve D-Bus");
-  std::string log_target = "auto";
   app.add_option("--log-target", log_target,
                  "auto (the journal when stderr is connected to it), journal or console")
       ->check(CLI::IsMember({"auto", "journal", "console"}))
@@ -89,6 +83,18 @@ int run(int argc, char** argv) {
       "--generate-config: 0 written, 3 no InfiniBand PF found.\n"
       "Signals: SIGTERM or SIGINT stops (VFs, names and GUIDs stay); SIGHUP reloads the config.\n"
       "Netlink acts on the network namespace vfreadyd runs in.");
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{
+      "vfreadyd: creates SR-IOV VFs on InfiniBand HCAs, gives them GUIDs and stable names,\n"
+      "validates them and tells systemd READY=1 before kubelet starts; then keeps them right.",
+      "vfreadyd"};
+  app.set_version_flag("--version", std::string("vfreadyd ") + vfready::kVersion);
+  Options o;
+  std::string log_target = "auto";
+  add_options(app, o, log_target);
+  auto& s = o.service;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -8,11 +8,6 @@
 #include <system_error>
 #include <thread>
 
-#include "vfready/host/host_reader.hpp"
-#include "vfready/host/links.hpp"
-#include "vfready/host/sysfs.hpp"
-#include "vfready/host/sysfs_sriov_host.hpp"
-#include "vfready/host/udev.hpp"
 #include "vfready/model/checks.hpp"
 #include "vfready/pipeline/pf_bringup.hpp"
 
@@ -44,57 +39,17 @@ std::deque<PassMessage> PassChannel::take() {
   return out;
 }
 
-namespace {
-
-std::chrono::milliseconds device_call_bound(const model::Config& config) {
-  return std::chrono::milliseconds(config.timeouts.device_call_ms);
-}
-
-// Required modules may still be loading when vfreadyd starts (openibd, rdma-hw.target, a
-// driver container): waits for them, up to timeouts.modules_ms, unless the kernel log
-// already shows one failed to load (it does not fit the kernel): then at once. sysfs has
-// no event for a module's arrival, so this looks every 100 ms, on the planner's thread.
-void wait_for_modules(host::Sysfs& sysfs, const model::Config& config,
-                      const std::string& kernel_log, PassChannel& channel) {
-  if (config.pfs.empty()) {
-    return;  // nothing to bring up: no driver to wait for
-  }
-  const auto until =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(config.timeouts.modules_ms);
-  bool announced = false;
-  for (auto missing = host::missing_modules(sysfs, config.required_modules);
-       !missing.empty() && std::chrono::steady_clock::now() < until;
-       missing = host::missing_modules(sysfs, config.required_modules)) {
-    if (model::load_failure_evidence(missing, host::read_kernel_log(kernel_log))) {
-      return;  // the driver check says what the log says
-    }
-    if (!announced) {
-      std::string names;
-      for (const auto& m : missing) {
-        names += (names.empty() ? "" : ", ") + m;
-      }
-      channel.post({.kind = PassMessage::Kind::kWaiting,
-                    .step = "Waiting up to " + std::to_string(config.timeouts.modules_ms) +
-                            " ms for modules to load: " + names});
-      announced = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-}
-
-}  // namespace
-
 void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
   // Reading sysfs can block (a driver holding its device lock): not on the loop.
   std::thread([channel = std::move(channel), in = std::move(in)] {
     PassMessage m;
     try {
       // Listening before anything is read or made: no netdev's udev event is missed.
-      m.udev = std::make_shared<host::LibudevWait>(in.udev);
-      host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
-      wait_for_modules(sysfs, in.config, in.roots.kernel_log, *channel);
-      auto host = std::make_shared<const model::HostInfo>(
-          host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}));
+      m.udev = in.hosts->listen(in);
+      auto host =
+          std::make_shared<const model::HostInfo>(in.hosts->read_host(in, [&](std::string waiting) {
+            channel->post({.kind = PassMessage::Kind::kWaiting, .step = std::move(waiting)});
+          }));
       auto plan = model::make_plan(in.config, *host);
       if (!plan) {
         m.kind = PassMessage::Kind::kStopped;
@@ -134,19 +89,11 @@ void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyP
   std::thread([channel = std::move(channel), busy = std::move(busy), names = std::move(names),
                index, target = std::move(target), in = std::move(in), host = std::move(host),
                udev = std::move(udev)] {
-    host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
     model::PfStatus status;
     try {
-      host::NetlinkLinks links;
-      const auto& t = in.config.timeouts;
-      host::SysfsSriovHost sriov(
-          sysfs, links,
-          {std::chrono::milliseconds(t.numvfs_ms), std::chrono::milliseconds(t.bind_ms),
-           device_call_bound(in.config)},
-          in.roots.kernel_log);
-      pipeline::PfHost os{sriov, links, *udev};
+      const auto os = in.hosts->pf_os(in, *udev);
       status = pipeline::bring_up_pf(
-          target, in.config, in.table, *host, os, *names, [&](const char* step) {
+          target, in.config, in.table, *host, os->host(), *names, [&](const char* step) {
             channel->post({.kind = PassMessage::Kind::kStep, .pf = index, .step = step});
           });
     } catch (const std::exception& e) {

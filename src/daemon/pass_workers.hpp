@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "host_roots.hpp"
+#include "pass_hosts.hpp"
 #include "vfready/host/device_calls.hpp"
 #include "vfready/host/udev.hpp"
 #include "vfready/host/udev_wait.hpp"
@@ -37,6 +38,8 @@ struct BringupInputs {
   // The daemon's one reader of udev's events, made before anything is read; null when
   // libudev could not make a monitor (a pass then stops at once, saying so).
   std::shared_ptr<host::UdevEventReader> udev{};
+  // What the pass's planner and workers read and change the host through.
+  std::shared_ptr<PassHosts> hosts = system_hosts();
 };
 
 // PFs with a worker still running, across passes: a worker that outlived its step's

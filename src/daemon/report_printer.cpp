@@ -5,6 +5,7 @@
 #include <string>
 
 #include "report_printer.hpp"
+#include "vfready/host/device_calls.hpp"
 #include "vfready/host/host_reader.hpp"
 #include "vfready/host/sysfs.hpp"
 #include "vfready/model/config_generator.hpp"

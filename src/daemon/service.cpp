@@ -10,7 +10,7 @@
 
 #include "config_files.hpp"
 #include "log.hpp"
-#include "vfready/host/sysfs.hpp"
+#include "vfready/host/errno_name.hpp"
 #include "vfready/model/plan.hpp"
 #include "vfready/model/status_json.hpp"
 #include "vfready/model/status_table.hpp"
@@ -42,6 +42,20 @@ int Service::run() {
   loop_.on_error([this](const std::exception_ptr& e) { on_internal_error(e); });
   // Pinged from the loop itself: a loop that is stuck stops pinging, and systemd acts.
   loop_.feed_watchdog();
+  open_udev();
+  if (!options_.once) {
+    start_watching();
+  }
+  // At once: what a file left by an earlier run says is no longer true.
+  files_.flush();
+  start_bringup();
+  const int code = loop_.run();
+  files_.flush();  // what vfreadyctl shows once vfreadyd is gone
+  log::info({}, "kernel calls since start: " + host::kernel_calls().describe());
+  return code;
+}
+
+void Service::open_udev() {
   try {
     inputs_.udev = std::make_shared<host::UdevEventReader>();
     if (!inputs_.udev->hearing()) {
@@ -54,43 +68,37 @@ int Service::run() {
     log::warn({}, std::string(e.what()) + ": the bring-up cannot wait for udev" +
                       (options_.once ? "" : " (new netdevs are seen in link events)"));
   }
-  if (!options_.once) {
-    // Subscribed before the bring-up reads anything: nothing changes unseen.
-    drift_ = std::make_unique<DriftWatch>(
-        loop_, status_, options_.roots,
-        DriftWatch::Hooks{
-            .drift = [this](const Drift& d, const DriftWatch::Judge& again) { on_drift(d, again); },
-            .netdev =
-                [this](const DriftWatch::Judge& judge) {
-                  if (bringup_ && !bringup_->finished()) {
-                    deferred_.push_back(judge);  // judged against the pass's outcome
-                  } else if (auto drift = judge()) {
-                    on_drift(*drift, judge);
-                  }
-                },
-            .lost =
-                [this] {
-                  for (const auto& pf : status_.pfs) {
-                    dirty_.insert(pf.pci.str());
-                  }
-                },
-            .judged = [this] { schedule_pass(); }});
-    drift_->start(inputs_.udev);
-    if (options_.bus_address) {
-      bus_ = std::make_unique<BusConnector>(
-          loop_, *options_.bus_address,
-          bus::Handlers{[this] { return reconcile(); }, [this] { return reload(); }},
-          [this] { publish(); });
-      bus_->start();
-    }
+}
+
+void Service::start_watching() {
+  // Subscribed before the bring-up reads anything: nothing changes unseen.
+  drift_ = std::make_unique<DriftWatch>(
+      loop_, status_, options_.roots,
+      DriftWatch::Hooks{
+          .drift = [this](const Drift& d, const DriftWatch::Judge& again) { on_drift(d, again); },
+          .netdev =
+              [this](const DriftWatch::Judge& judge) {
+                if (bringup_ && !bringup_->finished()) {
+                  deferred_.push_back(judge);  // judged against the pass's outcome
+                } else if (auto drift = judge()) {
+                  on_drift(*drift, judge);
+                }
+              },
+          .lost =
+              [this] {
+                for (const auto& pf : status_.pfs) {
+                  dirty_.insert(pf.pci.str());
+                }
+              },
+          .judged = [this] { schedule_pass(); }});
+  drift_->start(inputs_.udev);
+  if (options_.bus_address) {
+    bus_ = std::make_unique<BusConnector>(
+        loop_, *options_.bus_address,
+        bus::Handlers{[this] { return reconcile(); }, [this] { return reload(); }},
+        [this] { publish(); });
+    bus_->start();
   }
-  // At once: what a file left by an earlier run says is no longer true.
-  files_.flush();
-  start_bringup();
-  const int code = loop_.run();
-  files_.flush();  // what vfreadyctl shows once vfreadyd is gone
-  log::info({}, "kernel calls since start: " + host::kernel_calls().describe());
-  return code;
 }
 
 void Service::on_drift(const Drift& drift, const DriftWatch::Judge& judge_again) {
@@ -212,14 +220,7 @@ void Service::on_bringup_finished() {
   }
   publish();
   files_.flush();
-  if (ready && !ready_sent_) {
-    notifier_.notify("READY=1\nSTATUS=" + status_.text);
-    ready_sent_ = true;
-  } else if (!ready) {
-    notifier_.notify("STATUS=" + status_.text + "\nERRNO=5");
-  } else {
-    notifier_.notify("STATUS=" + status_.text);
-  }
+  tell_systemd(ready);
   // Helpers hold copies of the daemon's pages as it was at their fork: none is kept idle
   // between passes (a drift repair spawns the few it needs).
   inputs_.calls->close_idle();
@@ -239,7 +240,22 @@ void Service::on_bringup_finished() {
     return;
   }
   watch_stuck();
-  // Events of this pass's PFs that came while it ran, judged against its outcome.
+  start_next_pass();
+}
+
+void Service::tell_systemd(bool ready) {
+  if (ready && !ready_sent_) {
+    notifier_.notify("READY=1\nSTATUS=" + status_.text);
+    ready_sent_ = true;
+  } else if (!ready) {
+    notifier_.notify("STATUS=" + status_.text + "\nERRNO=5");
+  } else {
+    notifier_.notify("STATUS=" + status_.text);
+  }
+}
+
+void Service::start_next_pass() {
+  // Events of the last pass's PFs that came while it ran, judged against its outcome.
   auto deferred = std::move(deferred_);
   deferred_.clear();
   for (const auto& judge : deferred) {
@@ -248,7 +264,7 @@ void Service::on_bringup_finished() {
     }
   }
   if (pending_) {
-    // A reload that came while this pass ran: its pass covers every PF, drift included.
+    // A reload that came while the pass ran: its pass covers every PF, drift included.
     inputs_ = std::move(*pending_);
     pending_.reset();
     files_.configure(inputs_.config.publish);
@@ -268,7 +284,7 @@ void Service::on_bringup_finished() {
     start_bringup();
     return;
   }
-  schedule_pass();  // drift seen while this bring-up ran
+  schedule_pass();  // drift seen while the pass ran
 }
 
 void Service::watch_stuck() {
@@ -352,90 +368,6 @@ uint64_t Service::reconcile() {
   log::info({}, "reconcile requested");
   start_bringup();
   return status_.passes_started;
-}
-
-std::optional<std::string> Service::reload() {
-  // systemd's reload protocol applies once the service has started; before READY=1 a
-  // reload is read all the same, and applied after the first pass.
-  const std::string ready = ready_sent_ ? "READY=1\n" : "";
-  if (ready_sent_) {
-    notifier_.notify("RELOADING=1\nSTATUS=Reloading " + options_.config_path);
-  }
-  // Read off the loop, which waits for it a second at most.
-  constexpr std::chrono::milliseconds kReadBound{1000};
-  auto loaded = load_config_within(options_.config_path, options_.compat_paths, kReadBound);
-  // Judged as a start judges it (--check-config's exit 3): a plan on this host, as the
-  // last pass read it.
-  std::optional<Error> refused = loaded ? std::nullopt : std::optional<Error>(loaded.error());
-  const auto host = bringup_ && bringup_->host() ? bringup_->host() : last_host_;
-  if (loaded && host) {
-    if (auto plan = model::make_plan(loaded.value().first, *host); !plan) {
-      refused = plan.error();
-    }
-  }
-  if (refused) {
-    const auto message = refused->message + ": the running configuration stays";
-    // Added to the problems in force, never in their place; one refusal at a time, and
-    // listed until a reload is put in force.
-    reload_refused_ = model::problem(model::EventKind::kReloadRefused, message);
-    restore_standing_problems();
-    publish();
-    notifier_.notify(ready + "STATUS=" + message);
-    return message;
-  }
-  reload_refused_.reset();
-  restore_standing_problems();
-  auto read = std::move(loaded).value();
-  auto config = Result<model::Config>(std::move(read.first));
-  auto table = Result<model::CompatTable>(std::move(read.second));
-  log::info({}, "read " + options_.config_path);
-  if (bringup_ && !bringup_->finished()) {
-    // Never lost: applied when the running pass ends, the latest of several winning.
-    pending_ =
-        BringupInputs{config.value(), table.value(), inputs_.roots, inputs_.calls, inputs_.udev};
-    const std::string text = "New configuration read; it applies when the running pass ends";
-    log::info({}, text);
-    notifier_.notify(ready + "STATUS=" + text);
-    return std::nullopt;
-  }
-  inputs_.config = config.value();
-  inputs_.table = table.value();
-  files_.configure(inputs_.config.publish);
-  keep_only_configured_pfs();
-  ++status_.config_generation;
-  publish();
-  notifier_.notify(ready.empty() ? "STATUS=Reloaded" : "READY=1");
-  start_bringup();
-  return std::nullopt;
-}
-
-void Service::restore_standing_problems() {
-  std::erase_if(status_.problems, [](const model::Problem& p) {
-    return p.kind == model::EventKind::kReloadRefused || p.kind == model::EventKind::kNameContested;
-  });
-  if (reload_refused_) {
-    status_.problems.push_back(*reload_refused_);
-  }
-  for (auto& p : fights_.problems(Clock::now())) {
-    status_.problems.push_back(std::move(p));
-  }
-}
-
-void Service::keep_only_configured_pfs() {
-  // The PFs the configuration now in force selects, on the host as the last pass read it:
-  // from the moment it is in force, the status lists no other (its pass lists them anew).
-  const auto host = bringup_ && bringup_->host() ? bringup_->host() : last_host_;
-  if (!host) {
-    return;
-  }
-  const auto plan = model::make_plan(inputs_.config, *host);
-  if (!plan) {
-    return;  // the reload's gate refuses such a configuration
-  }
-  std::erase_if(status_.pfs, [&](const model::PfStatus& pf) {
-    return std::none_of(plan->pfs.begin(), plan->pfs.end(),
-                        [&](const model::PfTarget& t) { return t.pci == pf.pci; });
-  });
 }
 
 void Service::publish() {

@@ -53,7 +53,16 @@ class Service {
   // A link in a fight (NameFights) is named back once every NameFights::kRetry.
   void retry_contested(const std::string& pf, const std::string& vf);
   void schedule_pass();
+  // The daemon's one udev reader, made before anything is read.
+  void open_udev();
+  // The drift watch and the bus: what a daemon that keeps running listens to.
+  void start_watching();
   void on_bringup_finished();
+  // READY=1 (once), or the outcome as STATUS= (with ERRNO= when not ready).
+  void tell_systemd(bool ready);
+  // What comes after a pass: drift deferred during it, a pending reload, a queued
+  // reconcile, drift seen meanwhile.
+  void start_next_pass();
   void on_signal(int signo);
   // While a PF is stuck, looks every second whether its call has returned, and brings
   // the PF up again when it has.

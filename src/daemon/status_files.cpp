@@ -4,8 +4,8 @@
 #include <cerrno>
 
 #include "log.hpp"
+#include "vfready/host/errno_name.hpp"
 #include "vfready/host/state_files.hpp"
-#include "vfready/host/sysfs.hpp"
 #include "vfready/model/node_publish.hpp"
 #include "vfready/model/status_json.hpp"
 #include "vfready/version.hpp"

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <memory>
+#include <utility>
 
 #include "device_call_helper.hpp"
 
@@ -94,62 +95,123 @@ void DeviceCalls::release(Helper helper) {
   }
 }
 
-std::vector<DeviceOpResult> DeviceCalls::run(const std::string& device,
-                                             std::span<const DeviceOp> ops,
-                                             std::chrono::milliseconds deadline) {
-  std::vector<DeviceOpResult> results;
-  if (ops.empty()) {
-    return results;
+static_assert(DeviceCalls::kMaxOps == helper::kBatch, "a started call is one message");
+
+DeviceCalls::Pending& DeviceCalls::Pending::operator=(Pending&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) {
+      ::close(fd_);
+    }
+    fd_ = std::exchange(other.fd_, -1);
+    ops_ = other.ops_;
+    device_ = std::move(other.device_);
+    call_ = std::move(other.call_);
+    deadline_ = other.deadline_;
+    started_ = other.started_;
+    until_ = other.until_;
+  }
+  return *this;
+}
+
+DeviceCalls::Pending::~Pending() {
+  if (fd_ >= 0) {
+    ::close(fd_);  // its helper sees the socket closed once its call returns, and exits
+  }
+}
+
+DeviceCalls::Started DeviceCalls::start(const std::string& device, std::span<const DeviceOp> ops,
+                                        std::chrono::milliseconds deadline) {
+  const auto now = Clock::now();
+  return start_until(device, ops, deadline, now, now + deadline);
+}
+
+DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
+                                              std::span<const DeviceOp> ops,
+                                              std::chrono::milliseconds deadline,
+                                              Clock::time_point started, Clock::time_point until) {
+  Started out;
+  if (ops.empty() || ops.size() > kMaxOps) {
+    out.answer.push_back({EINVAL, {}});
+    return out;
   }
   {
     std::lock_guard lock(mu_);
     reap_locked();
     if (std::any_of(left_behind_.begin(), left_behind_.end(),
                     [&](const LeftBehind& l) { return l.call.device == device; })) {
-      results.push_back({kStuck, {}});
-      return results;
+      out.answer.push_back({kStuck, {}});
+      return out;
     }
   }
   int err = 0;
-  Helper h = acquire(&err);
+  const Helper h = acquire(&err);
   if (h.fd < 0) {
-    results.push_back({err, {}});
+    out.answer.push_back({err, {}});
+    return out;
+  }
+  const auto request = helper::encode(ops);
+  if (::send(h.fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
+    out.answer.push_back({errno, {}});
+    ::close(h.fd);
+    return out;
+  }
+  Pending p;
+  p.fd_ = h.fd;
+  p.ops_ = ops.size();
+  p.device_ = device;
+  p.call_ = describe(ops);
+  p.deadline_ = deadline;
+  p.started_ = started;
+  p.until_ = until;
+  out.pending = std::move(p);
+  return out;
+}
+
+std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
+  std::vector<DeviceOpResult> results;
+  pollfd p{call.fd_, POLLIN, 0};
+  if (::poll(&p, 1, 0) <= 0) {
+    // Not answered by its deadline (or asked too early: the same to the caller).
+    std::lock_guard lock(mu_);
+    left_behind_.push_back(
+        {{std::exchange(call.fd_, -1)}, {call.device_, call.call_, call.deadline_, call.started_}});
+    results.push_back({kStuck, {}});
     return results;
   }
+  const auto room = helper::max_answer(call.ops_);
+  const auto answer = std::make_unique_for_overwrite<char[]>(room);
+  const ssize_t n = ::recv(call.fd_, answer.get(), room, MSG_DONTWAIT);
+  if (n <= 0 || !helper::decode(answer.get(), static_cast<std::size_t>(n), &results)) {
+    results.clear();
+    results.push_back({n < 0 ? errno : EPIPE, {}});  // the helper died (killed?)
+    return results;                                  // its socket closes with `call`
+  }
+  release({std::exchange(call.fd_, -1)});
+  return results;
+}
+
+std::vector<DeviceOpResult> DeviceCalls::run(const std::string& device,
+                                             std::span<const DeviceOp> ops,
+                                             std::chrono::milliseconds deadline) {
+  std::vector<DeviceOpResult> results;
   const auto started = Clock::now();
   const auto until = started + deadline;
-  // Room for the largest batch's answer, not filled in first (a page per call).
-  const auto room = helper::max_answer(std::min(helper::kBatch, ops.size()));
-  const auto answer = std::make_unique_for_overwrite<char[]>(room);
-  for (std::size_t at = 0; at < ops.size(); at += helper::kBatch) {
-    const auto batch = ops.subspan(at, std::min(helper::kBatch, ops.size() - at));
-    const auto request = helper::encode(batch);
-    if (::send(h.fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
-      results.push_back({errno, {}});
-      ::close(h.fd);
+  for (std::size_t at = 0; at < ops.size(); at += kMaxOps) {
+    const auto batch = ops.subspan(at, std::min(kMaxOps, ops.size() - at));
+    auto call = start_until(device, batch, deadline, started, until);
+    if (!call.pending) {
+      results.insert(results.end(), call.answer.begin(), call.answer.end());
       return results;
     }
-    if (!wait_readable(h.fd, until)) {
-      std::lock_guard lock(mu_);
-      left_behind_.push_back({h, {device, describe(batch), deadline, started}});
-      results.push_back({kStuck, {}});
-      return results;
-    }
-    const ssize_t n = ::recv(h.fd, answer.get(), room, 0);
-    std::vector<DeviceOpResult> got;
-    if (n <= 0 || !helper::decode(answer.get(), static_cast<std::size_t>(n), &got)) {
-      results.push_back({n < 0 ? errno : EPIPE, {}});  // the helper died (killed?)
-      ::close(h.fd);
-      return results;
-    }
-    const bool all = got.size() == batch.size();
+    static_cast<void>(wait_readable(call.pending->fd(), until));  // finish() tells
+    auto got = finish(std::move(*call.pending));
+    const bool all = got.size() == batch.size() && got.back().err != kStuck;
     results.insert(results.end(), std::make_move_iterator(got.begin()),
                    std::make_move_iterator(got.end()));
     if (!all) {
-      break;  // a write failed: the calls after it were not made
+      break;  // a write failed (the calls after it were not made), or the device is stuck
     }
   }
-  release(h);
   return results;
 }
 

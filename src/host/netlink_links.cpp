@@ -18,10 +18,12 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
 #include "vfready/host/kernel_calls.hpp"
+#include "vfready/host/link_message.hpp"
 #include "vfready/host/links.hpp"
 
 namespace vfready::host {
@@ -52,36 +54,12 @@ nl_msg* link_request(int type, int flags, int ifindex) {
   return msg;
 }
 
-bool parse_link(nlmsghdr* h, Link* out) {
-  if (h->nlmsg_type != RTM_NEWLINK) {
-    return false;
-  }
-  const auto* ifi = static_cast<const ifinfomsg*>(nlmsg_data(h));
-  nlattr* tb[IFLA_MAX + 1] = {};
-  if (nlmsg_parse(h, sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) < 0) {
-    return false;
-  }
-  out->ifindex = ifi->ifi_index;
-  out->name = tb[IFLA_IFNAME] != nullptr ? nla_get_string(tb[IFLA_IFNAME]) : "";
-  out->mtu = tb[IFLA_MTU] != nullptr ? nla_get_u32(tb[IFLA_MTU]) : 0;
-  out->up = (ifi->ifi_flags & IFF_UP) != 0;
-  out->altnames.clear();
-  if (tb[IFLA_PROP_LIST] != nullptr) {
-    nlattr* prop = nullptr;
-    int rem = 0;
-    nla_for_each_nested(prop, tb[IFLA_PROP_LIST], rem) {
-      if (nla_type(prop) == IFLA_ALT_IFNAME) {
-        out->altnames.emplace_back(nla_get_string(prop));
-      }
-    }
-  }
-  return true;
-}
-
 int collect(nl_msg* msg, void* arg) {
-  Link link;
-  if (parse_link(nlmsg_hdr(msg), &link)) {
-    static_cast<std::vector<Link>*>(arg)->push_back(std::move(link));
+  const nlmsghdr* h = nlmsg_hdr(msg);
+  // NOLINTNEXTLINE(*-reinterpret-cast): the message's bytes
+  const std::span bytes(reinterpret_cast<const uint8_t*>(h), h->nlmsg_len);
+  if (auto m = parse_link_message(bytes); m && !m->removed) {
+    static_cast<std::vector<Link>*>(arg)->push_back(std::move(m->link));
   }
   return NL_OK;
 }
@@ -296,34 +274,6 @@ namespace {
 // One read of events: a datagram holds one event (a few KiB with its stats).
 constexpr std::size_t kEventRead = std::size_t{64} * 1024;
 
-// The link event in `h` (RTM_NEWLINK or RTM_DELLINK), its name and MTU taken from
-// its attributes as they come: an event carries some forty (stats, queues, VF details)
-// and these two are all a listener needs.
-std::optional<LinkEvent> link_event(const nlmsghdr* h) {
-  if ((h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_DELLINK) ||
-      h->nlmsg_len < NLMSG_LENGTH(sizeof(ifinfomsg))) {
-    return std::nullopt;
-  }
-  const auto* info = static_cast<const ifinfomsg*>(NLMSG_DATA(h));
-  LinkEvent e;
-  e.removed = h->nlmsg_type == RTM_DELLINK;
-  e.ifindex = info->ifi_index;
-  auto len = static_cast<int>(h->nlmsg_len - NLMSG_LENGTH(sizeof(ifinfomsg)));
-  // NOLINTNEXTLINE(*-reinterpret-cast, *-pointer-arithmetic): the kernel's layout
-  auto* rta = reinterpret_cast<const rtattr*>(reinterpret_cast<const char*>(info) +
-                                              NLMSG_ALIGN(sizeof(ifinfomsg)));
-  for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {  // NOLINT: the kernel's macros
-    const auto payload = static_cast<std::size_t>(RTA_PAYLOAD(rta));
-    if (rta->rta_type == IFLA_IFNAME && payload > 0) {
-      const auto* name = static_cast<const char*>(RTA_DATA(rta));
-      e.name.assign(name, strnlen(name, payload));
-    } else if (rta->rta_type == IFLA_MTU && payload >= sizeof(uint32_t)) {
-      std::memcpy(&e.mtu, RTA_DATA(rta), sizeof(uint32_t));
-    }
-  }
-  return e;
-}
-
 }  // namespace
 
 LinkMonitor::LinkMonitor() : socket_(new Socket) {
@@ -390,8 +340,10 @@ std::vector<LinkEvent> LinkMonitor::drain(bool* overflowed) {
     // NOLINTNEXTLINE(*-reinterpret-cast): the kernel's layout
     for (auto* h = reinterpret_cast<const nlmsghdr*>(buffer.data()); NLMSG_OK(h, len);
          h = NLMSG_NEXT(h, len)) {  // NOLINT: the kernel's macros
-      if (auto e = link_event(h)) {
-        out.push_back(std::move(*e));
+      // NOLINTNEXTLINE(*-reinterpret-cast): the message's bytes
+      const std::span bytes(reinterpret_cast<const uint8_t*>(h), h->nlmsg_len);
+      if (auto m = parse_link_message(bytes)) {
+        out.push_back({m->removed, m->link.ifindex, std::move(m->link.name), m->link.mtu});
       }
     }
   }

@@ -10,21 +10,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "vfready/host/device_calls.hpp"
+#include "vfready/host/errno_name.hpp"
 #include "vfready/host/kernel_calls.hpp"
 
 namespace vfready::host {
-
-std::string errno_name(int err) {
-  if (err == kStuck) {
-    return "the call did not return within its deadline (the device is stuck)";
-  }
-  char buf[128];
-  std::string text = strerror_r(err, buf, sizeof buf);  // GNU: returns the message
-  if (const char* name = strerrorname_np(err)) {
-    text += std::string(" (") + name + ")";
-  }
-  return text;
-}
 
 namespace {
 

@@ -29,11 +29,11 @@ constexpr OfedGuidError::File kOfedFiles[] = {
     OfedGuidError::File::kNode, OfedGuidError::File::kPort, OfedGuidError::File::kPolicy};
 
 void add_ofed_writes(std::vector<DeviceOp>& ops, const model::PciAddress& pf, uint16_t index,
-                     model::Guid guid, const std::string& policy) {
+                     model::Guid guid, model::GuidPolicy policy) {
   const auto dir = ofed_dir(pf, index);
   ops.push_back({DeviceOp::Kind::kWrite, dir + "node", guid.str()});
   ops.push_back({DeviceOp::Kind::kWrite, dir + "port", guid.str()});
-  ops.push_back({DeviceOp::Kind::kWrite, dir + "policy", policy});
+  ops.push_back({DeviceOp::Kind::kWrite, dir + "policy", model::to_string(policy)});
 }
 
 // A VF's probe, written to a drivers_probe its helper keeps open.
@@ -114,7 +114,7 @@ int SysfsSriovHost::set_num_vfs(const model::PciAddress& pf, uint16_t count) {
 
 std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAddress& pf,
                                                               uint16_t index, model::Guid guid,
-                                                              const std::string& policy) {
+                                                              model::GuidPolicy policy) {
   // One device call for the three files.
   std::vector<DeviceOp> ops;
   add_ofed_writes(ops, pf, index, guid, policy);
@@ -132,7 +132,7 @@ std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAd
 
 std::vector<std::optional<OfedGuidError>> SysfsSriovHost::set_vf_guids_ofed(
     const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
-    const std::string& policy) {
+    model::GuidPolicy policy) {
   std::vector<DeviceOp> ops;
   for (const auto& [index, guid] : vfs) {
     add_ofed_writes(ops, pf, index, guid, policy);
@@ -155,14 +155,6 @@ std::vector<std::optional<OfedGuidError>> SysfsSriovHost::set_vf_guids_ofed(
     out[v] = set_vf_guid_ofed(pf, vfs[v].first, vfs[v].second, policy);
   }
   return out;
-}
-
-int SysfsSriovHost::set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) {
-  return links_.set_vf_guids(pf_ifindex, index, guid, guid);
-}
-
-int SysfsSriovHost::probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) {
-  return sysfs_.on_device(pf.str(), {probe_write(vf)}, deadlines_.probe).back().err;
 }
 
 ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,

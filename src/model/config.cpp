@@ -124,7 +124,10 @@ GuidConfig guid_config(const JsonReader& r, const PfConfig& pf) {
   const auto scheme = r.has("scheme") ? r["scheme"].one_of({"derived", "pool", "explicit"})
                                       : std::string("derived");
   if (r.has("policy")) {
-    g.policy = r["policy"].one_of({"Follow", "Up", "Down"});
+    const auto policy = r["policy"].one_of({"Follow", "Up", "Down"});
+    g.policy = policy == "Up"     ? GuidPolicy::kUp
+               : policy == "Down" ? GuidPolicy::kDown
+                                  : GuidPolicy::kFollow;
   }
   if (scheme == "derived") {
     g.scheme = GuidScheme::kDerived;

@@ -54,4 +54,16 @@ std::string Guid::str() const { return grouped(value_, 8, 2); }
 
 std::string Guid::sysfs_str() const { return grouped(value_, 4, 4); }
 
+const char* to_string(GuidPolicy policy) {
+  switch (policy) {
+    case GuidPolicy::kUp:
+      return "Up";
+    case GuidPolicy::kDown:
+      return "Down";
+    case GuidPolicy::kFollow:
+      break;
+  }
+  return "Follow";
+}
+
 }  // namespace vfready::model

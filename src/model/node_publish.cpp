@@ -34,12 +34,8 @@ Counts counts_of(const DaemonStatus& status) {
 
 const char* boolean(bool b) { return b ? "true" : "false"; }
 
-// The GUID as read back is a Guid's own text (or "" before it is read): zero when its
-// digits all are, which needs no parse of every VF's GUID at every write.
-bool zero_guid(const VfStatus& vf) {
-  return !vf.guid.empty() &&
-         std::all_of(vf.guid.begin(), vf.guid.end(), [](char c) { return c == '0' || c == ':'; });
-}
+// A GUID read back as zero: the VF's port has none (a pod on it would hang).
+bool zero_guid(const VfStatus& vf) { return vf.guid && vf.guid->is_zero(); }
 
 // Metric families, each with its HELP, TYPE and samples in the order given.
 class Exposition {

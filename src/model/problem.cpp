@@ -17,4 +17,13 @@ std::vector<std::string> texts(const std::vector<Problem>& problems) {
   return out;
 }
 
+std::vector<std::string> codes(const std::vector<Problem>& problems) {
+  std::vector<std::string> out;
+  out.reserve(problems.size());
+  for (const auto& p : problems) {
+    out.emplace_back(p.code());
+  }
+  return out;
+}
+
 }  // namespace vfready::model

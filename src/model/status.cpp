@@ -35,11 +35,23 @@ const char* to_string(VfState state) {
   return "unknown";
 }
 
+std::string VfUse::text() const {
+  switch (why) {
+    case Why::kOtherDriver:
+      return "bound to " + driver;
+    case Why::kNetdevElsewhere:
+      return "its netdev is in another network namespace";
+    case Why::kNo:
+      break;
+  }
+  return "";
+}
+
 VfState state_of(const VfStatus& vf) {
   if (!vf.problems.empty()) {
     return VfState::kFailed;
   }
-  if (!vf.in_use.empty()) {
+  if (vf.in_use) {
     return VfState::kInUse;
   }
   return vf.checked ? VfState::kReady : VfState::kUnchecked;
@@ -204,8 +216,7 @@ DaemonStatus printable(DaemonStatus status) {
     for (auto& vf : pf.vfs) {
       clean(vf.name);
       clean(vf.altnames);
-      clean(vf.guid);
-      clean(vf.in_use);
+      clean(vf.in_use.driver);
       clean(vf.problems);
     }
   }
@@ -215,6 +226,14 @@ DaemonStatus printable(DaemonStatus status) {
     clean(e.message);
   }
   return status;
+}
+
+uint32_t vf_count(const DaemonStatus& status) {
+  uint32_t n = 0;
+  for (const auto& pf : status.pfs) {
+    n += static_cast<uint32_t>(pf.vfs.size());
+  }
+  return n;
 }
 
 }  // namespace vfready::model

@@ -119,11 +119,11 @@ void write_vf(JsonWriter& w, const VfStatus& vf) {
       .key("altnames")
       .strings(vf.altnames)
       .key("guid")
-      .text_or_null(vf.guid)
+      .text_or_null(vf.guid ? vf.guid->str() : "")
       .field("ifindex", vf.ifindex)
       .field("state", to_string(state_of(vf)))
       .key("in_use")
-      .text_or_null(vf.in_use)
+      .text_or_null(vf.in_use.text())
       .key("problems");
   write_texts(w, vf.problems);
   w.key("problem_details");
@@ -170,14 +170,6 @@ void write_pf(JsonWriter& w, const PfStatus& pf, int64_t started_unix_ms) {
     write_vf(w, vf);
   }
   w.end_array().end_object();
-}
-
-std::size_t vf_count(const DaemonStatus& status) {
-  std::size_t vfs = 0;
-  for (const auto& pf : status.pfs) {
-    vfs += pf.vfs.size();
-  }
-  return vfs;
 }
 
 void write_status(JsonWriter& w, const DaemonStatus& status, int64_t now_unix_ms) {
@@ -250,7 +242,7 @@ std::string json_text(const PfStatus& pf, int64_t started_unix_ms) {
 std::string json_text(const DaemonStatus& status, int64_t now_unix_ms) {
   std::string out;
   // Some 200 bytes a VF and 2 KiB a PF: written without growing the text as it goes.
-  out.reserve(4096 + (status.pfs.size() * 2048) + (vf_count(status) * 200));
+  out.reserve(4096 + (status.pfs.size() * 2048) + (std::size_t{vf_count(status)} * 200));
   JsonWriter w(out);
   write_status(w, status, now_unix_ms);
   return out;

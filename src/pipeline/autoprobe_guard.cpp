@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/pipeline/autoprobe_guard.hpp"
 
-#include "vfready/host/sysfs.hpp"
+#include "vfready/host/errno_name.hpp"
 
 namespace vfready::pipeline {
 

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <map>
 
-#include "vfready/host/sysfs.hpp"
+#include "vfready/host/errno_name.hpp"
 #include "vfready/model/kernel_features.hpp"
 #include "vfready/pipeline/steps.hpp"
 
@@ -141,7 +141,7 @@ class Namer {
     if (names_.managed(ifindex)) {
       return true;
     }
-    const auto device = os_.sriov.device_of_netdev(name);
+    const auto device = os_.reads.device_of_netdev(name);
     return (device.pci && names_.is_configured_pf(*device.pci)) ||
            (device.physfn && names_.is_configured_pf(*device.physfn));
   }
@@ -254,7 +254,7 @@ class Namer {
 
 void name_pf(PfRun& run) {
   // The PF's netdev, found through sysfs as the VFs' are.
-  const auto netdev = run.os.sriov.netdev_of(run.target.pci);
+  const auto netdev = run.os.reads.netdev_of(run.target.pci);
   const auto link = netdev ? run.os.links.by_name(*netdev) : std::nullopt;
   if (!link) {
     return;

@@ -33,7 +33,7 @@ bool finish_vf(PfRun& run, model::VfStatus& vs,
   const auto now = Clock::now();
   const auto deadline = now + std::chrono::milliseconds(run.config.timeouts.udev_ms);
   bool announced = false;
-  if (vs.ifindex == 0 && vs.in_use.empty()) {
+  if (vs.ifindex == 0 && !vs.in_use) {
     // udev's add names the netdev the probe made (ifindex and name) and says udev is done
     // with it: nothing to look up in sysfs or netlink. One not announced within a second
     // (events lost, no udevd, the netdev moved away) is looked for as before.
@@ -114,7 +114,7 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
       continue;  // read back with the rest, its netdev looked for again
     }
     done.insert(p->at);
-    if (!finish_vf(run, vs, &p->probe.guid) && vs.in_use.empty() && vs.ifindex != 0) {
+    if (!finish_vf(run, vs, &p->probe.guid) && !vs.in_use && vs.ifindex != 0) {
       reprobe(run, vs);
     }
   }
@@ -127,7 +127,7 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
 void show_as_found(model::VfStatus& vs, const model::VfInfo& vf) {
   vs.name = vf.netdev.value_or("");
   vs.ifindex = vf.ifindex;
-  vs.guid = vf.effective_guid ? vf.effective_guid->str() : "";
+  vs.guid = vf.effective_guid;
   vs.checked = false;
 }
 
@@ -140,7 +140,7 @@ void list_found_vfs(PfRun& run) {
     vs.index = vf.index;
     vs.pci = vf.pci;
     show_as_found(vs, vf);
-    vs.in_use = in_use(vf).value_or("");
+    vs.in_use = in_use(vf);
     run.status.vfs.push_back(std::move(vs));
   }
 }
@@ -176,14 +176,14 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   // kStuck): the steps after it would only wait for what cannot come.
   const auto failed = [&](const StepResult& result) {
     add(run.status.problems, result);
-    return result.is_failed() || os.sriov.stuck(target.pci).has_value();
+    return result.is_failed() || os.calls.stuck(target.pci).has_value();
   };
 
   step(StepNames::kHardware);
   const bool checked = !failed(check_hardware(run, table, host));
   // Made after the check has read the PF: autoprobe found off (a predecessor died
   // mid-pass) is turned on however this pass ends, even when the check failed.
-  AutoprobeGuard autoprobe(os.sriov, target.pci, run.info.autoprobe);
+  AutoprobeGuard autoprobe(os.calls, target.pci, run.info.autoprobe);
   // Found off with the PF read: a pass that died, or another tool, left it so.
   run.status.changes.autoprobe_restored = !run.info.autoprobe && run.info.sriov;
   if (!checked) {
@@ -202,7 +202,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
     failed(StepResult::failed(*refused));
     return finish(run, start);
   }
-  if (os.sriov.stuck(target.pci)) {
+  if (os.calls.stuck(target.pci)) {
     return finish(run, start);
   }
 
@@ -227,7 +227,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
     });
     return finish(run, start);
   };
-  if (os.sriov.stuck(target.pci)) {
+  if (os.calls.stuck(target.pci)) {
     return end_early();
   }
 
@@ -237,7 +237,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   not_done(
       [&](model::VfStatus& vs) { settle(run, vs, host::UdevWait::Netdev::kExisting, deadline); });
 
-  if (os.sriov.stuck(target.pci)) {
+  if (os.calls.stuck(target.pci)) {
     return end_early();
   }
   step(StepNames::kNames);
@@ -254,7 +254,7 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   // naming's answers (which stand only for a VF validated right after it is named).
   run.named.clear();
   not_done([&](model::VfStatus& vs) {
-    if (!validate_vf(run, vs) && vs.in_use.empty() && vs.ifindex != 0) {
+    if (!validate_vf(run, vs) && !vs.in_use && vs.ifindex != 0) {
       reprobe(run, vs);
     }
   });

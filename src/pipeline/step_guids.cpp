@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "vfready/host/sysfs.hpp"
+#include "vfready/host/errno_name.hpp"
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {
@@ -17,7 +17,7 @@ constexpr const char* kDriver = "mlx5_core";
 // `ifindex`: the VF's netdev, which goes (0: none known).
 std::optional<model::Problem> unbind(PfRun& run, const model::PciAddress& vf, int ifindex) {
   run.os.udev.forget_added(vf.str(), ifindex);  // the probe after waits for its own netdev
-  const int err = run.os.sriov.unbind_vf(run.target.pci, vf, kDriver);
+  const int err = run.os.calls.unbind_vf(run.target.pci, vf, kDriver);
   if (err == host::kStuck) {
     return stuck_problem(run);
   }
@@ -42,10 +42,12 @@ model::Problem ofed_problem(PfRun& run, const model::VfTarget& vt, const host::O
   using File = host::OfedGuidError::File;
   const bool policy = e.file == File::kPolicy;
   const char* name = policy ? "policy" : e.file == File::kPort ? "port" : "node";
-  return guid_set_failed(run, vt,
-                         "writing " + (policy ? run.target.guid_policy : vt.guid.str()) +
-                             " to sriov/" + std::to_string(vt.index) + "/" + name + " of PF " +
-                             run.target.pci.str() + " failed: " + host::errno_name(e.err));
+  return guid_set_failed(
+      run, vt,
+      "writing " +
+          (policy ? std::string(model::to_string(run.target.guid_policy)) : vt.guid.str()) +
+          " to sriov/" + std::to_string(vt.index) + "/" + name + " of PF " + run.target.pci.str() +
+          " failed: " + host::errno_name(e.err));
 }
 
 }  // namespace
@@ -81,12 +83,12 @@ StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
   };
   switch (path) {
     case GuidPath::kOfedSysfs:
-      if (auto e = os.sriov.set_vf_guid_ofed(pf, vt.index, vt.guid, run.target.guid_policy)) {
+      if (auto e = os.calls.set_vf_guid_ofed(pf, vt.index, vt.guid, run.target.guid_policy)) {
         return StepResult::failed(ofed_problem(run, vt, *e));
       }
       return StepResult::done();
     case GuidPath::kNetlink:
-      if (const int err = os.sriov.set_vf_guid_netlink(run.info.ifindex, vt.index, vt.guid);
+      if (const int err = os.links.set_vf_guids(run.info.ifindex, vt.index, vt.guid, vt.guid);
           err != 0) {
         return failed("setting the GUID of VF " + std::to_string(vt.index) +
                       " through netlink on " + run.info.netdev.value_or("?") +
@@ -127,7 +129,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     for (const auto& p : pending) {
       vfs.emplace_back(p.vt->index, p.vt->guid);
     }
-    const auto errors = run.os.sriov.set_vf_guids_ofed(run.target.pci, vfs, run.target.guid_policy);
+    const auto errors = run.os.calls.set_vf_guids_ofed(run.target.pci, vfs, run.target.guid_policy);
     for (std::size_t i = 0; i < pending.size(); ++i) {
       auto& p = pending[i];
       if (i < errors.size() && errors[i]) {
@@ -146,7 +148,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     vs.index = vt.index;
     // The pass read the PF (and its VFs) just before: no second read.
     const auto vf = vt.index < run.info.vfs.size() ? run.info.vfs[vt.index]
-                                                   : run.os.sriov.read_vf(run.target.pci, vt.index);
+                                                   : run.os.reads.read_vf(run.target.pci, vt.index);
     vs.pci = vf.pci;
     const auto action = guid_action(vt, vf, path);
     if (action == GuidAction::kSetAndProbe && path == GuidPath::kOfedSysfs) {
@@ -158,7 +160,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     }
     write_pending();  // first: status.vfs keeps the VFs' order
     if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
-      vs.in_use = action == GuidAction::kInUse ? in_use(vf).value_or("") : "";
+      vs.in_use = action == GuidAction::kInUse ? in_use(vf) : model::VfUse{};
       status.vfs.push_back(vs);
       continue;
     }
@@ -191,7 +193,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
 }
 
 Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf) {
-  auto probed = run.os.sriov.probe_vf_reading_guid(run.target.pci, vf, index, run.info.ofed_sriov);
+  auto probed = run.os.calls.probe_vf_reading_guid(run.target.pci, vf, index, run.info.ofed_sriov);
   if (probed.err == host::kStuck) {
     return {stuck_problem(run), std::nullopt};
   }
@@ -211,7 +213,7 @@ Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf) {
                        " after its probe";
     // The latest lines: a VF probed before has older ones.
     constexpr std::size_t kLines = 3;
-    auto lines = run.os.sriov.kernel_log_naming(vf.str());
+    auto lines = run.os.reads.kernel_log_naming(vf.str());
     if (lines.size() > kLines) {
       lines.erase(lines.begin(), lines.end() - kLines);
     }

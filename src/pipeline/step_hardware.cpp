@@ -21,7 +21,7 @@ StepResult check_hardware(PfRun& run, const model::CompatTable& table,
     // again).
     run.status.port_state = seen->ports.empty() ? "" : seen->ports.front().state;
   }
-  if ((seen != nullptr && seen->stuck) || run.os.sriov.stuck(target.pci)) {
+  if ((seen != nullptr && seen->stuck) || run.os.calls.stuck(target.pci)) {
     return StepResult::failed(stuck_problem(run));  // nothing read of it can be trusted
   }
   if (!target.problems.empty()) {

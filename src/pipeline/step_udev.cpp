@@ -9,22 +9,22 @@
 namespace vfready::pipeline {
 
 StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev) {
-  if (!vs.in_use.empty()) {
+  if (vs.in_use) {
     return StepResult::done();
   }
   auto& os = run.os;
   if (vs.ifindex == 0) {
     // The netdev's name from sysfs, its ifindex from netlink. Should it be renamed in
     // between (udev, someone), sysfs is asked again.
-    auto binding = os.sriov.vf_binding(run.target.pci, vs.index);
+    auto binding = os.reads.vf_binding(run.target.pci, vs.index);
     std::optional<host::Link> link;
     for (int tries = 0; tries < 3 && binding.netdev && !(link = os.links.by_name(*binding.netdev));
          ++tries) {
-      binding = os.sriov.vf_binding(run.target.pci, vs.index);
+      binding = os.reads.vf_binding(run.target.pci, vs.index);
     }
     if (!binding.netdev && binding.driver) {
       // Bound (the probe made its netdev), but the netdev is not here: a pod has it.
-      vs.in_use = "its netdev is in another network namespace";
+      vs.in_use = {model::VfUse::Why::kNetdevElsewhere, {}};
       return StepResult::done();
     }
     if (!binding.netdev || !link) {

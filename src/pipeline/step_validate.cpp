@@ -22,16 +22,17 @@ bool validate_vf(PfRun& run, model::VfStatus& vs, const std::optional<model::Gui
   // The GUID its port uses, read back: a VF is ready only with proof that it is its own.
   const auto effective = probed != nullptr
                              ? *probed
-                             : os.sriov.vf_port_guid(run.target.pci, vs.index, run.info.ofed_sriov);
-  vs.guid = effective ? effective->str() : "";
+                             : os.reads.vf_port_guid(run.target.pci, vs.index, run.info.ofed_sriov);
+  vs.guid = effective;
   const bool guid_right = effective == vt.guid;
-  if (!guid_right && vs.problems.empty() && vs.in_use.empty()) {
+  if (!guid_right && vs.problems.empty() && !vs.in_use) {
     add(run, vs, model::EventKind::kGuidWrong,
-        effective ? "VF " + vs.pci.str() + " uses GUID " + vs.guid + ", not " + vt.guid.str()
-                  : "the GUID of VF " + vs.pci.str() +
-                        " cannot be read back (no OFED sriov/ files, and the VF has no RDMA "
-                        "device: is mlx5_ib loaded?): without proof that it uses " +
-                        vt.guid.str() + " it is not ready");
+        effective
+            ? "VF " + vs.pci.str() + " uses GUID " + effective->str() + ", not " + vt.guid.str()
+            : "the GUID of VF " + vs.pci.str() +
+                  " cannot be read back (no OFED sriov/ files, and the VF has no RDMA "
+                  "device: is mlx5_ib loaded?): without proof that it uses " +
+                  vt.guid.str() + " it is not ready");
   }
   // False (reprobe it) only when its GUID is known wrong: when nothing can read it back,
   // another probe would not tell either.
@@ -67,7 +68,7 @@ bool validate_vf(PfRun& run, model::VfStatus& vs, const std::optional<model::Gui
 
 StepResult validate_pf(PfRun& run) {
   auto& status = run.status;
-  const auto info = run.os.sriov.read_pf(run.target.pci, /*with_vfs=*/false);
+  const auto info = run.os.reads.read_pf(run.target.pci, /*with_vfs=*/false);
   if (!info) {
     return StepResult::failed(model::problem(model::EventKind::kPfVanished,
                                              "PF " + run.target.pci.str() + " vanished",
@@ -94,7 +95,7 @@ StepResult check_port_active(PfRun& run) {
   // The subnet manager moves the port INIT -> ARMED -> ACTIVE; sysfs has no event for
   // it, so it is looked at again until ACTIVE or the bound.
   status.port_state =
-      run.os.sriov.port_state(run.target.pci, *run.info.ib_device, 1).value_or(status.port_state);
+      run.os.reads.port_state(run.target.pci, *run.info.ib_device, 1).value_or(status.port_state);
   if (active(status.port_state)) {
     return StepResult::done();
   }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Step "vfs": make sriov_numvfs what the config says, never destroying VFs in use.
-#include "vfready/host/sysfs.hpp"
+#include "vfready/host/errno_name.hpp"
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {
@@ -43,9 +43,9 @@ StepResult locate_new_vfs(PfRun& run) {
   const auto& target = run.target;
   auto& info = run.info;
   info.numvfs = target.vfs;
-  info.ofed_sriov = run.os.sriov.has_ofed_sriov(target.pci);
+  info.ofed_sriov = run.os.reads.has_ofed_sriov(target.pci);
   info.vfs.clear();
-  const auto placed = [&](uint16_t i) { return run.os.sriov.vf_address(target.pci, i); };
+  const auto placed = [&](uint16_t i) { return run.os.reads.vf_address(target.pci, i); };
   const bool as_planned = target.vfs > 1 && target.vf.size() == target.vfs &&
                           placed(0) == target.vf.front().pci &&
                           placed(target.vfs - 1) == target.vf.back().pci;
@@ -78,7 +78,7 @@ StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe) {
     std::string busy;
     for (const auto& vf : info.vfs) {
       if (auto why = in_use(vf)) {
-        busy += (busy.empty() ? "" : "; ") + ("VF " + vf.pci.str() + ": " + *why);
+        busy += (busy.empty() ? "" : "; ") + ("VF " + vf.pci.str() + ": " + why.text());
       }
     }
     if (!busy.empty()) {
@@ -104,7 +104,7 @@ StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe) {
   }
   const auto write_count = [&](uint16_t count) {
     ++run.status.sriov_writes;
-    return run.os.sriov.set_num_vfs(target.pci, count);
+    return run.os.calls.set_num_vfs(target.pci, count);
   };
   // A different nonzero count needs 0 first (the kernel answers EBUSY otherwise).
   if (info.numvfs != 0) {

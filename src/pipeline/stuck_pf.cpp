@@ -10,7 +10,7 @@ model::Problem stuck_problem(PfRun& run) {
   const auto& pf = run.target.pci;
   std::string call = run.info.stuck.value_or("a call into its driver");
   std::string waited;
-  if (const auto stuck = run.os.sriov.stuck(pf)) {
+  if (const auto stuck = run.os.calls.stuck(pf)) {
     call = stuck->call;
     waited = " within " + std::to_string(stuck->deadline.count()) + " ms";
   }
@@ -24,7 +24,7 @@ model::Problem stuck_problem(PfRun& run) {
 void settle_stuck(PfRun& run) {
   auto& status = run.status;
   const auto stuck = [](const model::Problem& p) { return p.kind == model::EventKind::kPfStuck; };
-  const bool any = run.os.sriov.stuck(run.target.pci).has_value() ||
+  const bool any = run.os.calls.stuck(run.target.pci).has_value() ||
                    std::any_of(status.problems.begin(), status.problems.end(), stuck) ||
                    std::any_of(status.vfs.begin(), status.vfs.end(), [&](const auto& vf) {
                      return std::any_of(vf.problems.begin(), vf.problems.end(), stuck);

@@ -4,14 +4,15 @@
 
 namespace vfready::pipeline {
 
-std::optional<std::string> in_use(const model::VfInfo& vf) {
+model::VfUse in_use(const model::VfInfo& vf) {
+  using Why = model::VfUse::Why;
   if (vf.driver && *vf.driver != "mlx5_core") {
-    return "bound to " + *vf.driver;
+    return {Why::kOtherDriver, *vf.driver};
   }
   if (vf.driver && !vf.netdev) {
-    return "its netdev is in another network namespace";
+    return {Why::kNetdevElsewhere, {}};
   }
-  return std::nullopt;
+  return {};
 }
 
 }  // namespace vfready::pipeline

@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   vf.pci = PciAddress::from_parts(0, 0x18, 0, 1);
   vf.name = at(4);
   vf.altnames = {at(5), at(6)};
-  vf.in_use = at(7);
+  vf.in_use = {VfUse::Why::kOtherDriver, at(7)};
   pf.vfs.push_back(vf);
   status.pfs.push_back(pf);
   status.recent_events.push_back({12.0, "0000:18:00.0", at(8), at(9)});

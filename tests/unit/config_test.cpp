@@ -51,7 +51,7 @@ TEST(AConfig, HasDefaultsForWhatItDoesNotSay) {
   EXPECT_EQ(c->publish.nfd_file, "/etc/kubernetes/node-feature-discovery/features.d/vfready");
   EXPECT_EQ(c->publish.metrics_file, "/var/lib/node_exporter/textfile_collector/vfready.prom");
   EXPECT_EQ(c->pfs[0].guid.scheme, GuidScheme::kDerived);
-  EXPECT_EQ(c->pfs[0].guid.policy, "Follow");
+  EXPECT_EQ(c->pfs[0].guid.policy, vfready::model::GuidPolicy::kFollow);
   EXPECT_TRUE(c->pfs[0].require_port_active);
   EXPECT_THAT(c->required_modules, testing::Contains("mlx5_ib"));
 }

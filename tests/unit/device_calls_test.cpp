@@ -157,6 +157,67 @@ TEST_F(DeviceCallsTest, ACallPastItsDeadlineLeavesItsDeviceStuckUntilItReturns) 
   EXPECT_EQ(calls.run("0000:18:00.0", read, milliseconds(5000)).back().text, "1");
 }
 
+// Waits until `fd` is readable, at most `bound`.
+bool readable(int fd, milliseconds bound) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, static_cast<int>(bound.count())) == 1;
+}
+
+TEST_F(DeviceCallsTest, AStartedCallAnswersThroughItsDescriptor) {
+  DeviceCalls calls;
+  put("uevent", "DRIVER=mlx5_core\n");
+  put("drivers_probe", "");
+  const std::vector<DeviceOp> ops = {{Kind::kWrite, path("drivers_probe"), "0000:18:00.1"},
+                                     {Kind::kRead, path("uevent"), {}}};
+  auto started = calls.start("0000:18:00.0", ops, milliseconds(5000));
+  ASSERT_TRUE(started.pending.has_value());
+  EXPECT_TRUE(started.answer.empty());
+  ASSERT_TRUE(readable(started.pending->fd(), milliseconds(10000)));
+  const auto got = calls.finish(std::move(*started.pending));
+  ASSERT_EQ(got.size(), 2U);
+  EXPECT_EQ(got[0].err, 0);
+  EXPECT_EQ(got[1].text, "DRIVER=mlx5_core");
+  EXPECT_EQ(this->got("drivers_probe"), "0000:18:00.1");
+}
+
+TEST_F(DeviceCallsTest, AStartedCallNotAnsweredByItsDeadlineLeavesItsDeviceStuck) {
+  DeviceCalls calls;
+  ASSERT_EQ(mkfifo(path("sriov_numvfs").c_str(), 0600), 0);
+  const std::vector<DeviceOp> hang = {{Kind::kWrite, path("sriov_numvfs"), "8"}};
+  auto started = calls.start("0000:18:00.0", hang, milliseconds(100));
+  ASSERT_TRUE(started.pending.has_value());
+  // The caller's loop watches the descriptor until `until`; nothing comes.
+  const auto left =
+      std::chrono::ceil<milliseconds>(started.pending->until() - std::chrono::steady_clock::now());
+  EXPECT_FALSE(readable(started.pending->fd(), std::max(left, milliseconds(0))));
+  const auto got = calls.finish(std::move(*started.pending));
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_EQ(got[0].err, kStuck);
+  ASSERT_TRUE(calls.stuck("0000:18:00.0").has_value());
+  EXPECT_EQ(calls.stuck("0000:18:00.0")->deadline, milliseconds(100));
+  // A call started for a stuck device answers at once, without a helper.
+  const auto again = calls.start("0000:18:00.0", hang, milliseconds(100));
+  EXPECT_FALSE(again.pending.has_value());
+  ASSERT_EQ(again.answer.size(), 1U);
+  EXPECT_EQ(again.answer[0].err, kStuck);
+  const int reader = ::open(path("sriov_numvfs").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  const auto back = returned(calls, milliseconds(10000));
+  ::close(reader);
+  ASSERT_EQ(back.size(), 1U);
+  EXPECT_EQ(back[0].err, 0);
+}
+
+TEST_F(DeviceCallsTest, AStartedCallTakesOneMessagesWorthOfOps) {
+  DeviceCalls calls;
+  put("a", "1\n");
+  const std::vector<DeviceOp> many(DeviceCalls::kMaxOps + 1, {Kind::kRead, path("a"), {}});
+  const auto started = calls.start("0000:18:00.0", many, milliseconds(5000));
+  EXPECT_FALSE(started.pending.has_value());
+  ASSERT_EQ(started.answer.size(), 1U);
+  EXPECT_EQ(started.answer[0].err, EINVAL);
+}
+
 TEST_F(DeviceCallsTest, HelpersHoldNoDescriptorOfTheDaemon) {
   int pipe_fds[2];
   ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);

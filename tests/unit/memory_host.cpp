@@ -187,7 +187,7 @@ std::optional<host::Link> MemoryHost::link_named(const std::string& name) const 
   return std::nullopt;
 }
 
-// --- host::SriovHost
+// --- host::SriovReads and host::SriovCalls
 
 std::optional<model::PfInfo> MemoryHost::read_pf(const model::PciAddress& pci, bool with_vfs) {
   std::lock_guard lock(mu_);
@@ -367,7 +367,7 @@ int MemoryHost::set_num_vfs(const model::PciAddress& pci, uint16_t count) {
 
 std::optional<host::OfedGuidError> MemoryHost::set_vf_guid_ofed(const model::PciAddress& pci,
                                                                 uint16_t index, model::Guid guid,
-                                                                const std::string& policy) {
+                                                                model::GuidPolicy policy) {
   std::lock_guard lock(mu_);
   using File = host::OfedGuidError::File;
   Pf* pf = find_pf(pci);
@@ -379,15 +379,24 @@ std::optional<host::OfedGuidError> MemoryHost::set_vf_guid_ofed(const model::Pci
       err != 0) {
     return host::OfedGuidError{File::kPort, err};
   }
-  if (policy != "Down" && policy != "Up" && policy != "Follow") {
-    return host::OfedGuidError{File::kPolicy, EINVAL};
-  }
   pf->vfs[index].configured = guid;
+  pf->vfs[index].policy = policy;
   return std::nullopt;
 }
 
-int MemoryHost::set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) {
-  return set_vf_guids(pf_ifindex, index, guid, guid);
+host::ProbedVf MemoryHost::probe_vf_reading_guid(const model::PciAddress& pf,
+                                                 const model::PciAddress& vf, uint16_t index,
+                                                 bool ofed) {
+  host::ProbedVf out{.err = probe_vf(pf, vf), .bound = false, .driver = {}, .guid = std::nullopt};
+  if (out.err == 0) {
+    const auto binding = vf_binding(pf, index);
+    out.bound = binding.netdev.has_value() || binding.driver.has_value();
+    out.driver = binding.driver.value_or("");
+  }
+  if (out.bound) {
+    out.guid = vf_port_guid(pf, index, ofed);
+  }
+  return out;
 }
 
 int MemoryHost::probe_vf(const model::PciAddress& pf_pci, const model::PciAddress& pci) {

@@ -8,7 +8,8 @@
 #include <vector>
 
 #include "vfready/host/links.hpp"
-#include "vfready/host/sriov_host.hpp"
+#include "vfready/host/sriov_calls.hpp"
+#include "vfready/host/sriov_reads.hpp"
 #include "vfready/host/udev_wait.hpp"
 #include "vfready/model/inventory.hpp"
 
@@ -18,7 +19,10 @@
 // name), records every change it is asked for, and fails what a test tells it to.
 namespace vfready::testing {
 
-class MemoryHost final : public host::SriovHost, public host::Links, public host::UdevWait {
+class MemoryHost final : public host::SriovReads,
+                         public host::SriovCalls,
+                         public host::Links,
+                         public host::UdevWait {
  public:
   struct Vf {
     model::PciAddress pci = model::PciAddress::from_parts(0, 0, 0, 0);
@@ -26,7 +30,8 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
     int ifindex = 0;      // its netdev here, 0 for none
     bool in_pod = false;  // its netdev moved to another namespace
     model::Guid configured{0};
-    model::Guid effective{0};  // what the driver read at the probe
+    model::Guid effective{0};                               // what the driver read at the probe
+    model::GuidPolicy policy = model::GuidPolicy::kFollow;  // sriov/<n>/policy
   };
   struct Pf {
     model::PfInfo info;   // what does not change: IDs, driver, RDMA device, ports
@@ -62,7 +67,7 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
   std::vector<std::string> calls();
   std::vector<std::string> calls_named(const std::string& name);
 
-  // --- host::SriovHost
+  // --- host::SriovReads
   std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) override;
   model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index) override;
   std::optional<model::PciAddress> vf_address(const model::PciAddress& pf, uint16_t index) override;
@@ -75,13 +80,16 @@ class MemoryHost final : public host::SriovHost, public host::Links, public host
                                         int port) override;
   host::NetdevDevice device_of_netdev(const std::string& netdev) override;
   std::vector<std::string> kernel_log_naming(const std::string& device) override;
+  // --- host::SriovCalls
   int set_autoprobe(const model::PciAddress& pf, bool on) override;
   int set_num_vfs(const model::PciAddress& pf, uint16_t count) override;
   std::optional<host::OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
                                                       model::Guid guid,
-                                                      const std::string& policy) override;
-  int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) override;
-  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
+                                                      model::GuidPolicy policy) override;
+  // The probe alone (drivers_probe): 0 whether or not a driver took the VF.
+  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf);
+  host::ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
+                                       uint16_t index, bool ofed) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                 const std::string& driver) override;
   std::optional<host::StuckCall> stuck(const model::PciAddress& pf) override;

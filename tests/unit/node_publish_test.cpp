@@ -26,7 +26,7 @@ DaemonStatus degraded_node() {
     for (uint16_t i = 0; i < 2; ++i) {
       VfStatus vf;
       vf.index = i;
-      vf.guid = "02:00:00:00:00:00:00:0" + std::to_string(i + 1);
+      vf.guid = vfready::model::Guid{0x0200000000000001ULL + i};
       pf.vfs.push_back(vf);
     }
     s.pfs.push_back(pf);
@@ -39,7 +39,7 @@ DaemonStatus degraded_node() {
   s.pfs[1].state = PfState::kFailed;
   s.pfs[1].port_state = "1: DOWN";
   s.pfs[1].problems.push_back(problem(EventKind::kPortNotActive, "port DOWN", "0000:40:00.0"));
-  s.pfs[1].vfs[1].guid = "00:00:00:00:00:00:00:00";
+  s.pfs[1].vfs[1].guid = vfready::model::Guid{0};
   s.pfs[1].vfs[1].problems.push_back(problem(EventKind::kGuidWrong, "zero", "0000:40:00.0"));
   PfStatus missing;
   missing.pci = PciAddress::parse("0000:4f:00.0").value();

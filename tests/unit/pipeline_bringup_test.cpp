@@ -43,7 +43,7 @@ TEST_F(APfPass, GivesEveryVfItsGuidBeforeItsOneProbeThenItsNameAltnameAndMtu) {
   EXPECT_EQ(s.name, "ibs0");
   for (const auto& vf : s.vfs) {
     const auto& planned_vf = planned.vf.at(vf.index);
-    EXPECT_EQ(vf.guid, planned_vf.guid.str());
+    EXPECT_EQ(vf.guid, planned_vf.guid);
     EXPECT_EQ(vf.name, "ibs0v" + std::to_string(vf.index));
     EXPECT_THAT(vf.altnames, ElementsAre("ib-" + vfready::model::pci_for_names(*planned_vf.pci)));
     EXPECT_EQ(host.get(vf.ifindex)->mtu, 4092u);
@@ -157,7 +157,7 @@ TEST_F(APfPass, CountsAVfBoundToAnotherDriverAsInUseNotAProblem) {
   host.bind_to(kPf, 2, "vfio-pci");
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
-  EXPECT_EQ(s.vfs.at(2).in_use, "bound to vfio-pci");
+  EXPECT_EQ(s.vfs.at(2).in_use.text(), "bound to vfio-pci");
 }
 
 TEST_F(APfPass, RefusesToChangeTheCountWhileAVfIsInUse) {

@@ -67,7 +67,7 @@ class PipelineTest : public ::testing::Test {
   }
 
   MemoryHost host;
-  pipeline::PfHost os{host, host, host};
+  pipeline::PfHost os{host, host, host, host};
   pipeline::NameRegistry names;
   model::Config config;
   model::CompatTable table;

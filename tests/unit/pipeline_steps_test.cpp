@@ -44,11 +44,14 @@ constexpr auto kExisting = vfready::host::UdevWait::Netdev::kExisting;
 class AStep : public vfready::testing::PipelineTest {};
 
 TEST(TheInUseRule, IsAnotherDriverOrANetdevInAnotherNamespace) {
-  EXPECT_EQ(vfready::pipeline::in_use(vf_bound("vfio-pci", false, Guid{1})), "bound to vfio-pci");
-  EXPECT_EQ(vfready::pipeline::in_use(vf_bound("mlx5_core", false, Guid{1})),
+  using Why = vfready::model::VfUse::Why;
+  const auto vfio = vfready::pipeline::in_use(vf_bound("vfio-pci", false, Guid{1}));
+  EXPECT_EQ(vfio.why, Why::kOtherDriver);
+  EXPECT_EQ(vfio.text(), "bound to vfio-pci");
+  EXPECT_EQ(vfready::pipeline::in_use(vf_bound("mlx5_core", false, Guid{1})).text(),
             "its netdev is in another network namespace");
-  EXPECT_EQ(vfready::pipeline::in_use(vf_bound("mlx5_core", true, Guid{1})), std::nullopt);
-  EXPECT_EQ(vfready::pipeline::in_use(VfInfo{}), std::nullopt);
+  EXPECT_FALSE(vfready::pipeline::in_use(vf_bound("mlx5_core", true, Guid{1})));
+  EXPECT_FALSE(vfready::pipeline::in_use(VfInfo{}));
 }
 
 TEST(TheGuidAction, FollowsFromTheBindingTheGuidInUseAndThePath) {
@@ -147,7 +150,7 @@ TEST_F(AStep, UdevFailsForAnUnboundVfAndCallsAPodsVfInUse) {
   VfStatus pod;
   pod.index = 1;
   EXPECT_TRUE(vfready::pipeline::settle_vf(r, pod, kExisting).is_done());
-  EXPECT_EQ(pod.in_use, "its netdev is in another network namespace");
+  EXPECT_EQ(pod.in_use.why, vfready::model::VfUse::Why::kNetdevElsewhere);
 }
 
 TEST_F(AStep, PortWaitsUntilActiveLookingAgainLater) {
@@ -183,7 +186,7 @@ TEST_F(AStep, ValidateOfAVfTellsAWrongGuidOnTheOfedPath) {
 
 TEST(RunningAStep, LooksAgainUntilItIsDone) {
   vfready::testing::MemoryHost host;
-  vfready::pipeline::PfHost os{host, host, host};
+  vfready::pipeline::PfHost os{host, host, host, host};
   int looks = 0;
   const auto result = vfready::pipeline::run_until(
       os, std::chrono::steady_clock::now() + std::chrono::seconds(10), [&] {
@@ -196,7 +199,7 @@ TEST(RunningAStep, LooksAgainUntilItIsDone) {
 
 TEST(RunningAStep, ReportsWhatItWaitedOnWhenTheBoundPasses) {
   vfready::testing::MemoryHost host;
-  vfready::pipeline::PfHost os{host, host, host};
+  vfready::pipeline::PfHost os{host, host, host, host};
   const auto result = vfready::pipeline::run_until(
       os, std::chrono::steady_clock::now() + std::chrono::milliseconds(20),
       [] { return StepResult::waiting("x", timed_out(), std::chrono::milliseconds(5)); });

@@ -22,7 +22,7 @@ VfStatus vf(const char* pci) {
 TEST(AVfState, IsFailedWithAProblemInUseWhenSomethingHasItReadyOtherwise) {
   auto v = vf("0000:18:00.1");
   EXPECT_EQ(state_of(v), VfState::kReady);
-  v.in_use = "bound to vfio-pci";
+  v.in_use = {vfready::model::VfUse::Why::kOtherDriver, "vfio-pci"};
   EXPECT_EQ(state_of(v), VfState::kInUse);
   v.problems.push_back(problem(EventKind::kGuidConflict, "wrong GUID", "0000:18:00.0"));
   EXPECT_EQ(state_of(v), VfState::kFailed);

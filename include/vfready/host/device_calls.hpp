@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "vfready/host/device_op.hpp"
+#include "vfready/host/stuck_call.hpp"
+
 // Calls into a driver that wait on a device lock (sriov_numvfs reads and writes,
 // drivers_probe, unbind, autoprobe, OFED's GUID files) made by helper processes under a
 // deadline. A driver can hold its lock forever, and a task waiting on it cannot be
@@ -18,39 +21,6 @@
 // ever waits in the kernel on the device.
 namespace vfready::host {
 
-// A call's answer when its device is stuck (this call or an earlier one has not
-// returned). Not an errno: those are positive.
-inline constexpr int kStuck = -1;
-
-struct DeviceOp {
-  enum class Kind : uint8_t { kRead, kWrite };
-  Kind kind = Kind::kRead;
-  std::string path;   // absolute
-  std::string value;  // what a write writes
-  // A file written again and again (drivers_probe): the helper keeps it open for the
-  // next write (pwrite at 0), which saves an open and a close a call.
-  bool keep_open = false;
-};
-
-struct DeviceOpResult {
-  int err = 0;       // 0, the errno of the call, or kStuck
-  std::string text;  // what a read gave, without its trailing newline
-};
-
-// A call whose helper was left behind.
-struct StuckCall {
-  std::string device;  // the key callers gave (a PF's PCI address)
-  std::string call;    // "write 8 to /sys/bus/pci/devices/.../sriov_numvfs"
-  std::chrono::milliseconds deadline{0};
-  std::chrono::steady_clock::time_point since;
-};
-
-// A call left behind that has since returned.
-struct ReturnedCall {
-  StuckCall stuck;
-  int err = 0;  // its errno (0: it succeeded after all)
-};
-
 class DeviceCalls {
  public:
   DeviceCalls() = default;
@@ -58,9 +28,51 @@ class DeviceCalls {
   DeviceCalls(const DeviceCalls&) = delete;
   DeviceCalls& operator=(const DeviceCalls&) = delete;
 
-  // Runs `ops` in order in one helper, stopping after the first write that fails;
-  // answers one result per op run. When the device is stuck, or becomes stuck because
-  // the calls outlive `deadline`, the last result is kStuck. Safe from any thread.
+  // At most this many ops go in one started call (one message to a helper).
+  static constexpr std::size_t kMaxOps = 14;
+
+  // A call under way in a helper: `fd` turns readable when the helper has answered.
+  // Move-only; a Pending dropped without finish() loses its helper (it exits).
+  struct Pending {
+    Pending() = default;
+    Pending(Pending&& other) noexcept { *this = std::move(other); }
+    Pending& operator=(Pending&& other) noexcept;
+    Pending(const Pending&) = delete;
+    Pending& operator=(const Pending&) = delete;
+    ~Pending();
+    [[nodiscard]] int fd() const { return fd_; }
+    [[nodiscard]] std::chrono::steady_clock::time_point until() const { return until_; }
+
+   private:
+    friend class DeviceCalls;
+    int fd_ = -1;
+    std::size_t ops_ = 0;
+    std::string device_;
+    std::string call_;  // what it is, should it be left behind
+    std::chrono::milliseconds deadline_{0};
+    std::chrono::steady_clock::time_point started_;
+    std::chrono::steady_clock::time_point until_;
+  };
+  // What start() gives: the call under way, or (no call made) its answer at once: kStuck
+  // when the device is stuck, the errno when no helper could be had.
+  struct Started {
+    std::optional<Pending> pending;
+    std::vector<DeviceOpResult> answer;
+  };
+
+  // Starts `ops` (1 to kMaxOps) in order in one helper; it stops after the first write
+  // that fails. Never waits on the device. Safe from any thread.
+  Started start(const std::string& device, std::span<const DeviceOp> ops,
+                std::chrono::milliseconds deadline);
+  // A started call's answer: one result per op run. Call it once `fd` is readable, or at
+  // `until`: a call that has not answered by then is left behind, its device is stuck,
+  // and its last result is kStuck. Never waits.
+  std::vector<DeviceOpResult> finish(Pending call);
+
+  // start(), a wait for the answer (bounded by `deadline`, over every op), finish(); any
+  // number of ops, kMaxOps to a message. When the device is stuck, or becomes stuck
+  // because the calls outlive `deadline`, the last result is kStuck. Safe from any
+  // thread; for callers that may wait (never the event loop).
   std::vector<DeviceOpResult> run(const std::string& device, std::span<const DeviceOp> ops,
                                   std::chrono::milliseconds deadline);
   // Ends the idle helpers (they exit); the next calls spawn new ones. A helper is a fork
@@ -83,6 +95,10 @@ class DeviceCalls {
     Helper helper;
     StuckCall call;
   };
+  Started start_until(const std::string& device, std::span<const DeviceOp> ops,
+                      std::chrono::milliseconds deadline,
+                      std::chrono::steady_clock::time_point started,
+                      std::chrono::steady_clock::time_point until);
   Helper acquire(int* err);
   void release(Helper helper);
   void reap_locked();

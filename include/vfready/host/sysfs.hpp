@@ -9,7 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "vfready/host/device_calls.hpp"
+#include "vfready/host/device_op.hpp"
+#include "vfready/host/stuck_call.hpp"
 #include "vfready/model/result.hpp"
 
 // sysfs, rooted at a configurable directory (/sys, or a fake host's). Paths are
@@ -18,6 +19,8 @@
 // may still wait on a driver's show(): never call them on the event loop thread. Calls
 // may come from several threads at once (read_host does).
 namespace vfready::host {
+
+class DeviceCalls;
 
 class Sysfs {
  public:
@@ -64,8 +67,5 @@ class RootedSysfs final : public Sysfs {
   std::shared_ptr<DeviceCalls> calls_;
   std::chrono::milliseconds read_deadline_;
 };
-
-// errno as text ("Device or resource busy (EBUSY)"), thread-safe.
-std::string errno_name(int err);
 
 }  // namespace vfready::host

@@ -4,12 +4,12 @@
 #include <chrono>
 #include <string>
 
-#include "vfready/host/links.hpp"
-#include "vfready/host/sriov_host.hpp"
+#include "vfready/host/sriov_calls.hpp"
+#include "vfready/host/sriov_reads.hpp"
 #include "vfready/host/sysfs.hpp"
 
-// The SR-IOV host of a real machine: sysfs for the PCI side, netlink (Links) for GUIDs
-// on an IPoIB PF. Every sysfs path vfready uses is built in this file's source or in
+// The SR-IOV host of a real machine, over sysfs: what is read of PFs and VFs, and the
+// calls into their driver. Every sysfs path vfready uses is built in this file's source or in
 // host_reader; every call that can wait on a device lock is a device call
 // (Sysfs::on_device), made in a helper process under its deadline.
 namespace vfready::host {
@@ -21,12 +21,11 @@ struct DeviceDeadlines {
   std::chrono::milliseconds other{10000};    // autoprobe, unbind, GUID files
 };
 
-class SysfsSriovHost final : public SriovHost {
+class SysfsSriovHost final : public SriovReads, public SriovCalls {
  public:
   // `kernel_log`: where the kernel log is read (/dev/kmsg, or a file of it).
-  SysfsSriovHost(Sysfs& sysfs, Links& links, DeviceDeadlines deadlines = {},
-                 std::string kernel_log = "/dev/kmsg")
-      : sysfs_(sysfs), links_(links), deadlines_(deadlines), kernel_log_(std::move(kernel_log)) {}
+  SysfsSriovHost(Sysfs& sysfs, DeviceDeadlines deadlines = {}, std::string kernel_log = "/dev/kmsg")
+      : sysfs_(sysfs), deadlines_(deadlines), kernel_log_(std::move(kernel_log)) {}
 
   std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) override;
   model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index) override;
@@ -46,13 +45,11 @@ class SysfsSriovHost final : public SriovHost {
   int set_num_vfs(const model::PciAddress& pf, uint16_t count) override;
   std::optional<OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
                                                 model::Guid guid,
-                                                const std::string& policy) override;
+                                                model::GuidPolicy policy) override;
   // The VFs' files in one device call; those after a failed write one by one.
   std::vector<std::optional<OfedGuidError>> set_vf_guids_ofed(
       const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
-      const std::string& policy) override;
-  int set_vf_guid_netlink(int pf_ifindex, uint16_t index, model::Guid guid) override;
-  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
+      model::GuidPolicy policy) override;
   // The probe, the VF's uevent (its driver) and, with OFED's sriov/<n>/port, the GUID
   // in one device call.
   ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
@@ -62,7 +59,6 @@ class SysfsSriovHost final : public SriovHost {
 
  private:
   Sysfs& sysfs_;
-  Links& links_;
   DeviceDeadlines deadlines_;
   std::string kernel_log_;
 };

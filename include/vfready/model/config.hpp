@@ -35,8 +35,8 @@ struct GuidConfig {
   GuidScheme scheme = GuidScheme::kDerived;
   Guid pool_first{0};  // kPool: VF n of the k-th PF of the entry gets first + k*vfs + n
   Guid pool_last{0};
-  std::vector<Guid> guids;        // kExplicit: one per VF, for one PF selected by PCI address
-  std::string policy = "Follow";  // OFED sriov/<vf>/policy
+  std::vector<Guid> guids;  // kExplicit: one per VF, for one PF selected by PCI address
+  GuidPolicy policy = GuidPolicy::kFollow;  // OFED sriov/<vf>/policy
 };
 
 struct PfConfig {

@@ -37,4 +37,10 @@ class Guid {
   uint64_t value_;
 };
 
+// What OFED's sriov/<n>/policy says of a VF's port state: as the PF's port (Follow), or
+// always up or down.
+enum class GuidPolicy : uint8_t { kFollow, kUp, kDown };
+// "Follow", "Up", "Down": the words the file takes and the config spells.
+const char* to_string(GuidPolicy policy);
+
 }  // namespace vfready::model

@@ -35,7 +35,7 @@ struct PfTarget {
   uint16_t vfs = 0;
   LinkLayer link_layer = LinkLayer::kInfiniBand;
   bool require_port_active = true;
-  std::string guid_policy = "Follow";
+  GuidPolicy guid_policy = GuidPolicy::kFollow;
   std::optional<IfName> name;
   std::vector<AltName> altnames;
   std::optional<uint32_t> mtu;

@@ -28,5 +28,7 @@ Problem problem(EventKind kind, std::string text, std::string pf = {}, std::stri
 
 // The texts alone, in order (what the D-Bus and JSON "problems" lists carry).
 std::vector<std::string> texts(const std::vector<Problem>& problems);
+// Their codes (kind names), in order (D-Bus's ProblemCodes).
+std::vector<std::string> codes(const std::vector<Problem>& problems);
 
 }  // namespace vfready::model

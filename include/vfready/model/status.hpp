@@ -3,26 +3,39 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "vfready/model/events.hpp"
+#include "vfready/model/guid.hpp"
 #include "vfready/model/pci_address.hpp"
 #include "vfready/model/problem.hpp"
 
 // What vfready reports: per PF and VF, what is there and what is wrong.
 namespace vfready::model {
 
+// Why a VF is in use and left alone: another driver (vfio-pci) holds it, or a pod has its
+// netdev (bound to mlx5_core, its netdev in another network namespace). In use is not a
+// problem.
+struct VfUse {
+  enum class Why : uint8_t { kNo, kOtherDriver, kNetdevElsewhere };
+  Why why = Why::kNo;
+  std::string driver;  // kOtherDriver: which
+  [[nodiscard]] explicit operator bool() const { return why != Why::kNo; }
+  // "bound to vfio-pci", "its netdev is in another network namespace"; "" when not in use.
+  [[nodiscard]] std::string text() const;
+  friend bool operator==(const VfUse&, const VfUse&) = default;
+};
+
 struct VfStatus {
   uint16_t index = 0;
   PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
   std::string name;
   std::vector<std::string> altnames;
-  std::string guid;  // effective GUID as read back, "" when unknown
+  std::optional<Guid> guid;  // the GUID its port uses, as read back; nullopt when unknown
   int ifindex = 0;
-  // Why the VF is in use and left alone ("" when it is not): a pod has its netdev, or
-  // another driver (vfio-pci) holds it. In use is not a problem.
-  std::string in_use;
+  VfUse in_use;
   std::vector<Problem> problems;
   // False for a VF listed as found on a PF whose pass failed before it got to the VFs:
   // what is there, not a judgement of it.
@@ -150,5 +163,7 @@ DaemonStatus printable(DaemonStatus status);
 
 // Each step across all PFs: earliest start, latest end, the worst state.
 std::vector<StepTiming> overall_steps(const std::vector<PfStatus>& pfs);
+// How many VFs the status lists, over every PF.
+uint32_t vf_count(const DaemonStatus& status);
 
 }  // namespace vfready::model

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "vfready/host/sriov_host.hpp"
+#include "vfready/host/sriov_calls.hpp"
 #include "vfready/model/pci_address.hpp"
 #include "vfready/model/problem.hpp"
 
@@ -17,7 +17,7 @@ namespace vfready::pipeline {
 class AutoprobeGuard {
  public:
   // `found_on`: the PF's autoprobe as the pass read it.
-  AutoprobeGuard(host::SriovHost& host, const model::PciAddress& pf, bool found_on)
+  AutoprobeGuard(host::SriovCalls& host, const model::PciAddress& pf, bool found_on)
       : host_(host), pf_(pf), off_(!found_on) {}
   ~AutoprobeGuard() { static_cast<void>(restore()); }
   AutoprobeGuard(const AutoprobeGuard&) = delete;
@@ -31,7 +31,7 @@ class AutoprobeGuard {
   [[nodiscard]] bool off() const { return off_; }
 
  private:
-  host::SriovHost& host_;
+  host::SriovCalls& host_;
   model::PciAddress pf_;
   bool off_;
 };

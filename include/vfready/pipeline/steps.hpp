@@ -32,10 +32,10 @@ StepResult check_hardware(PfRun& run, const model::CompatTable& table, const mod
 // one probe; then where each new VF is goes into run.info.
 StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe);
 
-// Why a VF is in use and must be left alone, nullopt when it is not: bound to another
+// Why a VF is in use and must be left alone (false when it is not): bound to another
 // driver (vfio-pci), or bound to mlx5 with its netdev gone from this namespace (a
 // pod's). The one rule every step asks.
-std::optional<std::string> in_use(const model::VfInfo& vf);
+model::VfUse in_use(const model::VfInfo& vf);
 
 // How a VF comes to carry its GUID.
 enum class GuidAction {

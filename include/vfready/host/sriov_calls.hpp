@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vfready/host/stuck_call.hpp"
+#include "vfready/model/guid.hpp"
+#include "vfready/model/pci_address.hpp"
+
+// The calls a bring-up makes into a PF's driver. Each may wait on the device's lock,
+// within a deadline, and answers 0, the errno the kernel gave, or kStuck; the pipeline
+// turns that into a problem an operator can act on. An implementation alone decides
+// where each call runs (a helper process: never the event loop's thread).
+namespace vfready::host {
+
+// A probe, whether it bound the VF, and the GUID the VF's port took at it, read back
+// after it. A drivers_probe write succeeds whether or not a driver bound the VF
+// (drivers_probe_store() reports no probe's result): only the VF's driver tells.
+struct ProbedVf {
+  int err = 0;                      // the write's: 0, the errno, or kStuck
+  bool bound = false;               // the VF has a driver after it
+  std::string driver;               // which, where the host can tell ("": it cannot)
+  std::optional<model::Guid> guid;  // as vf_port_guid reads it; nothing unless bound
+};
+
+// A failed write of a VF's GUID through OFED's sysfs: which of its files
+// (sriov/<n>/node, port, policy), which errno.
+struct OfedGuidError {
+  enum class File { kNode, kPort, kPolicy };
+  File file = File::kNode;
+  int err = 0;
+};
+
+class SriovCalls {
+ public:
+  virtual ~SriovCalls() = default;
+  // What keeps the PF stuck: a call into its driver that has not returned within its
+  // deadline. While there is one, every call below for the PF or its VFs answers kStuck
+  // at once, and reads of what the call locks answer nothing.
+  virtual std::optional<StuckCall> stuck(const model::PciAddress& pf) = 0;
+  virtual int set_autoprobe(const model::PciAddress& pf, bool on) = 0;
+  virtual int set_num_vfs(const model::PciAddress& pf, uint16_t count) = 0;
+  // Node and port GUID and the port policy, through OFED's sysfs.
+  virtual std::optional<OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
+                                                        model::Guid guid,
+                                                        model::GuidPolicy policy) = 0;
+  // set_vf_guid_ofed for several VFs (index, GUID) in order: one error slot per VF. A
+  // host may make them one call into the driver.
+  virtual std::vector<std::optional<OfedGuidError>> set_vf_guids_ofed(
+      const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+      model::GuidPolicy policy) {
+    std::vector<std::optional<OfedGuidError>> out;
+    for (const auto& [index, guid] : vfs) {
+      out.push_back(set_vf_guid_ofed(pf, index, guid, policy));
+    }
+    return out;
+  }
+  // Binds VF `vf` of PF `pf` (its index `index`) to its driver (drivers_probe), then
+  // reads whether it is bound and, when it is, the GUID its port took (as
+  // SriovReads::vf_port_guid). A host may make them one call into the driver.
+  virtual ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
+                                         uint16_t index, bool ofed) = 0;
+  // Unbinds VF `vf` of PF `pf` from `driver`.
+  virtual int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
+                        const std::string& driver) = 0;
+};
+
+}  // namespace vfready::host

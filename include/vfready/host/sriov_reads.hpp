@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vfready/model/guid.hpp"
+#include "vfready/model/inventory.hpp"
+#include "vfready/model/pci_address.hpp"
+
+// What a bring-up reads of a PF and its VFs, in the pipeline's words: no caller builds a
+// path or picks a file. None of these waits on a device lock for long: reads of what a
+// driver's call locks (sriov_numvfs) are device calls, and answer nothing while the PF
+// is stuck.
+namespace vfready::host {
+
+// A VF's binding as udev and naming need it: its netdev in this namespace, or, without
+// one, the driver that holds it (none: unbound).
+struct VfBinding {
+  std::optional<std::string> netdev;
+  std::optional<std::string> driver;
+};
+
+// The PCI function behind a netdev, and its PF when that function is a VF.
+struct NetdevDevice {
+  std::optional<std::string> pci;
+  std::optional<std::string> physfn;
+};
+
+class SriovReads {
+ public:
+  virtual ~SriovReads() = default;
+  // The PF as it is now, its VFs too unless `with_vfs` is false; nullopt when there is
+  // no such PF (absent, or a VF).
+  virtual std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) = 0;
+  // VF `index` of the PF, everything known of it.
+  virtual model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index) = 0;
+  // Where VF `index` is on PCI; nullopt when the PF has no such VF.
+  virtual std::optional<model::PciAddress> vf_address(const model::PciAddress& pf,
+                                                      uint16_t index) = 0;
+  // Whether OFED's per-VF GUID files (sriov/<n>/{node,port,policy}) are there.
+  virtual bool has_ofed_sriov(const model::PciAddress& pf) = 0;
+  virtual VfBinding vf_binding(const model::PciAddress& pf, uint16_t index) = 0;
+  // The GUID VF `index`'s port uses, read back from the host: OFED's sriov/<n>/port when
+  // `ofed` says the PF has those files (PfInfo::ofed_sriov) and it is there, or else the
+  // VF's RDMA device (port 1's GID 0); nullopt when neither can tell.
+  virtual std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index,
+                                                  bool ofed) = 0;
+  // The netdev of a PCI function (a PF's), nullopt when it has none.
+  virtual std::optional<std::string> netdev_of(const model::PciAddress& function) = 0;
+  // The state of a port of the PF's RDMA device ("4: ACTIVE"), nullopt when unreadable.
+  virtual std::optional<std::string> port_state(const model::PciAddress& pf,
+                                                const std::string& ib_device, int port) = 0;
+  // The PCI function a netdev belongs to, and its PF.
+  virtual NetdevDevice device_of_netdev(const std::string& netdev) = 0;
+  // The kernel log's lines that name `device` (a PCI address), oldest first.
+  virtual std::vector<std::string> kernel_log_naming(const std::string& device) = 0;
+};
+
+}  // namespace vfready::host

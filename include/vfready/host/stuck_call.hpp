@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <string>
+
+// A device whose driver has not returned from a call: the answer every later call for it
+// gets, and what the call was.
+namespace vfready::host {
+
+// A call's answer when its device is stuck (this call or an earlier one has not
+// returned). Not an errno: those are positive.
+inline constexpr int kStuck = -1;
+
+// A call whose helper was left behind.
+struct StuckCall {
+  std::string device;  // the key callers gave (a PF's PCI address)
+  std::string call;    // "write 8 to /sys/bus/pci/devices/.../sriov_numvfs"
+  std::chrono::milliseconds deadline{0};
+  std::chrono::steady_clock::time_point since;
+};
+
+// A call left behind that has since returned.
+struct ReturnedCall {
+  StuckCall stuck;
+  int err = 0;  // its errno (0: it succeeded after all)
+};
+
+}  // namespace vfready::host

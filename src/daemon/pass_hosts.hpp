@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "vfready/host/udev_wait.hpp"
+#include "vfready/model/config.hpp"
+#include "vfready/model/inventory.hpp"
+#include "vfready/pipeline/pf_host.hpp"
+
+// The host a pass works on, made anew for each pass and each PF's worker. vfreadyd's
+// (system_hosts()) is sysfs with its device calls in helpers, netlink and libudev; unit
+// tests give one over MemoryHost, so that a whole pass runs without root.
+namespace vfready::daemon {
+
+struct BringupInputs;
+
+// What one PF's worker works through, and owns what it is made of.
+class PfOs {
+ public:
+  virtual ~PfOs() = default;
+  virtual pipeline::PfHost& host() = 0;
+};
+
+class PassHosts {
+ public:
+  virtual ~PassHosts() = default;
+  // Listening to udev for the pass's netdevs: made before anything is read, so that no
+  // netdev's event is missed. Throws when it cannot listen.
+  virtual std::shared_ptr<host::UdevWait> listen(const BringupInputs& in) = 0;
+  // Waits (bounded by the config) for the required modules to load; `waiting` is told
+  // once what it waits for. Then the host as the plan needs it.
+  virtual model::HostInfo read_host(const BringupInputs& in,
+                                    const std::function<void(std::string)>& waiting) = 0;
+  // The OS for one PF's worker, its udev waits going to `udev` (the pass's).
+  virtual std::unique_ptr<PfOs> pf_os(const BringupInputs& in, host::UdevWait& udev) = 0;
+};
+
+// vfreadyd's: sysfs under in.roots, device calls through in.calls, netlink in the
+// daemon's namespace, udev through in.udev.
+std::shared_ptr<PassHosts> system_hosts();
+
+}  // namespace vfready::daemon

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// vfreadyd's pass hosts: sysfs under the configured root, calls into drivers in helper
+// processes, netlink in the daemon's namespace, udev through the daemon's one reader.
+#include <thread>
+
+#include "pass_hosts.hpp"
+#include "pass_workers.hpp"
+#include "vfready/host/host_reader.hpp"
+#include "vfready/host/links.hpp"
+#include "vfready/host/sysfs.hpp"
+#include "vfready/host/sysfs_sriov_host.hpp"
+#include "vfready/host/udev.hpp"
+#include "vfready/model/checks.hpp"
+
+namespace vfready::daemon {
+
+namespace {
+
+std::chrono::milliseconds device_call_bound(const model::Config& config) {
+  return std::chrono::milliseconds(config.timeouts.device_call_ms);
+}
+
+// Required modules may still be loading when vfreadyd starts (openibd, rdma-hw.target, a
+// driver container): waits for them, up to timeouts.modules_ms, unless the kernel log
+// already shows one failed to load (it does not fit the kernel): then at once. sysfs has
+// no event for a module's arrival, so this looks every 100 ms, on the planner's thread.
+void wait_for_modules(host::Sysfs& sysfs, const model::Config& config,
+                      const std::string& kernel_log,
+                      const std::function<void(std::string)>& waiting) {
+  if (config.pfs.empty()) {
+    return;  // nothing to bring up: no driver to wait for
+  }
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(config.timeouts.modules_ms);
+  bool announced = false;
+  for (auto missing = host::missing_modules(sysfs, config.required_modules);
+       !missing.empty() && std::chrono::steady_clock::now() < until;
+       missing = host::missing_modules(sysfs, config.required_modules)) {
+    if (model::load_failure_evidence(missing, host::read_kernel_log(kernel_log))) {
+      return;  // the driver check says what the log says
+    }
+    if (!announced) {
+      std::string names;
+      for (const auto& m : missing) {
+        names += (names.empty() ? "" : ", ") + m;
+      }
+      waiting("Waiting up to " + std::to_string(config.timeouts.modules_ms) +
+              " ms for modules to load: " + names);
+      announced = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+class SystemPfOs final : public PfOs {
+ public:
+  SystemPfOs(const BringupInputs& in, host::UdevWait& udev)
+      : sysfs_(in.roots.sysfs, in.calls, device_call_bound(in.config)),
+        sriov_(
+            sysfs_,
+            {std::chrono::milliseconds(in.config.timeouts.numvfs_ms),
+             std::chrono::milliseconds(in.config.timeouts.bind_ms), device_call_bound(in.config)},
+            in.roots.kernel_log),
+        os_{sriov_, sriov_, links_, udev} {}
+  pipeline::PfHost& host() override { return os_; }
+
+ private:
+  host::RootedSysfs sysfs_;
+  host::NetlinkLinks links_;
+  host::SysfsSriovHost sriov_;
+  pipeline::PfHost os_;
+};
+
+class SystemHosts final : public PassHosts {
+ public:
+  std::shared_ptr<host::UdevWait> listen(const BringupInputs& in) override {
+    return std::make_shared<host::LibudevWait>(in.udev);
+  }
+  model::HostInfo read_host(const BringupInputs& in,
+                            const std::function<void(std::string)>& waiting) override {
+    host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
+    wait_for_modules(sysfs, in.config, in.roots.kernel_log, waiting);
+    return host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log});
+  }
+  std::unique_ptr<PfOs> pf_os(const BringupInputs& in, host::UdevWait& udev) override {
+    return std::make_unique<SystemPfOs>(in, udev);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<PassHosts> system_hosts() { return std::make_shared<SystemHosts>(); }
+
+}  // namespace vfready::daemon

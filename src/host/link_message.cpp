@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/host/link_message.hpp"
+
+#include <linux/if.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <cstring>
+#include <string>
+
+namespace vfready::host {
+
+namespace {
+
+// The headers are copied out, never cast in place: the bytes need not be aligned.
+template <class T>
+T header_at(std::span<const uint8_t> bytes, std::size_t at) {
+  T out{};
+  std::memcpy(&out, bytes.data() + at, sizeof out);
+  return out;
+}
+
+// Calls f(type, payload) for each attribute in `bytes`, as RTA_OK and RTA_NEXT walk
+// them: a length shorter than the header or past the end ends the walk.
+template <class F>
+void for_each_attribute(std::span<const uint8_t> bytes, F&& f) {
+  std::size_t at = 0;
+  while (bytes.size() - at >= sizeof(rtattr)) {
+    const auto rta = header_at<rtattr>(bytes, at);
+    if (rta.rta_len < sizeof(rtattr) || rta.rta_len > bytes.size() - at) {
+      return;
+    }
+    f(static_cast<uint16_t>(rta.rta_type & NLA_TYPE_MASK),
+      bytes.subspan(at + RTA_LENGTH(0), rta.rta_len - RTA_LENGTH(0)));
+    at += RTA_ALIGN(rta.rta_len);
+    if (at > bytes.size()) {
+      return;
+    }
+  }
+}
+
+// An attribute's payload as text: up to its NUL, never past its end.
+std::string text_of(std::span<const uint8_t> payload) {
+  const auto* text = reinterpret_cast<const char*>(payload.data());  // NOLINT: bytes as chars
+  return {text, strnlen(text, payload.size())};
+}
+
+}  // namespace
+
+std::optional<LinkMessage> parse_link_message(std::span<const uint8_t> message) {
+  if (message.size() < NLMSG_LENGTH(sizeof(ifinfomsg))) {
+    return std::nullopt;
+  }
+  const auto h = header_at<nlmsghdr>(message, 0);
+  if ((h.nlmsg_type != RTM_NEWLINK && h.nlmsg_type != RTM_DELLINK) ||
+      h.nlmsg_len < NLMSG_LENGTH(sizeof(ifinfomsg)) || h.nlmsg_len > message.size()) {
+    return std::nullopt;
+  }
+  const auto info = header_at<ifinfomsg>(message, NLMSG_LENGTH(0));
+  LinkMessage out;
+  out.removed = h.nlmsg_type == RTM_DELLINK;
+  out.link.ifindex = info.ifi_index;
+  out.link.up = (info.ifi_flags & IFF_UP) != 0;
+  static_assert(NLMSG_SPACE(sizeof(ifinfomsg)) == NLMSG_LENGTH(sizeof(ifinfomsg)));
+  constexpr std::size_t kAttributes = NLMSG_SPACE(sizeof(ifinfomsg));
+  const auto attributes = message.subspan(kAttributes, h.nlmsg_len - kAttributes);
+  for_each_attribute(attributes, [&](uint16_t type, std::span<const uint8_t> payload) {
+    if (type == IFLA_IFNAME && !payload.empty()) {
+      out.link.name = text_of(payload);
+    } else if (type == IFLA_MTU && payload.size() >= sizeof(uint32_t)) {
+      out.link.mtu = header_at<uint32_t>(payload, 0);
+    } else if (type == IFLA_PROP_LIST) {
+      for_each_attribute(payload, [&](uint16_t inner, std::span<const uint8_t> name) {
+        if (inner == IFLA_ALT_IFNAME) {
+          out.link.altnames.push_back(text_of(name));
+        }
+      });
+    }
+  });
+  return out;
+}
+
+}  // namespace vfready::host

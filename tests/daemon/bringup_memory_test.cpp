@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+// Whole passes of the daemon's Bringup, driven by its event loop, on MemoryHost: the
+// planner, a worker per PF and the loop's bookkeeping, without root or a fake host.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "../unit/memory_host.hpp"
+#include "bringup.hpp"
+#include "pass_hosts.hpp"
+#include "vfready/model/config.hpp"
+#include "vfready/model/plan.hpp"
+
+namespace vfready::daemon {
+namespace {
+
+using testing::MemoryHost;
+
+constexpr const char* kPf0 = "0000:18:00.0";
+constexpr const char* kPf1 = "0000:40:00.0";
+
+// The pass hosts of a test: every PF's worker works on one MemoryHost.
+class MemoryHosts final : public PassHosts {
+ public:
+  explicit MemoryHosts(std::shared_ptr<MemoryHost> host) : host_(std::move(host)) {}
+  std::shared_ptr<host::UdevWait> listen(const BringupInputs& /*in*/) override {
+    return {host_, host_.get()};  // shares the host's life
+  }
+  model::HostInfo read_host(const BringupInputs& /*in*/,
+                            const std::function<void(std::string)>& /*waiting*/) override {
+    return host_->host_info();
+  }
+  std::unique_ptr<PfOs> pf_os(const BringupInputs& /*in*/, host::UdevWait& udev) override {
+    return std::make_unique<Os>(*host_, udev);
+  }
+
+ private:
+  struct Os final : PfOs {
+    Os(MemoryHost& h, host::UdevWait& udev) : os{h, h, h, udev} {}
+    pipeline::PfHost& host() override { return os; }
+    pipeline::PfHost os;
+  };
+  std::shared_ptr<MemoryHost> host_;
+};
+
+class ABringupOnMemory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    host->add_pf(kPf0, "ibp24s0");
+    host->add_pf(kPf1, "ibp64s0");
+  }
+
+  BringupInputs inputs(const std::string& json) {
+    auto config = model::parse_config({{"vfready.json", json}});
+    EXPECT_TRUE(config) << config.error().message;
+    BringupInputs in{config.value(), {}, {}};
+    in.hosts = std::make_shared<MemoryHosts>(host);
+    return in;
+  }
+
+  // One pass, run by the loop until its outcome (bounded: a pass that never ends fails
+  // the test instead of hanging it).
+  std::shared_ptr<Bringup> pass(BringupInputs in, std::set<std::string> only = {}) {
+    EventLoop loop;
+    BringupHooks hooks;
+    hooks.changed = [this] { ++changes; };
+    hooks.progress = [this](const std::string& line, std::chrono::milliseconds /*bound*/) {
+      lines.push_back(line);
+    };
+    hooks.finished = [&loop] { loop.quit(0); };
+    auto bringup = std::make_shared<Bringup>(std::move(in), status, Clock::now(), busy, names,
+                                             std::move(hooks), std::move(only));
+    bringup->start();
+    loop.add(bringup);
+    loop.add_timer(Clock::now() + std::chrono::seconds(20), [&loop] { loop.quit(2); });
+    EXPECT_EQ(loop.run(), 0) << "the pass did not end within 20 s";
+    return bringup;
+  }
+
+  static std::string config(int vfs) {
+    return R"({"pfs": [{"select": {"pci": ["0000:18:00.0", "0000:40:00.0"]}, "vfs": )" +
+           std::to_string(vfs) + R"(,
+      "pf_name": "ibs{pf_index}", "vf_name": "ibs{pf_index}v{vf}"}],
+      "timeouts": {"udev_ms": 50, "port_active_ms": 300}})";
+  }
+
+  std::shared_ptr<MemoryHost> host = std::make_shared<MemoryHost>();
+  model::DaemonStatus status;
+  std::shared_ptr<BusyPfs> busy = std::make_shared<BusyPfs>();
+  std::shared_ptr<pipeline::NameRegistry> names = std::make_shared<pipeline::NameRegistry>();
+  int changes = 0;
+  std::vector<std::string> lines;
+};
+
+TEST_F(ABringupOnMemory, BringsEveryPfUpAndReportsEachVf) {
+  auto in = inputs(config(4));
+  const auto plan = model::make_plan(in.config, host->host_info()).value();
+  const auto bringup = pass(std::move(in));
+  EXPECT_EQ(bringup->outcome(), model::Outcome::kReady);
+  ASSERT_EQ(status.pfs.size(), 2U);
+  for (std::size_t p = 0; p < 2; ++p) {
+    const auto& pf = status.pfs[p];
+    EXPECT_EQ(pf.state, model::PfState::kReady) << pf.pci.str();
+    EXPECT_EQ(pf.name, "ibs" + std::to_string(p));
+    ASSERT_EQ(pf.vfs.size(), 4U);
+    for (const auto& vf : pf.vfs) {
+      EXPECT_EQ(vf.name, "ibs" + std::to_string(p) + "v" + std::to_string(vf.index));
+      EXPECT_EQ(vf.guid, plan.pfs[p].vf.at(vf.index).guid);
+    }
+    // Every step the pass ran is in the PF's record, done.
+    ASSERT_FALSE(pf.steps.empty());
+    EXPECT_EQ(pf.steps.back().state, model::StepState::kDone);
+  }
+  EXPECT_EQ(status.state, model::DaemonState::kReady);
+  EXPECT_EQ(status.changes.vfs_created, 8U);
+  EXPECT_GT(changes, 0);
+}
+
+TEST_F(ABringupOnMemory, AVfThatFailsItsProbeFailsItsPfAlone) {
+  host->probe_fails.insert(host->pf(kPf1).info.vf_address(2)->str());
+  const auto bringup = pass(inputs(config(4)));
+  EXPECT_EQ(bringup->outcome(), model::Outcome::kDegraded);
+  ASSERT_EQ(status.pfs.size(), 2U);
+  EXPECT_EQ(status.pfs[0].state, model::PfState::kReady);
+  EXPECT_EQ(status.pfs[1].state, model::PfState::kFailed);
+  const auto& vf = status.pfs[1].vfs.at(2);
+  ASSERT_EQ(vf.problems.size(), 1U);
+  EXPECT_EQ(vf.problems[0].kind, model::EventKind::kVfProbeFailed);
+}
+
+TEST_F(ABringupOnMemory, AHungDriverCallLeavesItsPfStuckAndThePassEnds) {
+  // The first write of sriov_numvfs does not return: that PF is stuck, the call named.
+  host->fail("numvfs", host::kStuck);
+  auto in = inputs(R"({"pfs": [{"select": {"pci": ["0000:18:00.0"]}, "vfs": 4}]})");
+  const auto bringup = pass(std::move(in));
+  EXPECT_EQ(bringup->outcome(), model::Outcome::kFailed);
+  ASSERT_EQ(status.pfs.size(), 1U);
+  EXPECT_EQ(status.pfs[0].state, model::PfState::kStuck);
+  ASSERT_EQ(status.pfs[0].problems.size(), 1U);
+  EXPECT_EQ(status.pfs[0].problems[0].kind, model::EventKind::kPfStuck);
+  EXPECT_NE(status.pfs[0].problems[0].text.find("numvfs"), std::string::npos)
+      << status.pfs[0].problems[0].text;
+}
+
+TEST_F(ABringupOnMemory, AReconcileOfOnePfLeavesTheOthersReport) {
+  pass(inputs(config(2)));
+  ASSERT_EQ(status.state, model::DaemonState::kReady);
+  const auto before = status.pfs[0];
+  // Drift on the second PF: its VF 1's netdev is renamed away; a pass over that PF only.
+  const int ifindex = status.pfs[1].vfs.at(1).ifindex;
+  ASSERT_EQ(host->rename(ifindex, "drifted"), 0);
+  pass(inputs(config(2)), {kPf1});
+  EXPECT_EQ(status.state, model::DaemonState::kReady);
+  EXPECT_EQ(status.pfs[1].vfs.at(1).name, "ibs1v1");
+  EXPECT_EQ(status.pfs[0].steps.size(), before.steps.size());  // not run again
+  EXPECT_EQ(status.pfs[1].changes.vfs_created, 0U);
+  EXPECT_EQ(status.pfs[1].changes.links_renamed, 1U);
+}
+
+}  // namespace
+}  // namespace vfready::daemon

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// Link messages from the kernel (answers and events): the parser answers a link or
+// nothing for any bytes, and never reads past them.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+
+#include "vfready/host/link_message.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  const auto m = vfready::host::parse_link_message(std::span(data, size));
+  if (m && m->link.name.size() > size) {
+    std::abort();
+  }
+  return 0;
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one parser of link messages, on messages built as the kernel lays them out
+// (rtnl_fill_ifinfo: ifinfomsg, then attributes; IFLA_PROP_LIST nested).
+#include "vfready/host/link_message.hpp"
+
+#include <gtest/gtest.h>
+#include <linux/if.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using vfready::host::parse_link_message;
+
+class Message {
+ public:
+  Message(uint16_t type, int ifindex, unsigned flags) {
+    nlmsghdr h{};
+    h.nlmsg_type = type;
+    append(&h, sizeof h);
+    ifinfomsg info{};
+    info.ifi_index = ifindex;
+    info.ifi_flags = flags;
+    append(&info, sizeof info);
+  }
+  Message& attr(uint16_t type, const void* data, std::size_t len) {
+    rtattr rta{};
+    rta.rta_type = type;
+    rta.rta_len = static_cast<uint16_t>(RTA_LENGTH(len));
+    append(&rta, sizeof rta);
+    append(data, len);
+    bytes_.resize(NLMSG_ALIGN(bytes_.size()));
+    return *this;
+  }
+  Message& text(uint16_t type, const std::string& s) { return attr(type, s.c_str(), s.size() + 1); }
+  Message& mtu(uint32_t mtu) { return attr(IFLA_MTU, &mtu, sizeof mtu); }
+  Message& altnames(const std::vector<std::string>& names) {
+    Message inner(0, 0, 0);
+    inner.bytes_.clear();
+    for (const auto& n : names) {
+      inner.text(IFLA_ALT_IFNAME, n);
+    }
+    return attr(IFLA_PROP_LIST | NLA_F_NESTED, inner.bytes_.data(), inner.bytes_.size());
+  }
+  std::vector<uint8_t> done() {
+    auto out = bytes_;
+    const auto len = static_cast<uint32_t>(out.size());
+    std::memcpy(out.data(), &len, sizeof len);  // nlmsg_len comes first
+    return out;
+  }
+
+ private:
+  void append(const void* data, std::size_t len) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    bytes_.insert(bytes_.end(), p, p + len);
+  }
+  std::vector<uint8_t> bytes_;
+};
+
+TEST(TheLinkMessageParser, TakesNameMtuFlagsAndAltnames) {
+  const auto bytes = Message(RTM_NEWLINK, 7, IFF_UP)
+                         .text(IFLA_IFNAME, "ib0v3")
+                         .mtu(4092)
+                         .altnames({"ibp24s0v3", "vfr3"})
+                         .done();
+  const auto m = parse_link_message(bytes);
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(m->removed);
+  EXPECT_EQ(m->link.ifindex, 7);
+  EXPECT_EQ(m->link.name, "ib0v3");
+  EXPECT_EQ(m->link.mtu, 4092u);
+  EXPECT_TRUE(m->link.up);
+  EXPECT_EQ(m->link.altnames, (std::vector<std::string>{"ibp24s0v3", "vfr3"}));
+}
+
+TEST(TheLinkMessageParser, TellsARemovedLink) {
+  const auto m = parse_link_message(Message(RTM_DELLINK, 9, 0).text(IFLA_IFNAME, "x").done());
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->removed);
+  EXPECT_EQ(m->link.ifindex, 9);
+  EXPECT_FALSE(m->link.up);
+}
+
+TEST(TheLinkMessageParser, RefusesOtherMessagesAndShortOnes) {
+  EXPECT_FALSE(parse_link_message(Message(RTM_NEWADDR, 1, 0).done()));
+  auto bytes = Message(RTM_NEWLINK, 1, 0).text(IFLA_IFNAME, "eth0").done();
+  EXPECT_FALSE(parse_link_message(std::span(bytes).first(bytes.size() - 1)));
+  EXPECT_FALSE(parse_link_message(std::span(bytes).first(10)));
+}
+
+TEST(TheLinkMessageParser, StopsAtAnAttributeLongerThanTheMessage) {
+  auto bytes = Message(RTM_NEWLINK, 3, 0).text(IFLA_IFNAME, "a").mtu(1500).done();
+  // The MTU attribute claims more than is there: the name is kept, the MTU is not read.
+  const std::size_t mtu_at = bytes.size() - RTA_SPACE(sizeof(uint32_t));
+  const uint16_t too_long = 200;
+  std::memcpy(bytes.data() + mtu_at, &too_long, sizeof too_long);
+  const auto m = parse_link_message(bytes);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->link.name, "a");
+  EXPECT_EQ(m->link.mtu, 0u);
+}
+
+TEST(TheLinkMessageParser, ReadsANameWithoutItsNulUpToTheAttributesEnd) {
+  const char name[4] = {'i', 'b', '0', 'x'};
+  const auto m =
+      parse_link_message(Message(RTM_NEWLINK, 2, 0).attr(IFLA_IFNAME, name, sizeof name).done());
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->link.name, "ib0x");
+}
+
+}  // namespace
