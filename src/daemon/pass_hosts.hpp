@@ -4,7 +4,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "vfready/host/stuck_call.hpp"
 #include "vfready/host/udev_wait.hpp"
 #include "vfready/model/config.hpp"
 #include "vfready/model/inventory.hpp"
@@ -36,6 +38,11 @@ class PassHosts {
                                     const std::function<void(std::string)>& waiting) = 0;
   // The OS for one PF's worker, its udev waits going to `udev` (the pass's).
   virtual std::unique_ptr<PfOs> pf_os(const BringupInputs& in, host::UdevWait& udev) = 0;
+  // The calls into drivers that were stuck and have since returned (their PFs may be
+  // brought up again), each once.
+  virtual std::vector<host::ReturnedCall> returned(const BringupInputs& in) = 0;
+  // A pass is over: what is kept only for passes (idle helpers) may go.
+  virtual void pass_over(const BringupInputs& in) = 0;
 };
 
 // vfreadyd's: sysfs under in.roots, device calls through in.calls, netlink in the

@@ -221,9 +221,7 @@ void Service::on_bringup_finished() {
   publish();
   files_.flush();
   tell_systemd(ready);
-  // Helpers hold copies of the daemon's pages as it was at their fork: none is kept idle
-  // between passes (a drift repair spawns the few it needs).
-  inputs_.calls->close_idle();
+  inputs_.hosts->pass_over(inputs_);
   if (options_.once) {
     static_cast<void>(std::fputs(
         model::render_status(model::to_json(model::printable(status_)), false, /*vfs=*/true)
@@ -296,7 +294,7 @@ void Service::watch_stuck() {
   stuck_watched_ = true;
   loop_.add_timer(Clock::now() + std::chrono::seconds(1), [this] {
     stuck_watched_ = false;
-    for (const auto& r : inputs_.calls->collect()) {
+    for (const auto& r : inputs_.hosts->returned(inputs_)) {
       const auto took =
           std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.stuck.since);
       log::info({.pf = r.stuck.device},

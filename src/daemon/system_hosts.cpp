@@ -85,6 +85,12 @@ class SystemHosts final : public PassHosts {
   std::unique_ptr<PfOs> pf_os(const BringupInputs& in, host::UdevWait& udev) override {
     return std::make_unique<SystemPfOs>(in, udev);
   }
+  std::vector<host::ReturnedCall> returned(const BringupInputs& in) override {
+    return in.calls->collect();
+  }
+  // Helpers hold copies of the daemon's pages as it was at their fork: none is kept idle
+  // between passes (a drift repair spawns the few it needs).
+  void pass_over(const BringupInputs& in) override { in.calls->close_idle(); }
 };
 
 }  // namespace

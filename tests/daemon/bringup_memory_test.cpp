@@ -6,9 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "../unit/memory_host.hpp"
 #include "bringup.hpp"
-#include "pass_hosts.hpp"
+#include "memory_hosts.hpp"
 #include "vfready/model/config.hpp"
 #include "vfready/model/plan.hpp"
 
@@ -16,33 +15,10 @@ namespace vfready::daemon {
 namespace {
 
 using testing::MemoryHost;
+using testing::MemoryHosts;
 
 constexpr const char* kPf0 = "0000:18:00.0";
 constexpr const char* kPf1 = "0000:40:00.0";
-
-// The pass hosts of a test: every PF's worker works on one MemoryHost.
-class MemoryHosts final : public PassHosts {
- public:
-  explicit MemoryHosts(std::shared_ptr<MemoryHost> host) : host_(std::move(host)) {}
-  std::shared_ptr<host::UdevWait> listen(const BringupInputs& /*in*/) override {
-    return {host_, host_.get()};  // shares the host's life
-  }
-  model::HostInfo read_host(const BringupInputs& /*in*/,
-                            const std::function<void(std::string)>& /*waiting*/) override {
-    return host_->host_info();
-  }
-  std::unique_ptr<PfOs> pf_os(const BringupInputs& /*in*/, host::UdevWait& udev) override {
-    return std::make_unique<Os>(*host_, udev);
-  }
-
- private:
-  struct Os final : PfOs {
-    Os(MemoryHost& h, host::UdevWait& udev) : os{h, h, h, udev} {}
-    pipeline::PfHost& host() override { return os; }
-    pipeline::PfHost os;
-  };
-  std::shared_ptr<MemoryHost> host_;
-};
 
 class ABringupOnMemory : public ::testing::Test {
  protected:

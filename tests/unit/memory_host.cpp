@@ -115,6 +115,22 @@ int MemoryHost::call(const std::string& name, const std::string& what) {
   return it->second.err;
 }
 
+void MemoryHost::unstick(const std::string& pf_pci, int err) {
+  std::lock_guard lock(mu_);
+  const auto it = stuck_.find(pf_pci);
+  if (it == stuck_.end()) {
+    return;
+  }
+  returned_.push_back({{pf_pci, it->second, std::chrono::milliseconds(1000), {}}, err});
+  stuck_.erase(it);
+  std::erase_if(failures_, [](const auto& f) { return f.second.err == host::kStuck; });
+}
+
+std::vector<host::ReturnedCall> MemoryHost::collect_returned() {
+  std::lock_guard lock(mu_);
+  return std::exchange(returned_, {});
+}
+
 int MemoryHost::call_on(const model::PciAddress& pf, const std::string& name,
                         const std::string& what) {
   if (stuck_.contains(pf.str())) {

@@ -59,6 +59,10 @@ class MemoryHost final : public host::SriovReads,
   // host::kStuck as the errno: the call does not return, and its PF is stuck from then
   // on (every later call for it answers kStuck, and reads see nothing of it).
   void fail(const std::string& call, int err, int after = 0);
+  // The call that keeps PF `pf_pci` stuck returns with `err`: the PF is no longer stuck,
+  // calls failed with kStuck succeed from now on, and collect_returned() tells it once.
+  void unstick(const std::string& pf_pci, int err = 0);
+  std::vector<host::ReturnedCall> collect_returned();
   std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
   // The kernel log's lines, as a failed probe adds them.
   std::vector<std::string> kernel_log;
@@ -129,6 +133,7 @@ class MemoryHost final : public host::SriovReads,
   std::set<int> initialized_;
   std::map<std::string, Failure> failures_;
   std::map<std::string, std::string> stuck_;  // PF -> the call that did not return
+  std::vector<host::ReturnedCall> returned_;
   std::vector<std::string> calls_;
   int next_ifindex_ = 10;
 };

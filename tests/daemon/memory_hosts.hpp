@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../unit/memory_host.hpp"
+#include "pass_hosts.hpp"
+
+namespace vfready::testing {
+
+// The pass hosts of a test: every PF's worker works on one MemoryHost.
+class MemoryHosts final : public daemon::PassHosts {
+ public:
+  explicit MemoryHosts(std::shared_ptr<MemoryHost> host) : host_(std::move(host)) {}
+  std::shared_ptr<host::UdevWait> listen(const daemon::BringupInputs& /*in*/) override {
+    return {host_, host_.get()};  // shares the host's life
+  }
+  model::HostInfo read_host(const daemon::BringupInputs& /*in*/,
+                            const std::function<void(std::string)>& /*waiting*/) override {
+    return host_->host_info();
+  }
+  std::unique_ptr<daemon::PfOs> pf_os(const daemon::BringupInputs& /*in*/,
+                                      host::UdevWait& udev) override {
+    return std::make_unique<Os>(*host_, udev);
+  }
+  std::vector<host::ReturnedCall> returned(const daemon::BringupInputs& /*in*/) override {
+    return host_->collect_returned();
+  }
+  void pass_over(const daemon::BringupInputs& /*in*/) override {}
+
+ private:
+  struct Os final : daemon::PfOs {
+    Os(MemoryHost& h, host::UdevWait& udev) : os{h, h, h, udev} {}
+    pipeline::PfHost& host() override { return os; }
+    pipeline::PfHost os;
+  };
+  std::shared_ptr<MemoryHost> host_;
+};
+
+}  // namespace vfready::testing

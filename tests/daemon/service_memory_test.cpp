@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0
+// The whole service on MemoryHost, without root: its loop, signals, passes, reload and a
+// call into a driver that hangs and later returns. What it tells systemd is read from a
+// notifier of the test's; the test acts on it from the loop's thread, as systemd or an
+// operator would (a signal), and stops the service with SIGTERM.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "memory_hosts.hpp"
+#include "service.hpp"
+#include "vfready/model/config.hpp"
+
+namespace vfready::daemon {
+namespace {
+
+using testing::MemoryHost;
+using testing::MemoryHosts;
+namespace fs = std::filesystem;
+
+constexpr const char* kPf0 = "0000:18:00.0";
+constexpr const char* kPf1 = "0000:40:00.0";
+
+// What the service tells systemd, each datagram handed to `on` on the loop's thread.
+class TestNotifier final : public host::Notifier {
+ public:
+  bool notify(std::string_view assignments) override {
+    sent.emplace_back(assignments);
+    if (on) {
+      on(sent.back());
+    }
+    return true;
+  }
+  std::vector<std::string> sent;
+  std::function<void(const std::string&)> on;
+};
+
+// Ends the test process's wait on a service that never stops: SIGTERM after `bound`.
+class Backstop {
+ public:
+  explicit Backstop(std::chrono::seconds bound)
+      : thread_([this, bound] {
+          std::unique_lock lock(mu_);
+          if (!cv_.wait_for(lock, bound, [this] { return done_; })) {
+            ::kill(::getpid(), SIGTERM);  // the service's loop takes it: run() returns
+          }
+        }) {}
+  ~Backstop() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::jthread thread_;
+};
+
+class AServiceOnMemory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/vfready-service-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    fs::create_directories(dir_ + "/sys");
+    fs::create_directories(dir_ + "/proc");
+    std::ofstream(dir_ + "/kmsg").flush();
+    host->add_pf(kPf0, "ibp24s0");
+    host->add_pf(kPf1, "ibp64s0");
+    // The signals the service takes are blocked before any thread starts (the backstop's
+    // too), as vfreadyd's main blocks them in every thread.
+    sigset_t signals;
+    sigemptyset(&signals);
+    for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR2}) {
+      sigaddset(&signals, s);
+    }
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void write_config(int vfs) const {
+    std::ofstream(config_path()) << R"({"pfs": [{"select": {"pci": [")" << kPf0 << R"(", ")" << kPf1
+                                 << R"("]}, "vfs": )" << vfs << R"(,
+      "pf_name": "ibs{pf_index}", "vf_name": "ibs{pf_index}v{vf}"}],
+      "timeouts": {"udev_ms": 50, "port_active_ms": 300},
+      "publish": {"status_file": ")"
+                                 << dir_ << R"(/status.json", "nfd_file": false,
+                  "metrics_file": false}})";
+  }
+  [[nodiscard]] std::string config_path() const { return dir_ + "/vfready.json"; }
+
+  // Runs the service until it stops; its exit code.
+  int run(Service& service) {
+    const Backstop backstop(std::chrono::seconds(30));
+    return service.run();
+  }
+  std::unique_ptr<Service> service() {
+    auto config = model::parse_config({{config_path(), read(config_path())}});
+    EXPECT_TRUE(config) << config.error().message;
+    ServiceOptions options;
+    options.config_path = config_path();
+    options.roots = {dir_ + "/sys", dir_ + "/proc", dir_ + "/kmsg"};
+    BringupInputs in{config.value(), {}, options.roots};
+    in.hosts = std::make_shared<MemoryHosts>(host);
+    return std::make_unique<Service>(options, std::move(in), notifier);
+  }
+  static std::string read(const std::string& path) {
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+
+  std::string dir_;
+  std::shared_ptr<MemoryHost> host = std::make_shared<MemoryHost>();
+  TestNotifier notifier;
+};
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+TEST_F(AServiceOnMemory, IsReadyThenAppliesAReloadAndStopsOnSigterm) {
+  write_config(2);
+  auto svc = service();
+  int readies = 0;
+  notifier.on = [&](const std::string& m) {
+    if (starts_with(m, "READY=1\nSTATUS=ready")) {
+      ++readies;
+      write_config(3);  // the operator edits the file and reloads
+      ::raise(SIGHUP);
+    } else if (svc->status().passes_finished == 2 && starts_with(m, "STATUS=ready")) {
+      ::raise(SIGTERM);
+    }
+  };
+  EXPECT_EQ(run(*svc), 0);
+  EXPECT_EQ(readies, 1);
+  const auto& status = svc->status();
+  EXPECT_EQ(status.config_generation, 2U);
+  EXPECT_EQ(status.passes_finished, 2U);
+  ASSERT_EQ(status.pfs.size(), 2U);
+  for (const auto& pf : status.pfs) {
+    EXPECT_EQ(pf.state, model::PfState::kReady) << pf.pci.str();
+    EXPECT_EQ(pf.vfs.size(), 3U) << pf.pci.str();
+  }
+  EXPECT_EQ(host->pf(kPf0).numvfs, 3);
+  EXPECT_NE(read(dir_ + "/status.json").find("\"ready\""), std::string::npos);
+  EXPECT_EQ(notifier.sent.back(), "STOPPING=1");
+}
+
+TEST_F(AServiceOnMemory, BringsAStuckPfUpOnceItsCallReturns) {
+  write_config(2);
+  // The second sriov_numvfs write of the pass does not return: that PF is stuck, the
+  // other is brought up, and the node is ready (degraded).
+  host->fail("numvfs", host::kStuck, /*after=*/1);
+  auto svc = service();
+  std::string stuck;
+  notifier.on = [&](const std::string& m) {
+    if (starts_with(m, "READY=1")) {
+      for (const auto& pf : svc->status().pfs) {
+        if (pf.state == model::PfState::kStuck) {
+          stuck = pf.pci.str();
+        }
+      }
+      host->unstick(stuck);  // the driver returns; the service looks each second
+    } else if (starts_with(m, "STATUS=ready: 2/2")) {
+      ::raise(SIGTERM);
+    }
+  };
+  EXPECT_EQ(run(*svc), 0);
+  EXPECT_FALSE(stuck.empty()) << "no PF was stuck after the first pass";
+  const auto& status = svc->status();
+  ASSERT_EQ(status.pfs.size(), 2U);
+  for (const auto& pf : status.pfs) {
+    EXPECT_EQ(pf.state, model::PfState::kReady) << pf.pci.str();
+  }
+  EXPECT_EQ(status.passes_finished, 2U);
+}
+
+TEST_F(AServiceOnMemory, ExitsNotReadyWhenNoPfComesUpAtBoot) {
+  write_config(2);
+  host->probe_fails.insert(host->pf(kPf0).info.vf_address(0)->str());
+  host->probe_fails.insert(host->pf(kPf1).info.vf_address(1)->str());
+  auto svc = service();
+  EXPECT_EQ(run(*svc), 1);  // systemd marks the unit failed; kubelet stays back
+  EXPECT_EQ(svc->status().state, model::DaemonState::kFailed);
+  EXPECT_NE(notifier.sent.back().find("ERRNO=5"), std::string::npos) << notifier.sent.back();
+}
+
+}  // namespace
+}  // namespace vfready::daemon
