@@ -2,8 +2,13 @@
 // A pass's wait for udev: the netdev events the daemon's one reader hears, handed to the
 // workers whose netdev they name; libudev asked (through UdevDevices) where events may
 // have gone unheard.
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <stdexcept>
+#include <system_error>
 
 #include "vfready/host/udev.hpp"
 
@@ -19,7 +24,66 @@ LibudevWait::LibudevWait(std::shared_ptr<UdevEventReader> reader) : reader_(std:
   reader_->attach(this);
 }
 
-LibudevWait::~LibudevWait() { reader_->detach(this); }
+LibudevWait::~LibudevWait() {
+  reader_->detach(this);
+  for (const int fd : subscribers_) {
+    ::close(fd);
+  }
+}
+
+int LibudevWait::subscribe() {
+  const int fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (fd < 0) {
+    throw std::system_error(errno, std::generic_category(), "eventfd");
+  }
+  std::lock_guard lock(mu_);
+  subscribers_.push_back(fd);
+  return fd;
+}
+
+void LibudevWait::unsubscribe(int fd) {
+  std::lock_guard lock(mu_);
+  if (std::erase(subscribers_, fd) > 0) {
+    ::close(fd);
+  }
+}
+
+std::optional<AddedNetdev> LibudevWait::take_added(const std::string& pci, bool* look) {
+  std::lock_guard lock(mu_);
+  // As wait_added: nothing to wait for without udevd, once events were lost, or once a
+  // wait timed out with no add heard at all.
+  *look = !devices_.udev_active() || lost_ != 0 || (add_missed_ && adds_heard_ == 0);
+  const auto it = added_.find(pci);
+  if (*look || it == added_.end()) {
+    return std::nullopt;
+  }
+  std::optional<AddedNetdev> out;
+  if (it->second.ambiguous) {
+    *look = true;
+  } else {
+    out = std::move(it->second.netdev);
+  }
+  added_.erase(it);
+  return out;
+}
+
+void LibudevWait::add_missed() {
+  std::lock_guard lock(mu_);
+  add_missed_ = true;
+}
+
+bool LibudevWait::initialized_now(int ifindex, Netdev /*netdev*/, bool ask) {
+  std::unique_lock lock(mu_);
+  if (!devices_.udev_active() || initialized_.contains(ifindex)) {
+    return true;
+  }
+  // Once events were lost, every look asks libudev, as the event may be among them.
+  if ((ask || lost_ != 0) && ask_libudev(lock, ifindex)) {
+    initialized_.insert(ifindex);
+    return true;
+  }
+  return false;
+}
 
 void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflowed) {
   std::lock_guard lock(mu_);
@@ -48,6 +112,10 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
         it->second.cv.notify_all();
       }
     }
+  }
+  const uint64_t one = 1;
+  for (const int fd : subscribers_) {
+    static_cast<void>(::write(fd, &one, sizeof one));
   }
   if (overflowed) {
     // Lost events: every waiter looks its netdev up again.

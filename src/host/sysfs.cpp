@@ -107,6 +107,24 @@ std::vector<DeviceOpResult> RootedSysfs::on_device(const std::string& device,
   return out;
 }
 
+DeviceCallStart RootedSysfs::start_on_device(const std::string& device, std::vector<DeviceOp> ops,
+                                             std::chrono::milliseconds deadline) {
+  if (!calls_) {
+    return {std::nullopt, on_device(device, std::move(ops), deadline)};
+  }
+  for (auto& op : ops) {
+    op.path = path(op.path);
+  }
+  for (const auto& op : ops) {
+    count(op.kind == DeviceOp::Kind::kRead ? KernelCall::kSysfsRead : KernelCall::kSysfsWrite);
+  }
+  return calls_->start(device, ops, deadline.count() == 0 ? read_deadline_ : deadline);
+}
+
+std::vector<DeviceOpResult> RootedSysfs::finish_on_device(DeviceCalls::Pending call) {
+  return calls_->finish(std::move(call));  // only a RootedSysfs with calls starts one
+}
+
 std::optional<StuckCall> RootedSysfs::stuck(const std::string& device) {
   return calls_ ? calls_->stuck(device) : std::nullopt;
 }

@@ -157,18 +157,25 @@ std::vector<std::optional<OfedGuidError>> SysfsSriovHost::set_vf_guids_ofed(
   return out;
 }
 
-ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
-                                               const model::PciAddress& vf, uint16_t index,
-                                               bool ofed) {
-  // One helper round trip: the probe, the VF's uevent (DRIVER= while a driver has it:
-  // dev_uevent()), and OFED's view of the GUID its port took (a call stops at a failed
-  // write: no reads then).
+namespace {
+
+// The ops of a VF's probe with the read-back of its binding and GUID, in one helper round
+// trip: the probe, the VF's uevent (DRIVER= while a driver has it: dev_uevent()), and
+// OFED's view of the GUID its port took (a call stops at a failed write: no reads then).
+std::vector<DeviceOp> probe_ops(const model::PciAddress& pf, const model::PciAddress& vf,
+                                uint16_t index, bool ofed) {
   std::vector<DeviceOp> ops = {
       probe_write(vf), {DeviceOp::Kind::kRead, "bus/pci/devices/" + vf.str() + "/uevent", {}}};
   if (ofed) {
     ops.push_back({DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}});
   }
-  const auto got = sysfs_.on_device(pf.str(), ops, deadlines_.probe);
+  return ops;
+}
+
+}  // namespace
+
+ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index, bool ofed,
+                                const std::vector<DeviceOpResult>& got) {
   ProbedVf out{.err = got.front().err, .bound = false, .driver = {}, .guid = std::nullopt};
   if (out.err != 0 || got.size() < 2 || got[1].err != 0) {
     return out;
@@ -185,6 +192,45 @@ ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
   out.guid =
       got.size() < 3 || got[2].err == ENOENT ? vf_port_guid(pf, index, ofed) : parsed_guid(got[2]);
   return out;
+}
+
+ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
+                                               const model::PciAddress& vf, uint16_t index,
+                                               bool ofed) {
+  return probed(pf, index, ofed,
+                sysfs_.on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe));
+}
+
+std::unique_ptr<StartedProbe> SysfsSriovHost::start_probe_vf(const model::PciAddress& pf,
+                                                             const model::PciAddress& vf,
+                                                             uint16_t index, bool ofed) {
+  // The answer, read by the host that started it (vf_port_guid for a VF without OFED's
+  // port file).
+  class Started final : public StartedProbe {
+   public:
+    Started(SysfsSriovHost& host, model::PciAddress pf, uint16_t index, bool ofed,
+            DeviceCallStart call)
+        : host_(host), pf_(pf), index_(index), ofed_(ofed), call_(std::move(call)) {}
+    [[nodiscard]] int fd() const override { return call_.pending ? call_.pending->fd() : -1; }
+    [[nodiscard]] std::chrono::steady_clock::time_point until() const override {
+      return call_.pending ? call_.pending->until() : std::chrono::steady_clock::time_point{};
+    }
+    ProbedVf finish() override {
+      auto got =
+          call_.pending ? host_.sysfs_.finish_on_device(std::move(*call_.pending)) : call_.answer;
+      return host_.probed(pf_, index_, ofed_, got);
+    }
+
+   private:
+    SysfsSriovHost& host_;
+    model::PciAddress pf_;
+    uint16_t index_;
+    bool ofed_;
+    DeviceCallStart call_;
+  };
+  return std::make_unique<Started>(
+      *this, pf, index, ofed,
+      sysfs_.start_on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe));
 }
 
 int SysfsSriovHost::unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,

@@ -192,8 +192,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
   write_pending();
 }
 
-Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf) {
-  auto probed = run.os.calls.probe_vf_reading_guid(run.target.pci, vf, index, run.info.ofed_sriov);
+Probe judge_probe(PfRun& run, const model::PciAddress& vf, const host::ProbedVf& probed) {
   if (probed.err == host::kStuck) {
     return {stuck_problem(run), std::nullopt};
   }
@@ -232,17 +231,18 @@ Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf) {
   return {std::nullopt, probed.guid};
 }
 
-Probe reprobe_with_guid(PfRun& run, uint16_t index, const model::PciAddress& vf, int ifindex) {
+std::optional<model::Problem> prepare_reprobe(PfRun& run, uint16_t index,
+                                              const model::PciAddress& vf, int ifindex) {
   const auto set = set_vf_guid(run, run.target.vf.at(index), guid_path(run.info));
   if (set.is_failed()) {
-    return {set.problems.front(), std::nullopt};
+    return set.problems.front();
   }
   ++run.status.changes.guids_set;
   if (auto error = unbind(run, vf, ifindex)) {
-    return {error, std::nullopt};
+    return error;
   }
   ++run.status.changes.vfs_rebound;
-  return probe_vf(run, index, vf);
+  return std::nullopt;
 }
 
 }  // namespace vfready::pipeline

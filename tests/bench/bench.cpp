@@ -23,13 +23,13 @@
 #include <thread>
 
 #include "daemon_run.hpp"
+#include "hand_off.hpp"
 #include "measure.hpp"
 #include "notify_socket.hpp"
 #include "private_bus.hpp"
 #include "service_daemon.hpp"
 #include "vfready/bus/bus.hpp"
 #include "vfready/host/links.hpp"
-#include "vfready/pipeline/hand_off.hpp"
 
 using namespace vfready::testing;
 using namespace vfready::bench;
@@ -186,7 +186,7 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
     return ok;
   };
   // The VFs probed and not renamed yet, a queue per PF, closed when its probes are over.
-  std::vector<vfready::pipeline::HandOff<int>> probed(pfs.size());
+  std::vector<vfready::testing::HandOff<int>> probed(pfs.size());
   std::atomic<bool> ok{true};
   const auto start = Clock::now();
   std::vector<std::thread> threads;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The queue between a PF's prober thread and its worker.
-#include "vfready/pipeline/hand_off.hpp"
+#include "../bench/hand_off.hpp"
 
 #include <gtest/gtest.h>
 
 #include <thread>
 #include <vector>
 
-using vfready::pipeline::HandOff;
+using vfready::testing::HandOff;
 
 TEST(HandOff, GivesItemsInOrderThenNothingOnceClosedAndEmpty) {
   HandOff<int> q;

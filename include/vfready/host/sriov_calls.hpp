@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,6 +38,29 @@ struct OfedGuidError {
   int err = 0;
 };
 
+// A probe under way: fd() turns readable once it has answered; then, or at until(),
+// finish() gives the answer (kStuck when it had not answered by until()). fd() < 0: the
+// answer is there at once.
+class StartedProbe {
+ public:
+  virtual ~StartedProbe() = default;
+  [[nodiscard]] virtual int fd() const = 0;
+  [[nodiscard]] virtual std::chrono::steady_clock::time_point until() const = 0;
+  virtual ProbedVf finish() = 0;
+};
+
+// A probe made before it was handed out: its answer is there.
+class AnsweredProbe final : public StartedProbe {
+ public:
+  explicit AnsweredProbe(ProbedVf answer) : answer_(std::move(answer)) {}
+  [[nodiscard]] int fd() const override { return -1; }
+  [[nodiscard]] std::chrono::steady_clock::time_point until() const override { return {}; }
+  ProbedVf finish() override { return std::move(answer_); }
+
+ private:
+  ProbedVf answer_;
+};
+
 class SriovCalls {
  public:
   virtual ~SriovCalls() = default;
@@ -65,6 +90,13 @@ class SriovCalls {
   // SriovReads::vf_port_guid). A host may make them one call into the driver.
   virtual ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
                                          uint16_t index, bool ofed) = 0;
+  // probe_vf_reading_guid, started: it does not wait for the driver. A host that cannot
+  // start a call makes it at once (the default).
+  virtual std::unique_ptr<StartedProbe> start_probe_vf(const model::PciAddress& pf,
+                                                       const model::PciAddress& vf, uint16_t index,
+                                                       bool ofed) {
+    return std::make_unique<AnsweredProbe>(probe_vf_reading_guid(pf, vf, index, ofed));
+  }
   // Unbinds VF `vf` of PF `pf` from `driver`.
   virtual int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                         const std::string& driver) = 0;

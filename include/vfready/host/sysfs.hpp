@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vfready/host/device_calls.hpp"
 #include "vfready/host/device_op.hpp"
 #include "vfready/host/stuck_call.hpp"
 #include "vfready/model/result.hpp"
@@ -20,7 +21,7 @@
 // may come from several threads at once (read_host does).
 namespace vfready::host {
 
-class DeviceCalls;
+using DeviceCallStart = DeviceCalls::Started;
 
 class Sysfs {
  public:
@@ -35,6 +36,13 @@ class Sysfs {
   virtual std::vector<DeviceOpResult> on_device(const std::string& device,
                                                 std::vector<DeviceOp> ops,
                                                 std::chrono::milliseconds deadline) = 0;
+  // on_device() without waiting: a call under way (watch its fd), or, where the calls
+  // are made in the calling thread or none was made (stuck), the answer. The Started's
+  // kernel call counts are taken at once.
+  virtual DeviceCallStart start_on_device(const std::string& device, std::vector<DeviceOp> ops,
+                                          std::chrono::milliseconds deadline) = 0;
+  // A started call's answer, once its fd is readable or at its until() (DeviceCalls::finish).
+  virtual std::vector<DeviceOpResult> finish_on_device(DeviceCalls::Pending call) = 0;
   // What keeps `device` stuck, if anything does.
   virtual std::optional<StuckCall> stuck(const std::string& device) = 0;
   virtual bool exists(const std::string& rel) = 0;
@@ -55,6 +63,9 @@ class RootedSysfs final : public Sysfs {
   int write(const std::string& rel, std::string_view value) override;
   std::vector<DeviceOpResult> on_device(const std::string& device, std::vector<DeviceOp> ops,
                                         std::chrono::milliseconds deadline) override;
+  DeviceCallStart start_on_device(const std::string& device, std::vector<DeviceOp> ops,
+                                  std::chrono::milliseconds deadline) override;
+  std::vector<DeviceOpResult> finish_on_device(DeviceCalls::Pending call) override;
   std::optional<StuckCall> stuck(const std::string& device) override;
   bool exists(const std::string& rel) override;
   std::vector<std::string> list(const std::string& rel) override;

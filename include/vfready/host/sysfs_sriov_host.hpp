@@ -54,10 +54,18 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   // in one device call.
   ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
                                  uint16_t index, bool ofed) override;
+  // The same device call, started.
+  std::unique_ptr<StartedProbe> start_probe_vf(const model::PciAddress& pf,
+                                               const model::PciAddress& vf, uint16_t index,
+                                               bool ofed) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                 const std::string& driver) override;
 
  private:
+  // What a probe's device call answered, as a ProbedVf.
+  ProbedVf probed(const model::PciAddress& pf, uint16_t index, bool ofed,
+                  const std::vector<DeviceOpResult>& got);
+
   Sysfs& sysfs_;
   DeviceDeadlines deadlines_;
   std::string kernel_log_;

@@ -134,6 +134,11 @@ class LibudevWait final : public UdevWait {
   std::optional<AddedNetdev> wait_added(const std::string& pci,
                                         std::chrono::steady_clock::time_point until) override;
   void forget_added(const std::string& pci, int ifindex) override;
+  int subscribe() override;
+  void unsubscribe(int fd) override;
+  std::optional<AddedNetdev> take_added(const std::string& pci, bool* look) override;
+  void add_missed() override;
+  bool initialized_now(int ifindex, Netdev netdev, bool ask) override;
 
  private:
   friend class UdevEventReader;
@@ -160,10 +165,11 @@ class LibudevWait final : public UdevWait {
   };
   std::map<std::string, Added> added_;            // by PCI function: announced, not taken
   std::map<std::string, Waiters> waiting_added_;  // by PCI function
-  std::set<int> going_;      // netdevs an unbind takes away: their late adds are not taken
-  uint64_t adds_heard_ = 0;  // adds with a PCI function, this pass
-  bool add_missed_ = false;  // a wait_added timed out
-  uint64_t lost_ = 0;        // how often events were lost: waiters then look their netdev up
+  std::set<int> going_;           // netdevs an unbind takes away: their late adds are not taken
+  uint64_t adds_heard_ = 0;       // adds with a PCI function, this pass
+  bool add_missed_ = false;       // a wait_added timed out
+  std::vector<int> subscribers_;  // eventfds told of every batch of events
+  uint64_t lost_ = 0;             // how often events were lost: waiters then look their netdev up
 };
 
 }  // namespace vfready::host

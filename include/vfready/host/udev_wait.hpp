@@ -37,6 +37,28 @@ class UdevWait {
   // Forgets what was announced for `pci`: its netdev `ifindex` (0: not known) is about
   // to go (an unbind), and an add of it heard later is not taken for the next one's.
   virtual void forget_added(const std::string& /*pci*/, int /*ifindex*/) {}
+
+  // --- The same, for a caller that waits on many things at once: nothing below blocks.
+  // An eventfd of the caller's own that turns readable when an event is heard (the caller
+  // reads it to clear it); -1 when nothing is ever heard (deadlines alone move the caller
+  // on). unsubscribe() closes it.
+  virtual int subscribe() { return -1; }
+  virtual void unsubscribe(int /*fd*/) {}
+  // What udev's add said of `pci` so far: the netdev, taken (as wait_added takes it). Or
+  // nothing: with *look set when no add is to be waited for (no udevd, events lost, two
+  // netdevs announced, none heard after a wait that timed out), so that the caller looks
+  // in sysfs; else the add has not come yet.
+  virtual std::optional<AddedNetdev> take_added(const std::string& /*pci*/, bool* look) {
+    *look = true;
+    return std::nullopt;
+  }
+  // A wait for an add reached its bound in vain (as a wait_added that timed out).
+  virtual void add_missed() {}
+  // Whether udev is done with `ifindex`, by what was heard; with `ask`, libudev is asked
+  // too (as wait_initialized asks it after a second and at its deadline).
+  virtual bool initialized_now(int ifindex, Netdev netdev, bool /*ask*/) {
+    return wait_initialized(ifindex, netdev, std::chrono::steady_clock::now());
+  }
 };
 
 }  // namespace vfready::host

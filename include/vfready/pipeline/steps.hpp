@@ -65,13 +65,14 @@ struct Probe {
   std::optional<model::Problem> error;
   std::optional<model::Guid> guid;
 };
-// Binds VF `index` (its probe) and reads back its GUID. Called from the PF's prober
-// thread: reads nothing of `run` but its target and info.
-Probe probe_vf(PfRun& run, uint16_t index, const model::PciAddress& vf);
+// What the probe of VF `vf` answered (SriovCalls::start_probe_vf), judged: whether a
+// driver, and the right one, took it (the kernel log's lines on it when not).
+Probe judge_probe(PfRun& run, const model::PciAddress& vf, const host::ProbedVf& probed);
 // For a VF whose probe did not take its GUID (a bind by someone else won a race with
-// this pass's): its GUID again, unbind, probe. `ifindex`: its netdev now. As probe_vf
-// answers: the problem when a step failed, else the GUID read back after the probe.
-Probe reprobe_with_guid(PfRun& run, uint16_t index, const model::PciAddress& vf, int ifindex);
+// this pass's): its GUID again, and unbind, before another probe. `ifindex`: its netdev
+// now. The problem when either failed.
+std::optional<model::Problem> prepare_reprobe(PfRun& run, uint16_t index,
+                                              const model::PciAddress& vf, int ifindex);
 
 // Step "udev", for one VF: its netdev is here and udev is done with it. Waiting while
 // udev is not; done for a VF in use (nothing to wait for). `netdev`: whether this pass

@@ -6,9 +6,10 @@
 #include <mutex>
 #include <optional>
 
-namespace vfready::pipeline {
+namespace vfready::testing {
 
-// Items handed from one thread to another, in order; pop() waits for the next one.
+// Items handed from one thread to another, in order; pop() waits for the next one. The
+// benchmark's floor (a script's shape: probe, then rename on a thread beside it) uses it.
 template <class T>
 class HandOff {
  public:
@@ -45,4 +46,4 @@ class HandOff {
   bool closed_ = false;
 };
 
-}  // namespace vfready::pipeline
+}  // namespace vfready::testing

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "vfready/host/sriov_calls.hpp"
+#include "vfready/model/guid.hpp"
+#include "vfready/pipeline/pf_run.hpp"
+
+// A PF's VFs after their GUIDs are set, each a request: its probe, its netdev (as udev's
+// add names it), udev done with it, its name, its read-back, and once, should its port
+// not have taken its GUID, the GUID again and another probe. Each step of a request
+// answers done (the next runs at once), waiting (on its probe's answer, on udev, or until
+// a bound) or finished. A request's working state is its own; its VF's report
+// (run.status.vfs[at]) is written from it, never read to decide what comes next.
+//
+// One probe is under way at a time, in order (the driver's device lock takes them one
+// by one anyway): probes are a PF's critical path, and the rest of each VF goes on
+// beside the next one's probe. The requests run on the thread that owns `run`; they wait
+// on the probe's descriptor and udev's together (poll), never on one alone.
+namespace vfready::pipeline {
+
+struct VfRequest {
+  enum class Step : uint8_t {
+    kProbe,     // waiting for its turn to probe
+    kProbing,   // its probe is under way
+    kNetdev,    // waiting for udev's add to name its netdev
+    kUdev,      // waiting for udev to be done with it
+    kName,      // name, altnames, MTU
+    kValidate,  // its GUID and names read back
+    kReprobe,   // waiting for its turn to set its GUID again and probe once more
+    kFinished,  // judged
+    kLeft,      // its probe failed: the rest of the pass reads it back with the VFs not probed
+  };
+  using Clock = std::chrono::steady_clock;
+
+  std::size_t at = 0;  // its report: run.status.vfs[at]
+  Step step = Step::kProbe;
+  bool reprobed = false;   // its GUID was set again and it was probed once more
+  bool announced = false;  // its netdev is the one udev's add named (not looked up)
+  std::unique_ptr<host::StartedProbe> call;
+  std::optional<model::Guid> guid;   // read back with its probe
+  Clock::time_point netdev_until{};  // how long udev's add is waited for
+  Clock::time_point udev_until{};    // how long udev's "done" is waited for
+  Clock::time_point ask_at{};        // when libudev is asked (an event may have been missed)
+};
+
+class VfRequests {
+ public:
+  using Clock = VfRequest::Clock;
+  explicit VfRequests(PfRun& run);
+  ~VfRequests();
+  VfRequests(const VfRequests&) = delete;
+  VfRequests& operator=(const VfRequests&) = delete;
+
+  // The VF reported at run.status.vfs[at], its GUID set: from its probe (kProbe), or its
+  // GUID set again first (kReprobe). Moves every request as far as it goes at once.
+  void add(std::size_t at, VfRequest::Step first = VfRequest::Step::kProbe);
+  // Moves every request as far as it goes without waiting.
+  void advance();
+  // Runs every request to its end, waiting as they ask; the VFs finished (indexes in
+  // run.status.vfs), not those left to the rest of the pass.
+  std::set<std::size_t> run();
+
+ private:
+  enum class Answer : uint8_t { kDone, kWaiting, kEnded };
+  Answer step(VfRequest& r, Clock::time_point now);
+  Answer probe(VfRequest& r);
+  Answer probing(VfRequest& r, Clock::time_point now);
+  Answer netdev(VfRequest& r, Clock::time_point now);
+  Answer udev(VfRequest& r, Clock::time_point now);
+  Answer name(VfRequest& r);
+  Answer validate(VfRequest& r);
+  Answer reprobe(VfRequest& r);
+  // Waits (poll) for the probe's answer, a udev event, or the first bound.
+  void wait();
+  [[nodiscard]] bool ended() const;
+
+  PfRun& run_;
+  std::vector<VfRequest> requests_;
+  std::optional<std::size_t> probing_;  // the request whose probe is under way
+  int udev_fd_ = -1;                    // udev's events, for these requests
+};
+
+}  // namespace vfready::pipeline

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/pipeline/vf_requests.hpp"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "vfready/pipeline/steps.hpp"
+
+namespace vfready::pipeline {
+
+namespace {
+
+using Step = VfRequest::Step;
+using Clock = VfRequest::Clock;
+
+// udev's add is waited for a second at most: one not announced by then (events lost, no
+// udevd, the netdev moved away) is looked for in sysfs.
+constexpr auto kAnnounced = std::chrono::seconds(1);
+// A netdev whose udev event came before the pass listened would hold its wait to the
+// bound: libudev is asked after a second, and at the bound.
+constexpr auto kAskAfter = std::chrono::seconds(1);
+
+bool readable(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
+}  // namespace
+
+VfRequests::VfRequests(PfRun& run) : run_(run), udev_fd_(run.os.udev.subscribe()) {}
+
+VfRequests::~VfRequests() {
+  if (udev_fd_ >= 0) {
+    run_.os.udev.unsubscribe(udev_fd_);
+  }
+}
+
+void VfRequests::add(std::size_t at, VfRequest::Step first) {
+  requests_.push_back({});
+  requests_.back().at = at;
+  requests_.back().step = first;
+  advance();
+}
+
+bool VfRequests::ended() const {
+  return std::all_of(requests_.begin(), requests_.end(), [](const VfRequest& r) {
+    return r.step == Step::kFinished || r.step == Step::kLeft;
+  });
+}
+
+void VfRequests::advance() {
+  for (bool moved = true; moved;) {
+    moved = false;
+    const auto now = Clock::now();
+    for (auto& r : requests_) {
+      // A probe starts only when none is under way; the first in line takes the turn.
+      while (!((r.step == Step::kProbe || r.step == Step::kReprobe) && probing_) &&
+             step(r, now) == Answer::kDone) {
+        moved = true;
+      }
+    }
+  }
+}
+
+std::set<std::size_t> VfRequests::run() {
+  advance();
+  while (!ended()) {
+    wait();
+    advance();
+  }
+  std::set<std::size_t> finished;
+  for (const auto& r : requests_) {
+    if (r.step == Step::kFinished) {
+      finished.insert(r.at);
+    }
+  }
+  return finished;
+}
+
+void VfRequests::wait() {
+  auto until = Clock::time_point::max();
+  pollfd fds[2] = {};
+  nfds_t n = 0;
+  bool on_udev = false;
+  for (const auto& r : requests_) {
+    if (r.step == Step::kProbing) {
+      until = std::min(until, r.call->until());
+      if (r.call->fd() >= 0) {
+        fds[n++] = {r.call->fd(), POLLIN, 0};
+      }
+    } else if (r.step == Step::kNetdev) {
+      until = std::min(until, r.netdev_until);
+      on_udev = true;
+    } else if (r.step == Step::kUdev) {
+      until = std::min(until, std::min(r.ask_at, r.udev_until));
+      on_udev = true;
+    }
+  }
+  if (on_udev && udev_fd_ >= 0) {
+    fds[n++] = {udev_fd_, POLLIN, 0};
+  }
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
+  const auto timeout = until == Clock::time_point::max()
+                           ? -1
+                           : static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
+  if (::poll(fds, n, timeout) > 0 && on_udev && udev_fd_ >= 0 && (fds[n - 1].revents & POLLIN)) {
+    uint64_t count = 0;
+    static_cast<void>(::read(udev_fd_, &count, sizeof count));  // heard: each looks again
+  }
+}
+
+VfRequests::Answer VfRequests::step(VfRequest& r, Clock::time_point now) {
+  switch (r.step) {
+    case Step::kProbe:
+      return probe(r);
+    case Step::kProbing:
+      return probing(r, now);
+    case Step::kNetdev:
+      return netdev(r, now);
+    case Step::kUdev:
+      return udev(r, now);
+    case Step::kName:
+      return name(r);
+    case Step::kValidate:
+      return validate(r);
+    case Step::kReprobe:
+      return reprobe(r);
+    case Step::kFinished:
+    case Step::kLeft:
+      break;
+  }
+  return Answer::kEnded;
+}
+
+VfRequests::Answer VfRequests::probe(VfRequest& r) {
+  const auto& vs = run_.status.vfs[r.at];
+  r.call = run_.os.calls.start_probe_vf(run_.target.pci, vs.pci, vs.index, run_.info.ofed_sriov);
+  probing_ = r.at;
+  r.step = Step::kProbing;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::probing(VfRequest& r, Clock::time_point now) {
+  if (r.call->fd() >= 0 && now < r.call->until() && !readable(r.call->fd())) {
+    return Answer::kWaiting;
+  }
+  auto& vs = run_.status.vfs[r.at];
+  const auto probe = judge_probe(run_, vs.pci, r.call->finish());
+  r.call.reset();
+  probing_.reset();
+  if (probe.error) {
+    vs.problems.push_back(*probe.error);
+    // A first probe that failed is read back with the VFs not probed, its netdev looked
+    // for again; a second one ends the VF.
+    r.step = r.reprobed ? Step::kFinished : Step::kLeft;
+    return Answer::kEnded;
+  }
+  r.guid = probe.guid;
+  vs.ifindex = 0;  // the probe made a new netdev
+  vs.name.clear();
+  const auto bound = std::chrono::milliseconds(run_.config.timeouts.udev_ms);
+  r.udev_until = now + bound;
+  r.netdev_until = now + std::min<Clock::duration>(bound, kAnnounced);
+  r.ask_at = std::min(r.udev_until, now + kAskAfter);
+  r.announced = false;
+  r.step = Step::kNetdev;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::netdev(VfRequest& r, Clock::time_point now) {
+  auto& vs = run_.status.vfs[r.at];
+  // udev's add names the netdev the probe made (ifindex and name) and says udev is done
+  // with it: nothing to look up in sysfs or netlink.
+  bool look = false;
+  if (auto added = run_.os.udev.take_added(vs.pci.str(), &look)) {
+    vs.ifindex = added->ifindex;
+    vs.name = std::move(added->name);
+    r.announced = true;
+  } else if (!look && now < r.netdev_until) {
+    return Answer::kWaiting;
+  } else if (!look) {
+    run_.os.udev.add_missed();
+  }
+  r.step = Step::kUdev;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
+  auto& vs = run_.status.vfs[r.at];
+  auto result = settle_vf(run_, vs, host::UdevWait::Netdev::kNew);
+  if (result.is_waiting()) {
+    if (now >= r.udev_until) {
+      result = StepResult::failed(result.on_timeout);
+    } else {
+      const bool ask = now >= r.ask_at;
+      if (ask) {
+        r.ask_at = r.udev_until;  // once more at the bound
+      }
+      // Initialized now: settle_vf's next look finds it so.
+      return run_.os.udev.initialized_now(vs.ifindex, host::UdevWait::Netdev::kNew, ask)
+                 ? Answer::kDone
+                 : Answer::kWaiting;
+    }
+  }
+  vs.problems.insert(vs.problems.end(), result.problems.begin(), result.problems.end());
+  r.step = Step::kName;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::name(VfRequest& r) {
+  auto& vs = run_.status.vfs[r.at];
+  name_vf(run_, vs, r.announced);
+  if (r.announced && vs.ifindex != 0 && !run_.named.contains(vs.ifindex)) {
+    // The netdev udev announced is gone by now: udev was behind and it was an older one
+    // of the VF's, or it has moved to another namespace. sysfs says what the VF has.
+    std::erase_if(vs.problems,
+                  [](const model::Problem& p) { return p.kind == model::EventKind::kNetdevGone; });
+    vs.ifindex = 0;
+    vs.name.clear();
+    r.announced = false;
+    r.step = Step::kUdev;
+    return Answer::kDone;
+  }
+  r.step = Step::kValidate;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::validate(VfRequest& r) {
+  auto& vs = run_.status.vfs[r.at];
+  const bool right = validate_vf(run_, vs, &r.guid);
+  // A VF that is ours (its netdev is here) but does not use its GUID came up before its
+  // GUID was set: someone else bound it between this pass's look and its own probe (a VF
+  // re-created while drift is repaired), or it was mid-probe when the pass looked and
+  // seemed a pod's. Once more: GUID, unbind, probe, and through the rest again.
+  r.step =
+      !right && !vs.in_use && vs.ifindex != 0 && !r.reprobed ? Step::kReprobe : Step::kFinished;
+  return r.step == Step::kReprobe ? Answer::kDone : Answer::kEnded;
+}
+
+VfRequests::Answer VfRequests::reprobe(VfRequest& r) {
+  auto& vs = run_.status.vfs[r.at];
+  vs.problems.clear();
+  r.reprobed = true;
+  if (auto error = prepare_reprobe(run_, vs.index, vs.pci, vs.ifindex)) {
+    vs.problems.push_back(*error);
+    r.step = Step::kFinished;
+    return Answer::kEnded;
+  }
+  return probe(r);
+}
+
+}  // namespace vfready::pipeline
