@@ -191,18 +191,19 @@ VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
   auto& vs = run_.status.vfs[r.at];
   auto result = settle_vf(run_, vs, host::UdevWait::Netdev::kNew);
   if (result.is_waiting()) {
-    if (now >= r.udev_until) {
-      result = StepResult::failed(result.on_timeout);
-    } else {
-      const bool ask = now >= r.ask_at;
-      if (ask) {
-        r.ask_at = r.udev_until;  // once more at the bound
-      }
-      // Initialized now: settle_vf's next look finds it so.
-      return run_.os.udev.initialized_now(vs.ifindex, host::UdevWait::Netdev::kNew, ask)
-                 ? Answer::kDone
-                 : Answer::kWaiting;
+    // After a second and at the bound, libudev is asked too: a missed event must not fail
+    // a netdev udev is done with.
+    const bool ask = now >= r.ask_at;
+    if (ask) {
+      r.ask_at = r.udev_until;  // once more at the bound
     }
+    if (run_.os.udev.initialized_now(vs.ifindex, host::UdevWait::Netdev::kNew, ask)) {
+      return Answer::kDone;  // settle_vf's next look finds it so
+    }
+    if (now < r.udev_until) {
+      return Answer::kWaiting;
+    }
+    result = StepResult::failed(result.on_timeout);
   }
   vs.problems.insert(vs.problems.end(), result.problems.begin(), result.problems.end());
   r.step = Step::kName;

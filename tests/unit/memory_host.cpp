@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "memory_host.hpp"
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <functional>
 #include <thread>
 
 namespace vfready::testing {
@@ -398,6 +402,61 @@ std::optional<host::OfedGuidError> MemoryHost::set_vf_guid_ofed(const model::Pci
   pf->vfs[index].configured = guid;
   pf->vfs[index].policy = policy;
   return std::nullopt;
+}
+
+namespace {
+
+// A probe under way until its eventfd is written (release_probe) or its bound passes.
+class HeldProbe final : public host::StartedProbe {
+ public:
+  HeldProbe(std::function<host::ProbedVf()> make, std::chrono::milliseconds bound)
+      : make_(std::move(make)),
+        fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
+        until_(std::chrono::steady_clock::now() + bound) {}
+  ~HeldProbe() override { ::close(fd_); }
+  HeldProbe(const HeldProbe&) = delete;
+  HeldProbe& operator=(const HeldProbe&) = delete;
+  [[nodiscard]] int fd() const override { return fd_; }
+  [[nodiscard]] std::chrono::steady_clock::time_point until() const override { return until_; }
+  host::ProbedVf finish() override {
+    uint64_t n = 0;
+    if (::read(fd_, &n, sizeof n) != sizeof n) {
+      return {.err = host::kStuck, .bound = false, .driver = {}, .guid = std::nullopt};
+    }
+    return make_();
+  }
+
+ private:
+  std::function<host::ProbedVf()> make_;
+  int fd_;
+  std::chrono::steady_clock::time_point until_;
+};
+
+}  // namespace
+
+std::unique_ptr<host::StartedProbe> MemoryHost::start_probe_vf(const model::PciAddress& pf,
+                                                               const model::PciAddress& vf,
+                                                               uint16_t index, bool ofed) {
+  if (!hold_probes) {
+    return std::make_unique<host::AnsweredProbe>(probe_vf_reading_guid(pf, vf, index, ofed));
+  }
+  auto held = std::make_unique<HeldProbe>(
+      [this, pf, vf, index, ofed] { return probe_vf_reading_guid(pf, vf, index, ofed); },
+      held_bound);
+  std::lock_guard lock(mu_);
+  held_.push_back(held->fd());
+  return held;
+}
+
+bool MemoryHost::release_probe() {
+  std::lock_guard lock(mu_);
+  if (held_.empty()) {
+    return false;
+  }
+  const uint64_t one = 1;
+  const bool ok = ::write(held_.front(), &one, sizeof one) == sizeof one;
+  held_.erase(held_.begin());
+  return ok;
 }
 
 host::ProbedVf MemoryHost::probe_vf_reading_guid(const model::PciAddress& pf,

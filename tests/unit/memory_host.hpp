@@ -64,6 +64,10 @@ class MemoryHost final : public host::SriovReads,
   void unstick(const std::string& pf_pci, int err = 0);
   std::vector<host::ReturnedCall> collect_returned();
   std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
+  bool hold_probes = false;
+  std::chrono::milliseconds held_bound{60000};
+  // The oldest held probe answers; false when none is held.
+  bool release_probe();
   // The kernel log's lines, as a failed probe adds them.
   std::vector<std::string> kernel_log;
   bool udev_initializes = true;  // new netdevs are initialized by udev at once
@@ -94,6 +98,11 @@ class MemoryHost final : public host::SriovReads,
   int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf);
   host::ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
                                        uint16_t index, bool ofed) override;
+  // With hold_probes, a started probe is under way until release_probe() (its fd turns
+  // readable) or until `held_bound` passes; the probe is made when it is finished.
+  std::unique_ptr<host::StartedProbe> start_probe_vf(const model::PciAddress& pf,
+                                                     const model::PciAddress& vf, uint16_t index,
+                                                     bool ofed) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                 const std::string& driver) override;
   std::optional<host::StuckCall> stuck(const model::PciAddress& pf) override;
@@ -134,6 +143,7 @@ class MemoryHost final : public host::SriovReads,
   std::map<std::string, Failure> failures_;
   std::map<std::string, std::string> stuck_;  // PF -> the call that did not return
   std::vector<host::ReturnedCall> returned_;
+  std::vector<int> held_;  // eventfds of the held probes not released yet, oldest first
   std::vector<std::string> calls_;
   int next_ifindex_ = 10;
 };

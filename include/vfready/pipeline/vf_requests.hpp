@@ -67,6 +67,8 @@ class VfRequests {
   // Runs every request to its end, waiting as they ask; the VFs finished (indexes in
   // run.status.vfs), not those left to the rest of the pass.
   std::set<std::size_t> run();
+  // Where each request is, in the order added.
+  [[nodiscard]] const std::vector<VfRequest>& requests() const { return requests_; }
 
  private:
   enum class Answer : uint8_t { kDone, kWaiting, kEnded };

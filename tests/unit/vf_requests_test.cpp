@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each step of a VF's request, done, waiting and ended, on MemoryHost: probes held until
+// the test lets them answer, and a udev whose adds and "done" the test gives.
+#include "vfready/pipeline/vf_requests.hpp"
+
+#include <gmock/gmock.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <map>
+#include <set>
+
+#include "pipeline_fixture.hpp"
+
+namespace vfready::testing {
+namespace {
+
+using pipeline::VfRequest;
+using ::testing::HasSubstr;
+using Step = VfRequest::Step;
+using Clock = std::chrono::steady_clock;
+
+// udev as a test says: adds it announces, netdevs it is done with, an event fd it writes.
+class ScriptedUdev final : public host::UdevWait {
+ public:
+  ScriptedUdev() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+  ~ScriptedUdev() override { ::close(fd_); }
+  ScriptedUdev(const ScriptedUdev&) = delete;
+  ScriptedUdev& operator=(const ScriptedUdev&) = delete;
+
+  void announce(const std::string& pci, int ifindex, const std::string& name) {
+    added_[pci] = {ifindex, name};
+    tell();
+  }
+  void done_with(int ifindex) {
+    initialized_.insert(ifindex);
+    tell();
+  }
+  bool look = false;  // take_added answers "look in sysfs"
+  int missed = 0;
+  int asked = 0;  // looks that asked libudev
+
+  bool wait_initialized(int ifindex, Netdev /*netdev*/, Clock::time_point /*deadline*/) override {
+    return initialized_.contains(ifindex);
+  }
+  int subscribe() override { return fd_; }
+  std::optional<host::AddedNetdev> take_added(const std::string& pci, bool* out_look) override {
+    *out_look = look;
+    const auto it = added_.find(pci);
+    if (look || it == added_.end()) {
+      return std::nullopt;
+    }
+    auto netdev = it->second;
+    added_.erase(it);
+    return netdev;
+  }
+  void add_missed() override { ++missed; }
+  bool initialized_now(int ifindex, Netdev /*netdev*/, bool ask) override {
+    asked += ask ? 1 : 0;
+    return initialized_.contains(ifindex);
+  }
+
+ private:
+  void tell() const {
+    const uint64_t one = 1;
+    static_cast<void>(::write(fd_, &one, sizeof one));
+  }
+  int fd_;
+  std::map<std::string, host::AddedNetdev> added_;
+  std::set<int> initialized_;
+};
+
+class AVfRequest : public PipelineTest {
+ protected:
+  // `n` unbound VFs with their GUIDs set, each reported in the run's status.
+  pipeline::PfRun& unbound(uint16_t n, const std::string& json = pipeline_config()) {
+    EXPECT_EQ(host.set_autoprobe(pci(kPf), false), 0);
+    EXPECT_EQ(host.set_num_vfs(pci(kPf), n), 0);
+    EXPECT_EQ(host.set_autoprobe(pci(kPf), true), 0);
+    planned = target(json);
+    names.configure({kPf});
+    pf_run = std::make_unique<pipeline::PfRun>(pipeline::PfRun{planned, config, scripted, names});
+    auto& r = *pf_run;
+    r.info = *host.read_pf(planned.pci, true);
+    r.status.pci = planned.pci;
+    for (uint16_t i = 0; i < n; ++i) {
+      EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), i, planned.vf.at(i).guid, {}));
+      model::VfStatus vs;
+      vs.index = i;
+      vs.pci = r.info.vfs.at(i).pci;
+      r.status.vfs.push_back(vs);
+    }
+    return r;
+  }
+  [[nodiscard]] const MemoryHost::Vf& vf(uint16_t i) { return host.pf(kPf).vfs.at(i); }
+  [[nodiscard]] std::string vf_pci(uint16_t i) { return vf(i).pci.str(); }
+
+  ScriptedUdev udev;
+  pipeline::PfHost scripted{host, host, host, udev};
+  std::unique_ptr<pipeline::PfRun> pf_run;
+};
+
+TEST_F(AVfRequest, ProbesOneVfAtATimeAndWaitsForTheProbesAnswer) {
+  host.hold_probes = true;
+  auto& run = unbound(2);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  requests.add(1);
+  // The first probe is under way: it waits for its answer, the second for its turn.
+  ASSERT_EQ(requests.requests().at(0).step, Step::kProbing);
+  EXPECT_EQ(requests.requests().at(1).step, Step::kProbe);
+  EXPECT_EQ(host.calls_named("probe").size(), 0U);  // made when it answers
+  ASSERT_TRUE(host.release_probe());
+  requests.advance();
+  // Answered: the first VF waits for udev's add of its netdev; the second probe starts.
+  EXPECT_EQ(requests.requests().at(0).step, Step::kNetdev);
+  EXPECT_EQ(requests.requests().at(1).step, Step::kProbing);
+  EXPECT_EQ(host.calls_named("probe").size(), 1U);
+}
+
+TEST_F(AVfRequest, GoesFromUdevsAddThroughNamingToItsReadBack) {
+  auto& run = unbound(1);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kNetdev);  // the probe answered at once
+  udev.announce(vf_pci(0), vf(0).ifindex, host.get(vf(0).ifindex)->name);
+  requests.advance();
+  EXPECT_EQ(requests.requests().at(0).step, Step::kUdev);  // udev not done with it yet
+  EXPECT_TRUE(requests.requests().at(0).announced);
+  udev.done_with(vf(0).ifindex);
+  const auto finished = requests.run();
+  EXPECT_EQ(finished, std::set<std::size_t>{0});
+  const auto& vs = run.status.vfs.at(0);
+  EXPECT_EQ(vs.name, "ibs0v0");
+  EXPECT_EQ(vs.guid, planned.vf.at(0).guid);
+  EXPECT_TRUE(vs.problems.empty()) << model::texts(vs.problems).front();
+  EXPECT_EQ(udev.missed, 0);
+}
+
+TEST_F(AVfRequest, LooksInSysfsWhenNoAddIsToBeWaitedFor) {
+  udev.look = true;
+  auto& run = unbound(1);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kUdev);  // no wait for an add
+  EXPECT_FALSE(requests.requests().at(0).announced);
+  EXPECT_EQ(run.status.vfs.at(0).ifindex, vf(0).ifindex);  // found through sysfs
+  udev.done_with(vf(0).ifindex);
+  requests.run();
+  EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
+}
+
+TEST_F(AVfRequest, GivesUpOnAnAddThatDoesNotComeWithinItsBound) {
+  auto& run = unbound(1);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kNetdev);
+  udev.done_with(vf(0).ifindex);  // done, but its add is never heard
+  requests.run();
+  EXPECT_EQ(udev.missed, 1);
+  EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
+  EXPECT_TRUE(run.status.vfs.at(0).problems.empty());
+}
+
+TEST_F(AVfRequest, FailsAVfUdevIsNotDoneWithByTheBoundAskingLibudevOnTheWay) {
+  auto& run = unbound(1);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  udev.announce(vf_pci(0), vf(0).ifindex, host.get(vf(0).ifindex)->name);
+  const auto finished = requests.run();  // udev_ms 50: never done
+  EXPECT_EQ(finished, std::set<std::size_t>{0});
+  const auto& vs = run.status.vfs.at(0);
+  ASSERT_FALSE(vs.problems.empty());
+  EXPECT_EQ(vs.problems.front().kind, model::EventKind::kUdevTimeout);
+  EXPECT_GE(udev.asked, 1);  // at its bound, libudev was asked
+}
+
+TEST_F(AVfRequest, LeavesAVfWhoseFirstProbeFailedToTheRestOfThePass) {
+  auto& run = unbound(2);
+  host.probe_fails.insert(vf_pci(0));
+  udev.look = true;
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  requests.add(1);
+  udev.done_with(vf(1).ifindex);
+  const auto finished = requests.run();
+  EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
+  EXPECT_EQ(finished, std::set<std::size_t>{1});
+  ASSERT_EQ(run.status.vfs.at(0).problems.size(), 1U);
+  EXPECT_EQ(run.status.vfs.at(0).problems[0].kind, model::EventKind::kVfProbeFailed);
+}
+
+TEST_F(AVfRequest, CountsAProbeNotAnsweredByItsBoundAsAStuckPf) {
+  host.hold_probes = true;
+  host.held_bound = std::chrono::milliseconds(20);
+  auto& run = unbound(1);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kProbing);
+  requests.run();  // nothing releases it: its bound passes
+  EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
+  ASSERT_EQ(run.status.vfs.at(0).problems.size(), 1U);
+  EXPECT_EQ(run.status.vfs.at(0).problems[0].kind, model::EventKind::kPfStuck);
+}
+
+TEST_F(AVfRequest, SetsAWrongGuidAgainAndProbesOnceMore) {
+  udev.look = true;
+  auto& run = unbound(1);
+  // Someone else's GUID in the files when the probe reads them: the port takes it.
+  EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), 0, model::Guid{0x99}, {}));
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kUdev);
+  udev.done_with(vf(0).ifindex);
+  requests.advance();
+  // Wrong GUID read back: its GUID set again, unbound, probed: a new netdev to wait for.
+  const auto& r = requests.requests().at(0);
+  EXPECT_TRUE(r.reprobed);
+  ASSERT_EQ(r.step, Step::kUdev);
+  EXPECT_EQ(host.calls_named("unbind").size(), 1U);
+  udev.done_with(vf(0).ifindex);
+  requests.run();
+  const auto& vs = run.status.vfs.at(0);
+  EXPECT_EQ(vs.guid, planned.vf.at(0).guid);
+  EXPECT_TRUE(vs.problems.empty()) << model::texts(vs.problems).front();
+  EXPECT_EQ(run.status.changes.vfs_rebound, 1U);
+}
+
+TEST_F(AVfRequest, EndsAVfWhoseGuidIsStillWrongAfterItsSecondProbe) {
+  udev.look = true;
+  auto& run = unbound(1);
+  host.fail("guid", EIO);  // its GUID cannot be set again
+  pipeline::VfRequests requests(run);
+  // Probed with no GUID of its own (the files say 0): wrong, and setting it fails.
+  host.pf(kPf).vfs.at(0).configured = model::Guid{0x99};
+  requests.add(0);
+  udev.done_with(vf(0).ifindex);
+  requests.run();
+  const auto& r = requests.requests().at(0);
+  EXPECT_TRUE(r.reprobed);
+  EXPECT_EQ(r.step, Step::kFinished);
+  const auto& vs = run.status.vfs.at(0);
+  ASSERT_EQ(vs.problems.size(), 1U);
+  EXPECT_EQ(vs.problems[0].kind, model::EventKind::kGuidSetFailed);
+  EXPECT_THAT(vs.problems[0].text, HasSubstr("sriov/0/"));
+}
+
+}  // namespace
+}  // namespace vfready::testing
