@@ -44,8 +44,25 @@ int LibudevWait::subscribe() {
 void LibudevWait::unsubscribe(int fd) {
   std::lock_guard lock(mu_);
   if (std::erase(subscribers_, fd) > 0) {
+    std::erase_if(watchers_, [fd](const auto& w) { return w.second == fd; });
+    woken_.erase(fd);
+    woken_all_.erase(fd);
     ::close(fd);
   }
+}
+
+void LibudevWait::watch(int fd, const std::string& pci) {
+  std::lock_guard lock(mu_);
+  watchers_[pci] = fd;
+}
+
+bool LibudevWait::take_woken(int fd, std::vector<std::string>* pcis) {
+  std::lock_guard lock(mu_);
+  if (auto it = woken_.find(fd); it != woken_.end()) {
+    pcis->assign(it->second.begin(), it->second.end());
+    woken_.erase(it);
+  }
+  return woken_all_.erase(fd) > 0;
 }
 
 std::optional<AddedNetdev> LibudevWait::take_added(const std::string& pci, bool* look) {
@@ -87,6 +104,7 @@ bool LibudevWait::initialized_now(int ifindex, Netdev /*netdev*/, bool ask) {
 
 void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflowed) {
   std::lock_guard lock(mu_);
+  std::set<int> wake;  // the subscribers an event concerns
   for (const auto& e : events) {
     if (e.action == "remove") {
       std::erase_if(added_, [&](const auto& a) { return a.second.netdev.ifindex == e.ifindex; });
@@ -97,10 +115,15 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
     if (auto it = waiting_.find(e.ifindex); it != waiting_.end()) {
       it->second.cv.notify_all();
     }
+    const auto pci = pci_of_netdev_devpath(e.devpath);
+    if (const auto it = watchers_.find(pci); it != watchers_.end()) {
+      wake.insert(it->second);
+      woken_[it->second].insert(pci);
+    }
     if (e.action != "add") {
       continue;
     }
-    if (auto pci = pci_of_netdev_devpath(e.devpath); !pci.empty() && !going_.contains(e.ifindex)) {
+    if (!pci.empty() && !going_.contains(e.ifindex)) {
       ++adds_heard_;
       // Two netdevs of one function (an IPoIB child beside its parent): which is the
       // probe's is for sysfs to say.
@@ -114,7 +137,10 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
     }
   }
   const uint64_t one = 1;
-  for (const int fd : subscribers_) {
+  if (overflowed) {
+    woken_all_.insert(subscribers_.begin(), subscribers_.end());
+  }
+  for (const int fd : overflowed ? woken_all_ : wake) {
     static_cast<void>(::write(fd, &one, sizeof one));
   }
   if (overflowed) {

@@ -105,44 +105,103 @@ StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
                 ": no OFED sriov sysfs and no PF netdev for netlink");
 }
 
-void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
-  const auto path = guid_path(run.info);
-  auto& status = run.status;
-  // VFs that need only their GUID and a probe have their OFED files written together:
-  // the first alone, so that its probe starts at once, then as many as one message to a
-  // device-call helper holds (14 calls: four VFs' three files). The probes take far
-  // longer than the writes, so none waits for its GUID.
-  constexpr std::size_t kBatch = 4;
+namespace {
+
+// VFs that need only their GUID and a probe have their OFED files written together: the
+// first alone, so that its probe starts at once, then as many as one message to a
+// device-call helper holds (14 calls: four VFs' three files). The probes take far
+// longer than the writes, so none waits for its GUID.
+class OfedBatch {
+ public:
+  OfedBatch(PfRun& run, const ToProbeFn& to_probe) : run_(run), to_probe_(to_probe) {}
+  void add(const model::VfTarget& vt, model::VfStatus vs, const model::PciAddress& pci) {
+    pending_.push_back({&vt, std::move(vs), pci});
+    if (pending_.size() >= batch_) {
+      write();
+    }
+  }
+  // Writes what waits; each VF goes to status.vfs in order and to its probe, even one
+  // whose GUID could not be set (its problem keeps it from being ready).
+  void write() {
+    if (pending_.empty()) {
+      return;
+    }
+    std::vector<std::pair<uint16_t, model::Guid>> vfs;
+    vfs.reserve(pending_.size());
+    for (const auto& p : pending_) {
+      vfs.emplace_back(p.vt->index, p.vt->guid);
+    }
+    auto& status = run_.status;
+    const auto errors =
+        run_.os.calls.set_vf_guids_ofed(run_.target.pci, vfs, run_.target.guid_policy);
+    for (std::size_t i = 0; i < pending_.size(); ++i) {
+      auto& p = pending_[i];
+      if (i < errors.size() && errors[i]) {
+        p.vs.problems.push_back(ofed_problem(run_, *p.vt, *errors[i]));
+      }
+      status.changes.guids_set += p.vs.problems.empty() ? 1 : 0;
+      const std::size_t at = status.vfs.size();
+      status.vfs.push_back(std::move(p.vs));
+      to_probe_(at, p.vt->index, p.pci);
+    }
+    pending_.clear();
+    batch_ = kBatch;
+  }
+
+ private:
+  static constexpr std::size_t kBatch = 4;
   struct Pending {
     const model::VfTarget* vt;
     model::VfStatus vs;
     model::PciAddress pci;
   };
-  std::vector<Pending> pending;
-  std::size_t batch = 1;
-  const auto write_pending = [&] {
-    if (pending.empty()) {
+  PfRun& run_;
+  const ToProbeFn& to_probe_;
+  std::vector<Pending> pending_;
+  std::size_t batch_ = 1;
+};
+
+// One VF that is not simply set and probed: kept, in use, a conflict, or set (netlink)
+// and probed, or set, unbound and probed again.
+void assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInfo& vf, GuidAction action,
+                 model::VfStatus vs, const ToProbeFn& to_probe) {
+  auto& status = run.status;
+  if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
+    vs.in_use = action == GuidAction::kInUse ? in_use(vf) : model::VfUse{};
+    status.vfs.push_back(std::move(vs));
+    return;
+  }
+  if (action == GuidAction::kConflict) {
+    vs.problems.push_back(model::problem(
+        model::EventKind::kGuidConflict,
+        "VF " + vs.pci.str() + " has GUID " + vf.effective_guid.value_or(model::Guid{0}).str() +
+            ", not " + vt.guid.str() + ", but a pod uses it: not rebinding",
+        run.target.pci.str(), vs.pci.str()));
+    status.vfs.push_back(std::move(vs));
+    return;
+  }
+  // A VF whose GUID could not be set is probed all the same (a VF nobody probes has no
+  // netdev to report); its problem keeps it from being ready.
+  vs.problems = set_vf_guid(run, vt, guid_path(run.info)).problems;
+  status.changes.guids_set += vs.problems.empty() ? 1 : 0;
+  if (action == GuidAction::kSetAndRebind) {
+    if (auto error = unbind(run, vf.pci, vf.ifindex)) {
+      vs.problems.push_back(*error);
+      status.vfs.push_back(std::move(vs));
       return;
     }
-    std::vector<std::pair<uint16_t, model::Guid>> vfs;
-    vfs.reserve(pending.size());
-    for (const auto& p : pending) {
-      vfs.emplace_back(p.vt->index, p.vt->guid);
-    }
-    const auto errors = run.os.calls.set_vf_guids_ofed(run.target.pci, vfs, run.target.guid_policy);
-    for (std::size_t i = 0; i < pending.size(); ++i) {
-      auto& p = pending[i];
-      if (i < errors.size() && errors[i]) {
-        p.vs.problems.push_back(ofed_problem(run, *p.vt, *errors[i]));
-      }
-      status.changes.guids_set += p.vs.problems.empty() ? 1 : 0;
-      const std::size_t at = status.vfs.size();
-      status.vfs.push_back(std::move(p.vs));
-      to_probe(at, p.vt->index, p.pci);  // probed even without its GUID, as below
-    }
-    pending.clear();
-    batch = kBatch;
-  };
+    ++status.changes.vfs_rebound;
+  }
+  const std::size_t at = status.vfs.size();
+  status.vfs.push_back(std::move(vs));
+  to_probe(at, vt.index, vf.pci);
+}
+
+}  // namespace
+
+void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
+  const auto path = guid_path(run.info);
+  OfedBatch batch(run, to_probe);
   for (const auto& vt : run.target.vf) {
     model::VfStatus vs;
     vs.index = vt.index;
@@ -152,44 +211,13 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     vs.pci = vf.pci;
     const auto action = guid_action(vt, vf, path);
     if (action == GuidAction::kSetAndProbe && path == GuidPath::kOfedSysfs) {
-      pending.push_back({&vt, std::move(vs), vf.pci});
-      if (pending.size() >= batch) {
-        write_pending();
-      }
+      batch.add(vt, std::move(vs), vf.pci);
       continue;
     }
-    write_pending();  // first: status.vfs keeps the VFs' order
-    if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
-      vs.in_use = action == GuidAction::kInUse ? in_use(vf) : model::VfUse{};
-      status.vfs.push_back(vs);
-      continue;
-    }
-    if (action == GuidAction::kConflict) {
-      vs.problems.push_back(model::problem(
-          model::EventKind::kGuidConflict,
-          "VF " + vs.pci.str() + " has GUID " + vf.effective_guid.value_or(model::Guid{0}).str() +
-              ", not " + vt.guid.str() + ", but a pod uses it: not rebinding",
-          run.target.pci.str(), vs.pci.str()));
-      status.vfs.push_back(vs);
-      continue;
-    }
-    // A VF whose GUID could not be set is probed all the same (a VF nobody probes has
-    // no netdev to report); its problem keeps it from being ready.
-    vs.problems = set_vf_guid(run, vt, path).problems;
-    status.changes.guids_set += vs.problems.empty() ? 1 : 0;
-    if (action == GuidAction::kSetAndRebind) {
-      if (auto error = unbind(run, vf.pci, vf.ifindex)) {
-        vs.problems.push_back(*error);
-        status.vfs.push_back(vs);
-        continue;
-      }
-      ++status.changes.vfs_rebound;
-    }
-    const std::size_t at = status.vfs.size();
-    status.vfs.push_back(vs);
-    to_probe(at, vt.index, vf.pci);
+    batch.write();  // first: status.vfs keeps the VFs' order
+    assign_guid(run, vt, vf, action, std::move(vs), to_probe);
   }
-  write_pending();
+  batch.write();
 }
 
 Probe judge_probe(PfRun& run, const model::PciAddress& vf, const host::ProbedVf& probed) {

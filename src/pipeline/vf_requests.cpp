@@ -38,6 +38,11 @@ VfRequests::~VfRequests() {
 }
 
 void VfRequests::add(std::size_t at, VfRequest::Step first) {
+  const auto pci = run_.status.vfs[at].pci.str();
+  if (udev_fd_ >= 0) {
+    run_.os.udev.watch(udev_fd_, pci);
+  }
+  by_pci_[pci] = requests_.size();
   requests_.push_back({});
   requests_.back().at = at;
   requests_.back().step = first;
@@ -50,25 +55,71 @@ bool VfRequests::ended() const {
   });
 }
 
-void VfRequests::advance() {
-  for (bool moved = true; moved;) {
-    moved = false;
-    const auto now = Clock::now();
-    for (auto& r : requests_) {
-      // A probe starts only when none is under way; the first in line takes the turn.
-      while (!((r.step == Step::kProbe || r.step == Step::kReprobe) && probing_) &&
-             step(r, now) == Answer::kDone) {
-        moved = true;
-      }
+void VfRequests::advance_one(VfRequest& r, Clock::time_point now) {
+  // A probe starts only when none is under way.
+  while (!((r.step == Step::kProbe || r.step == Step::kReprobe) && probing_) &&
+         step(r, now) == Answer::kDone) {
+  }
+}
+
+void VfRequests::start_probes(Clock::time_point now) {
+  // The first in line takes the turn; a probe answered at once frees it for the next.
+  for (auto& r : requests_) {
+    if (probing_) {
+      return;
     }
+    if (r.step == Step::kProbe || r.step == Step::kReprobe) {
+      advance_one(r, now);
+    }
+  }
+}
+
+void VfRequests::advance() {
+  const auto now = Clock::now();
+  for (auto& r : requests_) {
+    advance_one(r, now);
+  }
+  start_probes(now);
+}
+
+bool VfRequests::due(const VfRequest& r, Clock::time_point now) {
+  switch (r.step) {
+    case Step::kProbing:
+      return true;  // its socket is looked at
+    case Step::kNetdev:
+      return now >= r.netdev_until;
+    case Step::kUdev:
+      return now >= std::min(r.ask_at, r.udev_until);
+    default:
+      return false;
   }
 }
 
 std::set<std::size_t> VfRequests::run() {
   advance();
+  std::vector<std::string> woken;
   while (!ended()) {
     wait();
-    advance();
+    // Only the requests something happened to: the probe's, those udev's events named
+    // (all, once events were lost), those whose bound came.
+    woken.clear();
+    const bool all = udev_fd_ >= 0 && run_.os.udev.take_woken(udev_fd_, &woken);
+    if (all) {
+      advance();
+      continue;
+    }
+    const auto now = Clock::now();
+    for (const auto& pci : woken) {
+      if (const auto it = by_pci_.find(pci); it != by_pci_.end()) {
+        advance_one(requests_[it->second], now);
+      }
+    }
+    for (auto& r : requests_) {
+      if (due(r, now)) {
+        advance_one(r, now);
+      }
+    }
+    start_probes(now);
   }
   std::set<std::size_t> finished;
   for (const auto& r : requests_) {
@@ -105,7 +156,8 @@ void VfRequests::wait() {
   const auto timeout = until == Clock::time_point::max()
                            ? -1
                            : static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
-  if (::poll(fds, n, timeout) > 0 && on_udev && udev_fd_ >= 0 && (fds[n - 1].revents & POLLIN)) {
+  if (::poll(fds, n, timeout) > 0 && on_udev && udev_fd_ >= 0 &&
+      (fds[n - 1].revents & POLLIN) != 0) {
     uint64_t count = 0;
     static_cast<void>(::read(udev_fd_, &count, sizeof count));  // heard: each looks again
   }

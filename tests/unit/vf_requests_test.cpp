@@ -44,6 +44,9 @@ class ScriptedUdev final : public host::UdevWait {
     return initialized_.contains(ifindex);
   }
   int subscribe() override { return fd_; }
+  bool take_woken(int /*fd*/, std::vector<std::string>* /*pcis*/) override {
+    return true;  // every request looks again
+  }
   std::optional<host::AddedNetdev> take_added(const std::string& pci, bool* out_look) override {
     *out_look = look;
     const auto it = added_.find(pci);

@@ -136,6 +136,8 @@ class LibudevWait final : public UdevWait {
   void forget_added(const std::string& pci, int ifindex) override;
   int subscribe() override;
   void unsubscribe(int fd) override;
+  void watch(int fd, const std::string& pci) override;
+  bool take_woken(int fd, std::vector<std::string>* pcis) override;
   std::optional<AddedNetdev> take_added(const std::string& pci, bool* look) override;
   void add_missed() override;
   bool initialized_now(int ifindex, Netdev netdev, bool ask) override;
@@ -168,8 +170,11 @@ class LibudevWait final : public UdevWait {
   std::set<int> going_;           // netdevs an unbind takes away: their late adds are not taken
   uint64_t adds_heard_ = 0;       // adds with a PCI function, this pass
   bool add_missed_ = false;       // a wait_added timed out
-  std::vector<int> subscribers_;  // eventfds told of every batch of events
-  uint64_t lost_ = 0;             // how often events were lost: waiters then look their netdev up
+  std::vector<int> subscribers_;  // eventfds of the callers that wait on many
+  std::map<std::string, int> watchers_;         // PCI function -> the eventfd its events wake
+  std::map<int, std::set<std::string>> woken_;  // eventfd -> the functions that woke it
+  std::set<int> woken_all_;                     // eventfds woken by lost events
+  uint64_t lost_ = 0;  // how often events were lost: waiters then look their netdev up
 };
 
 }  // namespace vfready::host

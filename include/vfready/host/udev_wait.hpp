@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <vector>
 
 // Waiting for udev to finish with a netdev (its add event processed, renames
 // included), event driven, bounded by a deadline.
@@ -39,11 +40,16 @@ class UdevWait {
   virtual void forget_added(const std::string& /*pci*/, int /*ifindex*/) {}
 
   // --- The same, for a caller that waits on many things at once: nothing below blocks.
-  // An eventfd of the caller's own that turns readable when an event is heard (the caller
-  // reads it to clear it); -1 when nothing is ever heard (deadlines alone move the caller
-  // on). unsubscribe() closes it.
+  // An eventfd of the caller's own that turns readable when an event is heard of a PCI
+  // function it watches, or events were lost (the caller reads it to clear it); -1 when
+  // nothing is ever heard (deadlines alone move the caller on). unsubscribe() closes it.
   virtual int subscribe() { return -1; }
   virtual void unsubscribe(int /*fd*/) {}
+  // The netdev events of PCI function `pci` (a VF) wake `fd` from now on.
+  virtual void watch(int /*fd*/, const std::string& /*pci*/) {}
+  // The watched PCI functions whose events woke `fd` since the last call, each once; true
+  // when events were lost meanwhile (every netdev is to be looked at again).
+  virtual bool take_woken(int /*fd*/, std::vector<std::string>* /*pcis*/) { return false; }
   // What udev's add said of `pci` so far: the netdev, taken (as wait_added takes it). Or
   // nothing: with *look set when no add is to be waited for (no udevd, events lost, two
   // netdevs announced, none heard after a wait that timed out), so that the caller looks

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "vfready/host/sriov_calls.hpp"
@@ -72,6 +74,13 @@ class VfRequests {
 
  private:
   enum class Answer : uint8_t { kDone, kWaiting, kEnded };
+  // Steps `r` until it waits or ends (or waits for its turn to probe).
+  void advance_one(VfRequest& r, Clock::time_point now);
+  // The first request waiting for its turn to probe, when no probe is under way.
+  void start_probes(Clock::time_point now);
+  // Whether `r` waits on something that may have come without an event (its probe's
+  // answer, a bound).
+  static bool due(const VfRequest& r, Clock::time_point now);
   Answer step(VfRequest& r, Clock::time_point now);
   Answer probe(VfRequest& r);
   Answer probing(VfRequest& r, Clock::time_point now);
@@ -86,8 +95,9 @@ class VfRequests {
 
   PfRun& run_;
   std::vector<VfRequest> requests_;
-  std::optional<std::size_t> probing_;  // the request whose probe is under way
-  int udev_fd_ = -1;                    // udev's events, for these requests
+  std::map<std::string, std::size_t> by_pci_;  // a VF's PCI address -> its request
+  std::optional<std::size_t> probing_;         // the request whose probe is under way
+  int udev_fd_ = -1;                           // udev's events, for these requests
 };
 
 }  // namespace vfready::pipeline
