@@ -3,6 +3,7 @@
 // the hardware's critical path, scale, steady state, repair latency. Every figure is
 // measured in this run; ratios hold where absolute times drift on shared machines.
 // Usage (root): vfready_bench [--json FILE] [--quick] [--only GROUP]
+#include <dirent.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
@@ -73,12 +74,27 @@ struct Run {
   double cpu_ms = 0;
   double user_cpu_ms = 0;
   double rss_mib = 0;
+  // The most threads vfreadyd had at once until READY=1, /proc/PID/task looked at every
+  // 10 ms (a thread that lives less than that may go unseen).
+  double peak_threads = 0;
   int exit_code = -1;
   // What vfreadyd says it asked of the kernel from start to exit ("sysfs reads" -> N),
   // and the FUSE requests the fake host served meanwhile, by kind.
   std::map<std::string, double> calls;
   std::map<std::string, double> fuse;
 };
+
+// How many threads process `pid` has now (0 once it is gone).
+double threads_of(pid_t pid) {
+  double n = 0;
+  if (DIR* dir = opendir(("/proc/" + std::to_string(pid) + "/task").c_str())) {
+    while (const dirent* e = readdir(dir)) {
+      n += e->d_name[0] == '.' ? 0 : 1;
+    }
+    closedir(dir);
+  }
+  return n;
+}
 
 Run run_vfready(const FakeHost& host, const std::string& config) {
   const auto fuse_before = host.fuse_requests();
@@ -88,9 +104,10 @@ Run run_vfready(const FakeHost& host, const std::string& config) {
                   "/vfreadyd.log");
   Run r;
   // READY, or the daemon's exit without it.
-  while (!notify.wait_for("READY=1", std::chrono::milliseconds(200)) &&
+  while (!notify.wait_for("READY=1", std::chrono::milliseconds(10)) &&
          !daemon.wait(std::chrono::milliseconds(0)) &&
          Clock::now() - daemon.started() < std::chrono::minutes(3)) {
+    r.peak_threads = std::max(r.peak_threads, threads_of(daemon.pid()));
   }
   if (const auto ready = notify.arrival_of("READY=1")) {
     r.ready_ms = ms_between(daemon.started(), *ready);
@@ -430,6 +447,7 @@ Run median_run(const std::vector<Run>& runs) {
   out.cpu_ms = median(&Run::cpu_ms);
   out.user_cpu_ms = median(&Run::user_cpu_ms);
   out.rss_mib = median(&Run::rss_mib);
+  out.peak_threads = median(&Run::peak_threads);
   return out;
 }
 
@@ -541,6 +559,9 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double floor_ta
     out.push_back({s, label + ": peak RSS", runs[i].rss_mib, "MiB",
                    largest ? std::optional(rss_target) : std::nullopt,
                    largest ? std::to_string(static_cast<int>(rss_target)) + " MiB" : ""});
+    out.push_back({s, label + ": threads of vfreadyd until READY (peak)", runs[i].peak_threads, "",
+                   largest ? std::optional(4.0) : std::nullopt,
+                   largest ? "4 (/proc/PID/task every 10 ms)" : ""});
   }
   // What the largest bring-up cost per VF in operations, the same on every machine:
   // vfreadyd's own count of its calls, and the fake host's of the FUSE requests they made.
