@@ -216,8 +216,12 @@ std::unique_ptr<StartedProbe> SysfsSriovHost::start_probe_vf(const model::PciAdd
       return call_.pending ? call_.pending->until() : std::chrono::steady_clock::time_point{};
     }
     ProbedVf finish() override {
-      auto got =
-          call_.pending ? host_.sysfs_.finish_on_device(std::move(*call_.pending)) : call_.answer;
+      auto got = call_.answer;
+      if (call_.pending) {
+        got = host_.sysfs_.finish_on_device(std::move(*call_.pending));
+        call_.pending.reset();  // finished once: a second finish has the answer kept
+        call_.answer = got;
+      }
       return host_.probed(pf_, index_, ofed_, got);
     }
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <system_error>
 
 #include "vfready/pipeline/steps.hpp"
 
@@ -29,7 +30,13 @@ bool readable(int fd) {
 
 }  // namespace
 
-VfRequests::VfRequests(PfRun& run) : run_(run), udev_fd_(run.os.udev.subscribe()) {}
+VfRequests::VfRequests(PfRun& run) : run_(run) {
+  try {
+    udev_fd_ = run.os.udev.subscribe();
+  } catch (const std::system_error&) {
+    udev_fd_ = -1;  // no descriptor to spare: the requests look again at their bounds
+  }
+}
 
 VfRequests::~VfRequests() {
   if (udev_fd_ >= 0) {
@@ -55,31 +62,38 @@ bool VfRequests::ended() const {
   });
 }
 
-void VfRequests::advance_one(VfRequest& r, Clock::time_point now) {
-  // A probe starts only when none is under way.
+void VfRequests::advance_one(VfRequest& r) {
+  // A probe starts only when none is under way. The time is read for each step: one
+  // before it may have taken a while (a netlink request, a read through a helper), and
+  // bounds are counted from when a step really runs.
   while (!((r.step == Step::kProbe || r.step == Step::kReprobe) && probing_) &&
-         step(r, now) == Answer::kDone) {
+         step(r, Clock::now()) == Answer::kDone) {
   }
 }
 
-void VfRequests::start_probes(Clock::time_point now) {
-  // The first in line takes the turn; a probe answered at once frees it for the next.
+void VfRequests::start_probes() {
+  // The probe under way first: the next one starts as soon as it has answered, before
+  // the other VFs are named and read back. The first in line takes the turn; a probe
+  // answered at once frees it for the next.
+  if (probing_) {
+    advance_one(requests_[*probing_]);
+  }
   for (auto& r : requests_) {
     if (probing_) {
       return;
     }
     if (r.step == Step::kProbe || r.step == Step::kReprobe) {
-      advance_one(r, now);
+      advance_one(r);
     }
   }
 }
 
 void VfRequests::advance() {
-  const auto now = Clock::now();
+  start_probes();
   for (auto& r : requests_) {
-    advance_one(r, now);
+    advance_one(r);
+    start_probes();
   }
-  start_probes(now);
 }
 
 bool VfRequests::due(const VfRequest& r, Clock::time_point now) {
@@ -96,7 +110,7 @@ bool VfRequests::due(const VfRequest& r, Clock::time_point now) {
 }
 
 std::set<std::size_t> VfRequests::run() {
-  advance();
+  // add() has moved each request as far as it went: from here, waits and what they bring.
   std::vector<std::string> woken;
   while (!ended()) {
     wait();
@@ -108,18 +122,20 @@ std::set<std::size_t> VfRequests::run() {
       advance();
       continue;
     }
-    const auto now = Clock::now();
+    start_probes();
     for (const auto& pci : woken) {
       if (const auto it = by_pci_.find(pci); it != by_pci_.end()) {
-        advance_one(requests_[it->second], now);
+        advance_one(requests_[it->second]);
+        start_probes();
       }
     }
+    const auto now = Clock::now();
     for (auto& r : requests_) {
       if (due(r, now)) {
-        advance_one(r, now);
+        advance_one(r);
+        start_probes();
       }
     }
-    start_probes(now);
   }
   std::set<std::size_t> finished;
   for (const auto& r : requests_) {
@@ -189,7 +205,7 @@ VfRequests::Answer VfRequests::step(VfRequest& r, Clock::time_point now) {
 VfRequests::Answer VfRequests::probe(VfRequest& r) {
   const auto& vs = run_.status.vfs[r.at];
   r.call = run_.os.calls.start_probe_vf(run_.target.pci, vs.pci, vs.index, run_.info.ofed_sriov);
-  probing_ = r.at;
+  probing_ = static_cast<std::size_t>(&r - requests_.data());
   r.step = Step::kProbing;
   return Answer::kDone;
 }
@@ -210,7 +226,8 @@ VfRequests::Answer VfRequests::probing(VfRequest& r, Clock::time_point now) {
     return Answer::kEnded;
   }
   r.guid = probe.guid;
-  vs.ifindex = 0;  // the probe made a new netdev
+  now = Clock::now();  // the bounds below count from the probe's answer
+  vs.ifindex = 0;      // the probe made a new netdev
   vs.name.clear();
   const auto bound = std::chrono::milliseconds(run_.config.timeouts.udev_ms);
   r.udev_until = now + bound;
@@ -241,19 +258,24 @@ VfRequests::Answer VfRequests::netdev(VfRequest& r, Clock::time_point now) {
 
 VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
   auto& vs = run_.status.vfs[r.at];
-  auto result = settle_vf(run_, vs, host::UdevWait::Netdev::kNew);
-  if (result.is_waiting()) {
-    // After a second and at the bound, libudev is asked too: a missed event must not fail
-    // a netdev udev is done with.
+  // A netdev known (announced, or looked up before) is looked at without settle_vf:
+  // after a second and at the bound libudev is asked too (a missed event must not fail a
+  // netdev udev is done with), and once events were lost, at each look, but once only.
+  const bool known = !vs.in_use && vs.ifindex != 0;
+  if (known) {
     const bool ask = now >= r.ask_at;
     if (ask) {
       r.ask_at = r.udev_until;  // once more at the bound
     }
-    if (run_.os.udev.initialized_now(vs.ifindex, host::UdevWait::Netdev::kNew, ask)) {
-      return Answer::kDone;  // settle_vf's next look finds it so
-    }
-    if (now < r.udev_until) {
+    if (!run_.os.udev.initialized_now(vs.ifindex, host::UdevWait::Netdev::kNew, ask) &&
+        now < r.udev_until) {
       return Answer::kWaiting;
+    }
+  }
+  auto result = settle_vf(run_, vs, host::UdevWait::Netdev::kNew);
+  if (result.is_waiting()) {
+    if (!known && now < r.udev_until) {
+      return Answer::kDone;  // looked up just now: from here on it is known
     }
     result = StepResult::failed(result.on_timeout);
   }

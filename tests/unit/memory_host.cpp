@@ -409,11 +409,16 @@ namespace {
 // A probe under way until its eventfd is written (release_probe) or its bound passes.
 class HeldProbe final : public host::StartedProbe {
  public:
-  HeldProbe(std::function<host::ProbedVf()> make, std::chrono::milliseconds bound)
+  HeldProbe(std::function<host::ProbedVf()> make, std::function<void(int)> gone,
+            std::chrono::milliseconds bound)
       : make_(std::move(make)),
+        gone_(std::move(gone)),
         fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
         until_(std::chrono::steady_clock::now() + bound) {}
-  ~HeldProbe() override { ::close(fd_); }
+  ~HeldProbe() override {
+    gone_(fd_);  // no longer released by the host
+    ::close(fd_);
+  }
   HeldProbe(const HeldProbe&) = delete;
   HeldProbe& operator=(const HeldProbe&) = delete;
   [[nodiscard]] int fd() const override { return fd_; }
@@ -428,6 +433,7 @@ class HeldProbe final : public host::StartedProbe {
 
  private:
   std::function<host::ProbedVf()> make_;
+  std::function<void(int)> gone_;
   int fd_;
   std::chrono::steady_clock::time_point until_;
 };
@@ -442,6 +448,10 @@ std::unique_ptr<host::StartedProbe> MemoryHost::start_probe_vf(const model::PciA
   }
   auto held = std::make_unique<HeldProbe>(
       [this, pf, vf, index, ofed] { return probe_vf_reading_guid(pf, vf, index, ofed); },
+      [this](int fd) {
+        std::lock_guard lock(mu_);
+        std::erase(held_, fd);
+      },
       held_bound);
   std::lock_guard lock(mu_);
   held_.push_back(held->fd());

@@ -30,10 +30,13 @@ class ScriptedUdev final : public host::UdevWait {
 
   void announce(const std::string& pci, int ifindex, const std::string& name) {
     added_[pci] = {ifindex, name};
+    woken_.insert(pci);
     tell();
   }
-  void done_with(int ifindex) {
+  // udev is done with the netdev `ifindex` of VF `pci`.
+  void done_with(const std::string& pci, int ifindex) {
     initialized_.insert(ifindex);
+    woken_.insert(pci);
     tell();
   }
   bool look = false;  // take_added answers "look in sysfs"
@@ -44,8 +47,10 @@ class ScriptedUdev final : public host::UdevWait {
     return initialized_.contains(ifindex);
   }
   int subscribe() override { return fd_; }
-  bool take_woken(int /*fd*/, std::vector<std::string>* /*pcis*/) override {
-    return true;  // every request looks again
+  bool take_woken(int /*fd*/, std::vector<std::string>* pcis) override {
+    pcis->assign(woken_.begin(), woken_.end());
+    woken_.clear();
+    return false;
   }
   std::optional<host::AddedNetdev> take_added(const std::string& pci, bool* out_look) override {
     *out_look = look;
@@ -71,6 +76,7 @@ class ScriptedUdev final : public host::UdevWait {
   int fd_;
   std::map<std::string, host::AddedNetdev> added_;
   std::set<int> initialized_;
+  std::set<std::string> woken_;
 };
 
 class AVfRequest : public PipelineTest {
@@ -122,7 +128,9 @@ TEST_F(AVfRequest, ProbesOneVfAtATimeAndWaitsForTheProbesAnswer) {
 }
 
 TEST_F(AVfRequest, GoesFromUdevsAddThroughNamingToItsReadBack) {
-  auto& run = unbound(1);
+  // udev's bound long enough that only udev's event, not a bound, moves the VF on.
+  auto& run = unbound(1, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
+                                                   "\"udev_ms\": 5000"));
   pipeline::VfRequests requests(run);
   requests.add(0);
   ASSERT_EQ(requests.requests().at(0).step, Step::kNetdev);  // the probe answered at once
@@ -130,7 +138,7 @@ TEST_F(AVfRequest, GoesFromUdevsAddThroughNamingToItsReadBack) {
   requests.advance();
   EXPECT_EQ(requests.requests().at(0).step, Step::kUdev);  // udev not done with it yet
   EXPECT_TRUE(requests.requests().at(0).announced);
-  udev.done_with(vf(0).ifindex);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
   const auto finished = requests.run();
   EXPECT_EQ(finished, std::set<std::size_t>{0});
   const auto& vs = run.status.vfs.at(0);
@@ -138,6 +146,7 @@ TEST_F(AVfRequest, GoesFromUdevsAddThroughNamingToItsReadBack) {
   EXPECT_EQ(vs.guid, planned.vf.at(0).guid);
   EXPECT_TRUE(vs.problems.empty()) << model::texts(vs.problems).front();
   EXPECT_EQ(udev.missed, 0);
+  EXPECT_EQ(udev.asked, 0);  // woken by its event, not by its second of waiting
 }
 
 TEST_F(AVfRequest, LooksInSysfsWhenNoAddIsToBeWaitedFor) {
@@ -148,7 +157,7 @@ TEST_F(AVfRequest, LooksInSysfsWhenNoAddIsToBeWaitedFor) {
   ASSERT_EQ(requests.requests().at(0).step, Step::kUdev);  // no wait for an add
   EXPECT_FALSE(requests.requests().at(0).announced);
   EXPECT_EQ(run.status.vfs.at(0).ifindex, vf(0).ifindex);  // found through sysfs
-  udev.done_with(vf(0).ifindex);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
   requests.run();
   EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
 }
@@ -158,7 +167,7 @@ TEST_F(AVfRequest, GivesUpOnAnAddThatDoesNotComeWithinItsBound) {
   pipeline::VfRequests requests(run);
   requests.add(0);
   ASSERT_EQ(requests.requests().at(0).step, Step::kNetdev);
-  udev.done_with(vf(0).ifindex);  // done, but its add is never heard
+  udev.done_with(vf_pci(0), vf(0).ifindex);  // done, but its add is never heard
   requests.run();
   EXPECT_EQ(udev.missed, 1);
   EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
@@ -185,7 +194,7 @@ TEST_F(AVfRequest, LeavesAVfWhoseFirstProbeFailedToTheRestOfThePass) {
   pipeline::VfRequests requests(run);
   requests.add(0);
   requests.add(1);
-  udev.done_with(vf(1).ifindex);
+  udev.done_with(vf_pci(1), vf(1).ifindex);
   const auto finished = requests.run();
   EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
   EXPECT_EQ(finished, std::set<std::size_t>{1});
@@ -214,14 +223,14 @@ TEST_F(AVfRequest, SetsAWrongGuidAgainAndProbesOnceMore) {
   pipeline::VfRequests requests(run);
   requests.add(0);
   ASSERT_EQ(requests.requests().at(0).step, Step::kUdev);
-  udev.done_with(vf(0).ifindex);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
   requests.advance();
   // Wrong GUID read back: its GUID set again, unbound, probed: a new netdev to wait for.
   const auto& r = requests.requests().at(0);
   EXPECT_TRUE(r.reprobed);
   ASSERT_EQ(r.step, Step::kUdev);
   EXPECT_EQ(host.calls_named("unbind").size(), 1U);
-  udev.done_with(vf(0).ifindex);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
   requests.run();
   const auto& vs = run.status.vfs.at(0);
   EXPECT_EQ(vs.guid, planned.vf.at(0).guid);
@@ -237,7 +246,7 @@ TEST_F(AVfRequest, EndsAVfWhoseGuidIsStillWrongAfterItsSecondProbe) {
   // Probed with no GUID of its own (the files say 0): wrong, and setting it fails.
   host.pf(kPf).vfs.at(0).configured = model::Guid{0x99};
   requests.add(0);
-  udev.done_with(vf(0).ifindex);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
   requests.run();
   const auto& r = requests.requests().at(0);
   EXPECT_TRUE(r.reprobed);

@@ -75,9 +75,9 @@ class VfRequests {
  private:
   enum class Answer : uint8_t { kDone, kWaiting, kEnded };
   // Steps `r` until it waits or ends (or waits for its turn to probe).
-  void advance_one(VfRequest& r, Clock::time_point now);
-  // The first request waiting for its turn to probe, when no probe is under way.
-  void start_probes(Clock::time_point now);
+  void advance_one(VfRequest& r);
+  // The probe under way, and when it has answered, the first request waiting for its turn.
+  void start_probes();
   // Whether `r` waits on something that may have come without an event (its probe's
   // answer, a bound).
   static bool due(const VfRequest& r, Clock::time_point now);
