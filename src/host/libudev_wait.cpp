@@ -45,6 +45,7 @@ void LibudevWait::unsubscribe(int fd) {
   std::lock_guard lock(mu_);
   if (std::erase(subscribers_, fd) > 0) {
     std::erase_if(watchers_, [fd](const auto& w) { return w.second == fd; });
+    std::erase_if(netdev_watchers_, [fd](const auto& w) { return w.second.first == fd; });
     woken_.erase(fd);
     woken_all_.erase(fd);
     ::close(fd);
@@ -54,6 +55,11 @@ void LibudevWait::unsubscribe(int fd) {
 void LibudevWait::watch(int fd, const std::string& pci) {
   std::lock_guard lock(mu_);
   watchers_[pci] = fd;
+}
+
+void LibudevWait::watch_netdev(int fd, const std::string& pci, int ifindex) {
+  std::lock_guard lock(mu_);
+  netdev_watchers_[ifindex] = {fd, pci};
 }
 
 bool LibudevWait::take_woken(int fd, std::vector<std::string>* pcis) {
@@ -119,6 +125,10 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
     if (const auto it = watchers_.find(pci); it != watchers_.end()) {
       wake.insert(it->second);
       woken_[it->second].insert(pci);
+    }
+    if (const auto it = netdev_watchers_.find(e.ifindex); it != netdev_watchers_.end()) {
+      wake.insert(it->second.first);
+      woken_[it->second.first].insert(it->second.second);
     }
     if (e.action != "add") {
       continue;

@@ -262,6 +262,10 @@ VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
   // after a second and at the bound libudev is asked too (a missed event must not fail a
   // netdev udev is done with), and once events were lost, at each look, but once only.
   const bool known = !vs.in_use && vs.ifindex != 0;
+  if (known && r.watched != vs.ifindex && udev_fd_ >= 0) {
+    run_.os.udev.watch_netdev(udev_fd_, vs.pci.str(), vs.ifindex);
+    r.watched = vs.ifindex;
+  }
   if (known) {
     const bool ask = now >= r.ask_at;
     if (ask) {

@@ -39,6 +39,18 @@ class ScriptedUdev final : public host::UdevWait {
     woken_.insert(pci);
     tell();
   }
+  // udev is done with netdev `ifindex`, its event's DEVPATH not under a PCI function (a
+  // virtual netdev's): only a watch of the netdev itself routes it.
+  void done_with_netdev(int ifindex) {
+    initialized_.insert(ifindex);
+    if (const auto it = netdevs_.find(ifindex); it != netdevs_.end()) {
+      woken_.insert(it->second);
+    }
+    tell();
+  }
+  void watch_netdev(int /*fd*/, const std::string& pci, int ifindex) override {
+    netdevs_[ifindex] = pci;
+  }
   bool look = false;  // take_added answers "look in sysfs"
   int missed = 0;
   int asked = 0;  // looks that asked libudev
@@ -77,6 +89,7 @@ class ScriptedUdev final : public host::UdevWait {
   std::map<std::string, host::AddedNetdev> added_;
   std::set<int> initialized_;
   std::set<std::string> woken_;
+  std::map<int, std::string> netdevs_;  // watched netdev -> its VF
 };
 
 class AVfRequest : public PipelineTest {
@@ -160,6 +173,19 @@ TEST_F(AVfRequest, LooksInSysfsWhenNoAddIsToBeWaitedFor) {
   udev.done_with(vf_pci(0), vf(0).ifindex);
   requests.run();
   EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
+}
+
+TEST_F(AVfRequest, IsWokenByItsNetdevsEventWhateverItsDevpath) {
+  udev.look = true;  // its netdev is looked up in sysfs, then watched by ifindex
+  auto& run = unbound(1, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
+                                                   "\"udev_ms\": 5000"));
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kUdev);
+  udev.done_with_netdev(vf(0).ifindex);
+  requests.run();
+  EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
+  EXPECT_EQ(udev.asked, 0);  // woken by the event, not by its second of waiting
 }
 
 TEST_F(AVfRequest, GivesUpOnAnAddThatDoesNotComeWithinItsBound) {

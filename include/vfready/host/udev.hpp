@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "vfready/host/udev_wait.hpp"
@@ -137,6 +138,7 @@ class LibudevWait final : public UdevWait {
   int subscribe() override;
   void unsubscribe(int fd) override;
   void watch(int fd, const std::string& pci) override;
+  void watch_netdev(int fd, const std::string& pci, int ifindex) override;
   bool take_woken(int fd, std::vector<std::string>* pcis) override;
   std::optional<AddedNetdev> take_added(const std::string& pci, bool* look) override;
   void add_missed() override;
@@ -171,7 +173,8 @@ class LibudevWait final : public UdevWait {
   uint64_t adds_heard_ = 0;       // adds with a PCI function, this pass
   bool add_missed_ = false;       // a wait_added timed out
   std::vector<int> subscribers_;  // eventfds of the callers that wait on many
-  std::map<std::string, int> watchers_;         // PCI function -> the eventfd its events wake
+  std::map<std::string, int> watchers_;  // PCI function -> the eventfd its events wake
+  std::map<int, std::pair<int, std::string>> netdev_watchers_;  // ifindex -> eventfd, function
   std::map<int, std::set<std::string>> woken_;  // eventfd -> the functions that woke it
   std::set<int> woken_all_;                     // eventfds woken by lost events
   uint64_t lost_ = 0;  // how often events were lost: waiters then look their netdev up

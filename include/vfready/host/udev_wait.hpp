@@ -45,8 +45,11 @@ class UdevWait {
   // nothing is ever heard (deadlines alone move the caller on). unsubscribe() closes it.
   virtual int subscribe() { return -1; }
   virtual void unsubscribe(int /*fd*/) {}
-  // The netdev events of PCI function `pci` (a VF) wake `fd` from now on.
+  // The netdev events of PCI function `pci` (a VF) wake `fd` from now on, and so do those
+  // of netdev `ifindex` (once known), named as `pci`'s: a netdev's DEVPATH need not be
+  // under its function (a virtual one's is not).
   virtual void watch(int /*fd*/, const std::string& /*pci*/) {}
+  virtual void watch_netdev(int /*fd*/, const std::string& /*pci*/, int /*ifindex*/) {}
   // The watched PCI functions whose events woke `fd` since the last call, each once; true
   // when events were lost meanwhile (every netdev is to be looked at again).
   virtual bool take_woken(int /*fd*/, std::vector<std::string>* /*pcis*/) { return false; }

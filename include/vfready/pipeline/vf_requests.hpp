@@ -46,6 +46,7 @@ struct VfRequest {
   Step step = Step::kProbe;
   bool reprobed = false;   // its GUID was set again and it was probed once more
   bool announced = false;  // its netdev is the one udev's add named (not looked up)
+  int watched = 0;         // the netdev whose udev events wake it
   std::unique_ptr<host::StartedProbe> call;
   std::optional<model::Guid> guid;   // read back with its probe
   Clock::time_point netdev_until{};  // how long udev's add is waited for
