@@ -11,6 +11,14 @@ namespace {
 
 std::string str(const nlohmann::json& j, const char* key) { return text_at(j, key, "-"); }
 
+// The number at `key`, `otherwise` when it is absent or not a number: a status file is
+// input from outside (json::value() throws on a string where a number was wanted).
+template <class T>
+T number_at(const nlohmann::json& j, const char* key, T otherwise) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<T>() : otherwise;
+}
+
 std::string pad(const std::string& s, std::size_t width) {
   return s.size() >= width ? s + " " : s + std::string(width - s.size() + 1, ' ');
 }
@@ -96,7 +104,7 @@ std::string vf_lines(const nlohmann::json& pf, bool colour) {
                        : in_use                          ? "in use"
                        : str(vf, "state") == "unchecked" ? "unchecked"
                                                          : "ok";
-    out += "  VF " + pad(std::to_string(vf.value("index", 0)), 3) + pad(str(vf, "pci"), 12) +
+    out += "  VF " + pad(std::to_string(number_at(vf, "index", 0)), 3) + pad(str(vf, "pci"), 12) +
            pad(str(vf, "name"), 15) + pad(str(vf, "guid"), 23) +
            paint(word, ok ? "ready" : "problem", colour) + "  " + join(list(vf, "altnames")) + "\n";
   }
@@ -172,7 +180,7 @@ std::string render_pf(const nlohmann::json& pf, bool colour) {
   out += "  steps:";
   for (const auto& s : list(pf, "steps")) {
     out += " " + str(s, "name") + " " + paint(str(s, "state"), str(s, "state"), colour) + " " +
-           ms(s.value("elapsed_ms", 0.0)) + ";";
+           ms(number_at(s, "elapsed_ms", 0.0)) + ";";
   }
   out += "\n" + vf_lines(pf, colour) + problem_lines(pf, colour);
   return out;
