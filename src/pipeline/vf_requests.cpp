@@ -62,13 +62,16 @@ bool VfRequests::ended() const {
   });
 }
 
-void VfRequests::advance_one(VfRequest& r) {
+bool VfRequests::advance_one(VfRequest& r) {
   // A probe starts only when none is under way. The time is read for each step: one
   // before it may have taken a while (a netlink request, a read through a helper), and
   // bounds are counted from when a step really runs.
+  bool moved = false;
   while (!((r.step == Step::kProbe || r.step == Step::kReprobe) && probing_) &&
          step(r, Clock::now()) == Answer::kDone) {
+    moved = true;
   }
+  return moved;
 }
 
 void VfRequests::start_probes() {
@@ -91,9 +94,11 @@ void VfRequests::start_probes() {
 void VfRequests::advance() {
   start_probes();
   for (auto& r : requests_) {
-    advance_one(r);
-    start_probes();
+    if (advance_one(r)) {
+      start_probes();  // it did work: the probe may have answered meanwhile
+    }
   }
+  start_probes();
 }
 
 bool VfRequests::due(const VfRequest& r, Clock::time_point now) {
@@ -125,14 +130,14 @@ std::set<std::size_t> VfRequests::run() {
     start_probes();
     for (const auto& pci : woken) {
       if (const auto it = by_pci_.find(pci); it != by_pci_.end()) {
-        advance_one(requests_[it->second]);
-        start_probes();
+        if (advance_one(requests_[it->second])) {
+          start_probes();
+        }
       }
     }
     const auto now = Clock::now();
     for (auto& r : requests_) {
-      if (due(r, now)) {
-        advance_one(r);
+      if (due(r, now) && advance_one(r)) {
         start_probes();
       }
     }

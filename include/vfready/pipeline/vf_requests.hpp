@@ -76,7 +76,8 @@ class VfRequests {
  private:
   enum class Answer : uint8_t { kDone, kWaiting, kEnded };
   // Steps `r` until it waits or ends (or waits for its turn to probe).
-  void advance_one(VfRequest& r);
+  // Whether it moved.
+  bool advance_one(VfRequest& r);
   // The probe under way, and when it has answered, the first request waiting for its turn.
   void start_probes();
   // Whether `r` waits on something that may have come without an event (its probe's
