@@ -81,6 +81,17 @@ int RootedSysfs::write(const std::string& rel, std::string_view value) {
   return write_absolute(path(rel), value);
 }
 
+namespace {
+
+// The kernel calls of the first `made` of `ops`, by kind.
+void count_made(const std::vector<DeviceOp>& ops, std::size_t made) {
+  for (std::size_t i = 0; i < made && i < ops.size(); ++i) {
+    count(ops[i].kind == DeviceOp::Kind::kRead ? KernelCall::kSysfsRead : KernelCall::kSysfsWrite);
+  }
+}
+
+}  // namespace
+
 std::vector<DeviceOpResult> RootedSysfs::on_device(const std::string& device,
                                                    std::vector<DeviceOp> ops,
                                                    std::chrono::milliseconds deadline) {
@@ -100,10 +111,7 @@ std::vector<DeviceOpResult> RootedSysfs::on_device(const std::string& device,
       }
     }
   }
-  // The calls made: a batch ends at its first failed write.
-  for (std::size_t i = 0; i < out.size() && i < ops.size(); ++i) {
-    count(ops[i].kind == DeviceOp::Kind::kRead ? KernelCall::kSysfsRead : KernelCall::kSysfsWrite);
-  }
+  count_made(ops, out.size());  // a batch ends at its first failed write
   return out;
 }
 
@@ -115,9 +123,7 @@ DeviceCallStart RootedSysfs::start_on_device(const std::string& device, std::vec
   for (auto& op : ops) {
     op.path = path(op.path);
   }
-  for (const auto& op : ops) {
-    count(op.kind == DeviceOp::Kind::kRead ? KernelCall::kSysfsRead : KernelCall::kSysfsWrite);
-  }
+  count_made(ops, ops.size());  // counted as sent: how many a started call makes is not known yet
   return calls_->start(device, ops, deadline.count() == 0 ? read_deadline_ : deadline);
 }
 
