@@ -13,9 +13,11 @@ namespace vfready::daemon {
 
 namespace {
 
-// How long a step may take before the PF is given up as timed out. It is a backstop
-// past the bounds of the step's own calls (a call past its bound names itself and the
-// PF is stuck), so each has slack beyond the calls it makes.
+// How long a step may take before its PF is given up as stuck: past the bounds of the
+// step's own calls (a call made in a helper names itself when it outlives its deadline),
+// so each has slack beyond the calls it makes. It guards what a worker waits for in the
+// kernel outside a helper (netlink under rtnl_lock; see BusyPfs), and is how long systemd
+// is told a step may take (EXTEND_TIMEOUT_USEC).
 std::chrono::milliseconds step_bound(const std::string& step, const model::Config& config,
                                      uint16_t vfs) {
   const auto& t = config.timeouts;
@@ -112,7 +114,7 @@ void Bringup::dispatch(short revents) {
   const auto now = Clock::now();
   for (std::size_t i = 0; i < running_.size(); ++i) {
     if (!running_[i].finished && running_[i].since + bound_of(i) <= now) {
-      give_up(i, bound_of(i));
+      give_up(i);
     }
   }
   if (!finished_ && !targets_.empty() && left_ == 0) {
@@ -217,22 +219,12 @@ void Bringup::start_workers(const std::shared_ptr<const model::HostInfo>& host) 
       continue;  // not part of this pass
     }
     const auto pci = targets_[i].pci.str();
-    {
-      std::lock_guard lock(busy_->mu);
-      if (!busy_->pcis.insert(pci).second) {
-        running_[i].finished = true;
-        --left_;
-        auto& pf = status_.pfs[i];
-        pf.state = model::PfState::kFailed;
-        pf.problems = {
-            model::problem(model::EventKind::kPfBusy,
-                           "a worker of an earlier bring-up of PF " + pci +
-                               " has not returned (a sysfs write the driver never finished): not "
-                               "starting another; see the kernel log",
-                           pci)};
-        log_problem(spdlog::level::err, "", "", pf.problems.front());
-        continue;
-      }
+    if (!busy_->enter(pci)) {
+      // Its worker of an earlier pass is still in the kernel: the PF is stuck as it was.
+      running_[i].finished = true;
+      --left_;
+      mark_stuck(i, busy_->given_up(pci).value_or(host::StuckCall{pci, "?", {}, {}}));
+      continue;
     }
     start_pf_worker(channel_, busy_, names_, i, targets_[i], in_, host, udev_);
   }
@@ -248,7 +240,7 @@ void Bringup::close_step(std::size_t pf, model::StepState state) {
 
 void Bringup::on_step(std::size_t pf, const std::string& step) {
   if (running_[pf].finished) {
-    return;  // already given up as timed out
+    return;  // already given up as stuck
   }
   running_[pf] = {step, Clock::now(), false};
   close_step(pf, model::StepState::kDone);
@@ -303,18 +295,37 @@ void Bringup::on_done(std::size_t pf, model::PfStatus status) {
   hooks_.changed();
 }
 
-void Bringup::give_up(std::size_t i, std::chrono::milliseconds bound) {
+void Bringup::give_up(std::size_t i) {
+  host::StuckCall call{targets_[i].pci.str(), running_[i].step, bound_of(i), running_[i].since};
+  if (!busy_->give_up(call)) {
+    return;  // its worker has just returned: its outcome comes next
+  }
   running_[i].finished = true;
   --left_;
   close_step(i, model::StepState::kFailed);
+  mark_stuck(i, call);
+}
+
+void Bringup::mark_stuck(std::size_t i, const host::StuckCall& call) {
   auto& pf = status_.pfs[i];
-  pf.state = model::PfState::kFailed;
-  pf.step = running_[i].step;
-  pf.problems.push_back(model::problem(
-      model::EventKind::kStepTimeout,
-      "step " + running_[i].step + " of PF " + pf.pci.str() + " did not finish within " +
-          std::to_string(bound.count()) + " ms: given up (is the driver hung? see the kernel log)",
-      pf.pci.str()));
+  const auto pci = pf.pci.str();
+  pf.state = model::PfState::kStuck;
+  pf.step = call.call;
+  // As the pass found it: nothing of this pass is known, nothing is judged.
+  pf.changes = {};
+  pf.warnings.clear();
+  for (auto& vf : pf.vfs) {
+    vf.problems.clear();
+    vf.checked = false;
+  }
+  pf.problems = {model::problem(
+      model::EventKind::kPfStuck,
+      "PF " + pci + " is stuck: step " + call.call + " of its bring-up did not finish within " +
+          std::to_string(call.deadline.count()) +
+          " ms; its worker waits in the kernel (a call the driver holds up, such as a netlink "
+          "request under rtnl_lock), and the PF is left alone until it returns (see the kernel "
+          "log)",
+      pci)};
   log_problem(spdlog::level::err, pf.step, "", pf.problems.back());
   hooks_.changed();
 }

@@ -70,7 +70,10 @@ class Bringup final : public EventSource {
   void start_workers(const std::shared_ptr<const model::HostInfo>& host);
   void on_step(std::size_t pf, const std::string& step);
   void on_done(std::size_t pf, model::PfStatus status);
-  void give_up(std::size_t i, std::chrono::milliseconds bound);
+  // The PF's worker is past its step's bound: the PF is stuck until the worker returns.
+  void give_up(std::size_t i);
+  // PF `i` is stuck: its worker has been in step `call.call` for longer than its bound.
+  void mark_stuck(std::size_t i, const host::StuckCall& call);
   void stop(const std::string& why, std::vector<model::Problem> problems);
   void finish();
   [[nodiscard]] double since_epoch_ms() const;

@@ -7,6 +7,9 @@ namespace vfready::daemon {
 
 std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::LinkEvent& event) {
   for (const auto& pf : status.pfs) {
+    if (pf.state == model::PfState::kStuck) {
+      continue;  // left alone: brought up again when its call returns
+    }
     if (pf.ifindex == event.ifindex && !pf.name.empty()) {
       if (event.removed) {
         return Drift{pf.pci.str(), "", pf.name,
@@ -85,7 +88,7 @@ std::optional<Drift> drift_of_new_netdev(const model::DaemonStatus& status, int 
                                          const std::string& physfn_pci) {
   const auto& pf_pci = physfn_pci.empty() ? device_pci : physfn_pci;
   for (const auto& pf : status.pfs) {
-    if (pf.pci.str() != pf_pci) {
+    if (pf.pci.str() != pf_pci || pf.state == model::PfState::kStuck) {
       continue;
     }
     if (physfn_pci.empty()) {

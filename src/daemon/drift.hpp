@@ -22,7 +22,8 @@ struct Drift {
 };
 
 // A netlink event about a netdev vfready knows (a PF's or a VF's): removed, or renamed
-// away from the name vfready gave it.
+// away from the name vfready gave it. A stuck PF has no drift: it is left alone until
+// its call returns, and brought up again then.
 std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::LinkEvent& event);
 
 // Whether `ifindex` is the netdev of a PF or VF in the status (ifindexes are unique in

@@ -3,23 +3,22 @@
 
 #include <poll.h>
 
+#include <map>
+
 #include "log.hpp"
-#include "vfready/host/sysfs.hpp"
-#include "vfready/host/sysfs_sriov_host.hpp"
 
 namespace vfready::daemon {
 
-DriftWatch::DriftWatch(EventLoop& loop, const model::DaemonStatus& status, HostRoots roots,
-                       Hooks hooks)
-    : loop_(loop), status_(status), roots_(std::move(roots)), hooks_(std::move(hooks)) {}
+DriftWatch::DriftWatch(EventLoop& loop, const model::DaemonStatus& status, Hooks hooks)
+    : loop_(loop), status_(status), hooks_(std::move(hooks)) {}
 
 DriftWatch::~DriftWatch() = default;
 
-void DriftWatch::start(std::shared_ptr<host::UdevEventReader> udev) {
+void DriftWatch::start(const std::function<std::unique_ptr<DriftOs>()>& open,
+                       std::shared_ptr<host::UdevEventReader> udev) {
   try {
-    monitor_ = std::make_unique<host::LinkMonitor>();
-    links_ = std::make_unique<host::NetlinkLinks>();
-    loop_.add_fd(monitor_->fd(), POLLIN, [this](short) { on_link_events(); });
+    os_ = open();
+    loop_.add_fd(os_->events().fd(), POLLIN, [this](short) { on_link_events(); });
   } catch (const std::exception& e) {
     log::warn({}, std::string(e.what()) + ": drift of names goes unseen until a reconcile");
   }
@@ -31,7 +30,7 @@ void DriftWatch::start(std::shared_ptr<host::UdevEventReader> udev) {
 
 void DriftWatch::on_link_events() {
   bool overflowed = false;
-  const auto events = monitor_->drain(&overflowed);
+  const auto events = os_->events().drain(&overflowed);
   if (overflowed) {
     log::warn({}, "link events were lost (netlink buffer overrun): looking at every PF");
     hooks_.lost();
@@ -39,12 +38,23 @@ void DriftWatch::on_link_events() {
   // Without udev's events (udevd started after vfreadyd, or the monitor failed) a new
   // netdev is seen in its link event: a VF a driver reload re-creates is repaired all the
   // same. (With them, udev's add says when the netdev is ready to be judged.) Each is
-  // judged once, at its first event, until it goes: the link events of one a pass left
+  // judged once, at its first batch, until it goes: the link events of one a pass left
   // alone (an IPoIB child of a PF) do not start a pass each.
   const bool new_from_links = !udev_ || !udev_->hearing();
-  for (const auto& e : events) {
+  // A link is judged by what it is now, so once a batch, at its last event: the earlier
+  // ones (a pass's MTU change under the kernel's name, then its rename) would each be
+  // judged against the same link and tell one drift many times.
+  std::map<int, std::size_t> last;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    last[events[i].ifindex] = i;
+  }
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const auto& e = events[i];
     if (e.removed) {
       judged_from_links_.erase(e.ifindex);
+    }
+    if (last[e.ifindex] != i) {
+      continue;
     }
     if (auto drift = judge_link_event(e)) {
       hooks_.drift(*drift, [this, e] { return judge_link_event(e); });
@@ -58,11 +68,11 @@ void DriftWatch::on_link_events() {
 
 std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) {
   auto drift = drift_of(status_, event);
-  if (drift && links_) {
+  if (drift) {
     // Events are read some time after they happen: judge by what the link is now,
     // not by a name it had on its way (a pass's own rename read after the pass ended).
     auto now = event;
-    const auto link = links_->get(event.ifindex);
+    const auto link = os_->links().get(event.ifindex);
     now.removed = !link;
     now.name = link ? link->name : event.name;
     drift = drift_of(status_, now);
@@ -89,12 +99,11 @@ std::optional<Drift> DriftWatch::judge_new_netdev(int ifindex) {
   if (knows_netdev(status_, ifindex)) {
     return std::nullopt;  // named by vfready already: no need to look further
   }
-  const auto link = links_ ? links_->get(ifindex) : std::nullopt;
+  const auto link = os_ ? os_->links().get(ifindex) : std::nullopt;
   if (!link) {
     return std::nullopt;  // gone again, or not in this namespace
   }
-  host::RootedSysfs sysfs(roots_.sysfs);
-  const auto device = host::SysfsSriovHost(sysfs).device_of_netdev(link->name);
+  const auto device = os_->reads().device_of_netdev(link->name);
   if (!device.pci) {
     return std::nullopt;  // a virtual device (veth, bridge): not ours
   }

@@ -8,7 +8,7 @@
 
 #include "drift.hpp"
 #include "event_loop.hpp"
-#include "host_roots.hpp"
+#include "pass_hosts.hpp"
 #include "vfready/host/links.hpp"
 #include "vfready/host/udev.hpp"
 #include "vfready/model/status.hpp"
@@ -35,15 +35,17 @@ class DriftWatch {
     std::function<void()> judged;
   };
 
-  DriftWatch(EventLoop& loop, const model::DaemonStatus& status, HostRoots roots, Hooks hooks);
+  DriftWatch(EventLoop& loop, const model::DaemonStatus& status, Hooks hooks);
   ~DriftWatch();
   DriftWatch(const DriftWatch&) = delete;
   DriftWatch& operator=(const DriftWatch&) = delete;
 
-  // Subscribes to both sources: link events, and the adds of the daemon's udev reader
-  // (null when libudev could not make one). Call before the bring-up reads anything, so
-  // that nothing changes unseen. A source that cannot be opened is logged and left out.
-  void start(std::shared_ptr<host::UdevEventReader> udev);
+  // Subscribes to both sources: link events (`open` makes what they are read through),
+  // and the adds of the daemon's udev reader (null when libudev could not make one). Call
+  // before the bring-up reads anything, so that nothing changes unseen. A source that
+  // cannot be opened is logged and left out.
+  void start(const std::function<std::unique_ptr<DriftOs>()>& open,
+             std::shared_ptr<host::UdevEventReader> udev);
 
  private:
   void on_link_events();
@@ -53,11 +55,9 @@ class DriftWatch {
 
   EventLoop& loop_;
   const model::DaemonStatus& status_;
-  HostRoots roots_;
   Hooks hooks_;
-  std::unique_ptr<host::LinkMonitor> monitor_;
+  std::unique_ptr<DriftOs> os_;  // null when link events could not be had
   std::shared_ptr<host::UdevEventReader> udev_;
-  std::unique_ptr<host::NetlinkLinks> links_;
   // Netdevs judged as new from a link event (udev not heard), until they go.
   std::set<int> judged_from_links_;
 };

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "vfready/host/links.hpp"
+#include "vfready/host/sriov_reads.hpp"
 #include "vfready/host/stuck_call.hpp"
 #include "vfready/host/udev_wait.hpp"
 #include "vfready/model/config.hpp"
@@ -26,6 +28,16 @@ class PfOs {
   virtual pipeline::PfHost& host() = 0;
 };
 
+// What the drift watch reads the host through: its link events, its links as they are
+// now, and sysfs for the device under a new netdev.
+class DriftOs {
+ public:
+  virtual ~DriftOs() = default;
+  virtual host::LinkEvents& events() = 0;
+  virtual host::Links& links() = 0;
+  virtual host::SriovReads& reads() = 0;
+};
+
 class PassHosts {
  public:
   virtual ~PassHosts() = default;
@@ -43,6 +55,9 @@ class PassHosts {
   virtual std::vector<host::ReturnedCall> returned(const BringupInputs& in) = 0;
   // A pass is over: what is kept only for passes (idle helpers) may go.
   virtual void pass_over(const BringupInputs& in) = 0;
+  // For the daemon's drift watch, opened before the first pass reads anything. Throws
+  // std::runtime_error when link events cannot be had.
+  virtual std::unique_ptr<DriftOs> drift_os(const BringupInputs& in) = 0;
 };
 
 // vfreadyd's: sysfs under in.roots, device calls through in.calls, netlink in the

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "vfready/model/checks.hpp"
 #include "vfready/pipeline/pf_bringup.hpp"
@@ -37,6 +38,48 @@ std::deque<PassMessage> PassChannel::take() {
   std::lock_guard lock(mu_);
   out.swap(queue_);
   return out;
+}
+
+bool BusyPfs::enter(const std::string& pci) {
+  std::lock_guard lock(mu_);
+  if (!running_.insert(pci).second) {
+    return false;
+  }
+  // A return not collected yet (the PF was brought up by a pass of its own since) would
+  // only start another pass.
+  std::erase_if(returned_, [&](const host::ReturnedCall& r) { return r.stuck.device == pci; });
+  return true;
+}
+
+void BusyPfs::leave(const std::string& pci) {
+  std::lock_guard lock(mu_);
+  running_.erase(pci);
+  if (auto it = given_up_.find(pci); it != given_up_.end()) {
+    it->second.call = "its worker in step " + it->second.call;
+    returned_.push_back({std::move(it->second), 0});
+    given_up_.erase(it);
+  }
+}
+
+bool BusyPfs::give_up(host::StuckCall call) {
+  std::lock_guard lock(mu_);
+  if (!running_.contains(call.device)) {
+    return false;
+  }
+  auto pci = call.device;
+  given_up_.insert_or_assign(std::move(pci), std::move(call));
+  return true;
+}
+
+std::optional<host::StuckCall> BusyPfs::given_up(const std::string& pci) {
+  std::lock_guard lock(mu_);
+  auto it = given_up_.find(pci);
+  return it == given_up_.end() ? std::nullopt : std::optional<host::StuckCall>(it->second);
+}
+
+std::vector<host::ReturnedCall> BusyPfs::collect() {
+  std::lock_guard lock(mu_);
+  return std::exchange(returned_, {});
 }
 
 void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
@@ -102,10 +145,7 @@ void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyP
       status.problems.push_back(
           model::problem(model::EventKind::kInternalError, e.what(), target.pci.str()));
     }
-    {
-      std::lock_guard lock(busy->mu);
-      busy->pcis.erase(target.pci.str());
-    }
+    busy->leave(target.pci.str());
     channel->post({.kind = PassMessage::Kind::kDone, .pf = index, .done = std::move(status)});
   }).detach();
 }

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "host_roots.hpp"
 #include "pass_hosts.hpp"
 #include "vfready/host/device_calls.hpp"
+#include "vfready/host/stuck_call.hpp"
 #include "vfready/host/udev.hpp"
 #include "vfready/host/udev_wait.hpp"
 #include "vfready/model/compat_table.hpp"
@@ -42,11 +44,32 @@ struct BringupInputs {
   std::shared_ptr<PassHosts> hosts = system_hosts();
 };
 
-// PFs with a worker still running, across passes: a worker that outlived its step's
-// bound keeps its PF out of later passes until it returns.
-struct BusyPfs {
-  std::mutex mu;
-  std::set<std::string> pcis;
+// PFs with a worker still running, across passes. With the step bound, the guard against
+// a worker that waits in the kernel outside a helper (a netlink call the driver holds up
+// under rtnl_lock, a sysfs read under net/): calls that take a device lock have their
+// own deadline in a helper (DeviceCalls), these do not. The loop gives such a step up
+// past its bound and calls the PF stuck; the PF stays out of later passes until its
+// worker returns, and then is brought up again, as after a helper's call. Workers leave
+// it from their threads: its mutex guards nothing else.
+class BusyPfs {
+ public:
+  // A worker starts for `pci`: false when one (given up) is still running.
+  bool enter(const std::string& pci);
+  // The worker for `pci` returns.
+  void leave(const std::string& pci);
+  // The loop gives up on the worker for `call.device`, waiting in step `call.call`: false
+  // when it has returned already (its outcome is on its way to the loop).
+  bool give_up(host::StuckCall call);
+  // The step a worker given up on for `pci` is still in, if one is.
+  std::optional<host::StuckCall> given_up(const std::string& pci);
+  // The workers given up on that have returned since the last collect(), each once.
+  std::vector<host::ReturnedCall> collect();
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> running_;
+  std::map<std::string, host::StuckCall> given_up_;
+  std::vector<host::ReturnedCall> returned_;
 };
 
 // What workers tell the loop.

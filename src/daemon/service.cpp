@@ -73,7 +73,7 @@ void Service::open_udev() {
 void Service::start_watching() {
   // Subscribed before the bring-up reads anything: nothing changes unseen.
   drift_ = std::make_unique<DriftWatch>(
-      loop_, status_, options_.roots,
+      loop_, status_,
       DriftWatch::Hooks{
           .drift = [this](const Drift& d, const DriftWatch::Judge& again) { on_drift(d, again); },
           .netdev =
@@ -91,7 +91,7 @@ void Service::start_watching() {
                 }
               },
           .judged = [this] { schedule_pass(); }});
-  drift_->start(inputs_.udev);
+  drift_->start([this] { return inputs_.hosts->drift_os(inputs_); }, inputs_.udev);
   if (options_.bus_address) {
     bus_ = std::make_unique<BusConnector>(
         loop_, *options_.bus_address,
@@ -294,7 +294,11 @@ void Service::watch_stuck() {
   stuck_watched_ = true;
   loop_.add_timer(Clock::now() + std::chrono::seconds(1), [this] {
     stuck_watched_ = false;
-    for (const auto& r : inputs_.hosts->returned(inputs_)) {
+    auto returned = inputs_.hosts->returned(inputs_);
+    for (auto& r : busy_->collect()) {
+      returned.push_back(std::move(r));
+    }
+    for (const auto& r : returned) {
       const auto took =
           std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.stuck.since);
       log::info({.pf = r.stuck.device},

@@ -71,6 +71,22 @@ class SystemPfOs final : public PfOs {
   pipeline::PfHost os_;
 };
 
+// Link events of the daemon's namespace, netlink for the links, and sysfs read in the
+// loop's thread (a netdev's device link and its PF's: no call that takes a device lock).
+class SystemDriftOs final : public DriftOs {
+ public:
+  explicit SystemDriftOs(const BringupInputs& in) : sysfs_(in.roots.sysfs), sriov_(sysfs_) {}
+  host::LinkEvents& events() override { return monitor_; }
+  host::Links& links() override { return links_; }
+  host::SriovReads& reads() override { return sriov_; }
+
+ private:
+  host::LinkMonitor monitor_;  // first: nothing that changes after is missed
+  host::NetlinkLinks links_;
+  host::RootedSysfs sysfs_;
+  host::SysfsSriovHost sriov_;
+};
+
 class SystemHosts final : public PassHosts {
  public:
   std::shared_ptr<host::UdevWait> listen(const BringupInputs& in) override {
@@ -91,6 +107,9 @@ class SystemHosts final : public PassHosts {
   // Helpers hold copies of the daemon's pages as it was at their fork: none is kept idle
   // between passes (a drift repair spawns the few it needs).
   void pass_over(const BringupInputs& in) override { in.calls->close_idle(); }
+  std::unique_ptr<DriftOs> drift_os(const BringupInputs& in) override {
+    return std::make_unique<SystemDriftOs>(in);
+  }
 };
 
 }  // namespace

@@ -29,12 +29,24 @@ class MemoryHosts final : public daemon::PassHosts {
     return host_->collect_returned();
   }
   void pass_over(const daemon::BringupInputs& /*in*/) override {}
+  std::unique_ptr<daemon::DriftOs> drift_os(const daemon::BringupInputs& /*in*/) override {
+    return std::make_unique<Drift>(host_);
+  }
 
  private:
   struct Os final : daemon::PfOs {
     Os(MemoryHost& h, host::UdevWait& udev) : os{h, h, h, udev} {}
     pipeline::PfHost& host() override { return os; }
     pipeline::PfHost os;
+  };
+  struct Drift final : daemon::DriftOs {
+    explicit Drift(std::shared_ptr<MemoryHost> h)
+        : memory(std::move(h)), feed(memory->open_link_events()) {}
+    host::LinkEvents& events() override { return *feed; }
+    host::Links& links() override { return *memory; }
+    host::SriovReads& reads() override { return *memory; }
+    std::shared_ptr<MemoryHost> memory;  // outlives the feed
+    std::unique_ptr<host::LinkEvents> feed;
   };
   std::shared_ptr<MemoryHost> host_;
 };

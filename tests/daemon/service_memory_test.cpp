@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The whole service on MemoryHost, without root: its loop, signals, passes, reload and a
-// call into a driver that hangs and later returns. What it tells systemd is read from a
-// notifier of the test's; the test acts on it from the loop's thread, as systemd or an
+// The whole service on MemoryHost, without root: its loop, signals, passes, reload, drift
+// of a name and a call into a driver that hangs and later returns. What it tells systemd is read
+// from a notifier of the test's; the test acts on it from the loop's thread, as systemd or an
 // operator would (a signal), and stops the service with SIGTERM.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -90,13 +90,17 @@ class AServiceOnMemory : public ::testing::Test {
     }
     pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    host->release_netlink();  // no worker is left waiting on a test that failed
+    fs::remove_all(dir_);
+  }
 
-  void write_config(int vfs) const {
+  // `timeouts`: more of them, each `"key": value, `.
+  void write_config(int vfs, const std::string& timeouts = "") const {
     std::ofstream(config_path()) << R"({"pfs": [{"select": {"pci": [")" << kPf0 << R"(", ")" << kPf1
                                  << R"("]}, "vfs": )" << vfs << R"(,
       "pf_name": "ibs{pf_index}", "vf_name": "ibs{pf_index}v{vf}"}],
-      "timeouts": {"udev_ms": 50, "port_active_ms": 300},
+      "timeouts": {)" << timeouts << R"("udev_ms": 50, "port_active_ms": 300},
       "publish": {"status_file": ")"
                                  << dir_ << R"(/status.json", "nfd_file": false,
                   "metrics_file": false}})";
@@ -185,6 +189,74 @@ TEST_F(AServiceOnMemory, BringsAStuckPfUpOnceItsCallReturns) {
     EXPECT_EQ(pf.state, model::PfState::kReady) << pf.pci.str();
   }
   EXPECT_EQ(status.passes_finished, 2U);
+}
+
+TEST_F(AServiceOnMemory, RepairsAVfRenamedAwayFromItsName) {
+  write_config(2);
+  auto svc = service();
+  int ifindex = 0;
+  std::string name;
+  notifier.on = [&](const std::string& m) {
+    if (starts_with(m, "READY=1")) {
+      // Someone renames a VF's netdev and sets its MTU: two link events, one drift of its
+      // PF (as would be the pass's own events read after it, each judged by the link now).
+      const auto& vf = svc->status().pfs.at(0).vfs.at(1);
+      ifindex = vf.ifindex;
+      name = vf.name;
+      ASSERT_EQ(host->rename(ifindex, "drifted"), 0);
+      ASSERT_EQ(host->set_mtu(ifindex, 2044), 0);
+    } else if (svc->status().passes_finished == 2 && starts_with(m, "STATUS=ready")) {
+      ::raise(SIGTERM);
+    }
+  };
+  EXPECT_EQ(run(*svc), 0);
+  ASSERT_NE(ifindex, 0) << "the service was never ready";
+  const auto& status = svc->status();
+  EXPECT_EQ(status.drift_events, 1U);
+  EXPECT_EQ(status.passes_finished, 2U);
+  ASSERT_TRUE(host->get(ifindex).has_value());
+  EXPECT_EQ(host->get(ifindex)->name, name);  // renamed back by the reconcile pass
+  ASSERT_FALSE(status.recent_events.empty());
+  EXPECT_EQ(status.recent_events.back().pf, kPf0);
+  for (const auto& pf : status.pfs) {
+    EXPECT_EQ(pf.state, model::PfState::kReady) << pf.pci.str();
+  }
+}
+
+TEST_F(AServiceOnMemory, GivesUpAPfWhoseWorkerIsHeldInTheKernelUntilItReturns) {
+  // The guids step may take bind_ms for each VF and one more: 600 ms.
+  write_config(2, R"("bind_ms": 200, )");
+  // Its VFs' GUIDs go over netlink (no OFED files), and the first request never
+  // returns, for now.
+  host->pf(kPf1).info.ofed_sriov = false;
+  host->hold_netlink_guids(kPf1);
+  auto svc = service();
+  std::vector<model::Problem> at_ready;
+  notifier.on = [&](const std::string& m) {
+    if (starts_with(m, "READY=1")) {
+      const auto& pf = svc->status().pfs.at(1);
+      EXPECT_EQ(pf.state, model::PfState::kStuck);
+      at_ready = pf.problems;
+      EXPECT_EQ(svc->status().pfs.at(0).state, model::PfState::kReady);
+      host->release_netlink();  // the driver lets go; the worker finishes its pass
+    } else if (starts_with(m, "STATUS=ready: 2/2")) {
+      ::raise(SIGTERM);
+    }
+  };
+  EXPECT_EQ(run(*svc), 0);
+  ASSERT_EQ(at_ready.size(), 1U);
+  EXPECT_EQ(at_ready[0].kind, model::EventKind::kPfStuck);
+  EXPECT_NE(at_ready[0].text.find("step guids of its bring-up did not finish within 600 ms"),
+            std::string::npos)
+      << at_ready[0].text;
+  const auto& status = svc->status();
+  // The retry came when the worker returned: not from drift (a stuck PF has none, though
+  // its VFs' netdevs come as the released worker goes on).
+  EXPECT_EQ(status.drift_events, 0U);
+  EXPECT_EQ(status.passes_finished, 2U);
+  for (const auto& pf : status.pfs) {
+    EXPECT_EQ(pf.state, model::PfState::kReady) << pf.pci.str();
+  }
 }
 
 TEST_F(AServiceOnMemory, ExitsNotReadyWhenNoPfComesUpAtBoot) {

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <functional>
+#include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace vfready::testing {
 
@@ -75,7 +77,7 @@ void MemoryHost::create_vfs(const std::string& pf_pci, uint16_t count, model::Gu
 void MemoryHost::move_to_pod(const std::string& pf_pci, uint16_t index) {
   std::lock_guard lock(mu_);
   Vf& vf = pfs_.at(pf_pci).vfs.at(index);
-  links_.erase(vf.ifindex);
+  drop_link(vf.ifindex);
   vf.ifindex = 0;
   vf.in_pod = true;
 }
@@ -83,7 +85,7 @@ void MemoryHost::move_to_pod(const std::string& pf_pci, uint16_t index) {
 void MemoryHost::bind_to(const std::string& pf_pci, uint16_t index, const std::string& driver) {
   std::lock_guard lock(mu_);
   Vf& vf = pfs_.at(pf_pci).vfs.at(index);
-  links_.erase(vf.ifindex);
+  drop_link(vf.ifindex);
   vf.ifindex = 0;
   vf.driver = driver;
 }
@@ -125,7 +127,7 @@ void MemoryHost::unstick(const std::string& pf_pci, int err) {
   if (it == stuck_.end()) {
     return;
   }
-  returned_.push_back({{pf_pci, it->second, std::chrono::milliseconds(1000), {}}, err});
+  returned_.push_back({it->second, err});
   stuck_.erase(it);
   std::erase_if(failures_, [](const auto& f) { return f.second.err == host::kStuck; });
 }
@@ -143,7 +145,8 @@ int MemoryHost::call_on(const model::PciAddress& pf, const std::string& name,
   }
   const int err = call(name, what);
   if (err == host::kStuck) {
-    stuck_[pf.str()] = name + " " + what;
+    stuck_[pf.str()] = {pf.str(), name + " " + what, std::chrono::milliseconds(1000),
+                        std::chrono::steady_clock::now()};
   }
   return err;
 }
@@ -154,7 +157,7 @@ std::optional<host::StuckCall> MemoryHost::stuck(const model::PciAddress& pf) {
   if (it == stuck_.end()) {
     return std::nullopt;
   }
-  return host::StuckCall{pf.str(), it->second, std::chrono::milliseconds(1000), {}};
+  return it->second;
 }
 
 MemoryHost::Pf* MemoryHost::find_pf(const model::PciAddress& pci) {
@@ -179,7 +182,58 @@ MemoryHost::Vf* MemoryHost::find_vf(const model::PciAddress& pci, Pf** owner) {
 int MemoryHost::add_link(const std::string& name) {
   const int ifindex = next_ifindex_++;
   links_[ifindex] = host::Link{ifindex, name, {}, 2044};
+  announce({.ifindex = ifindex, .name = name, .mtu = 2044});
   return ifindex;
+}
+
+void MemoryHost::drop_link(int ifindex) {
+  if (const auto it = links_.find(ifindex); it != links_.end()) {
+    announce({.removed = true, .ifindex = ifindex, .name = it->second.name});
+    links_.erase(it);
+  }
+}
+
+void MemoryHost::announce(host::LinkEvent event) {
+  if (link_fd_ < 0) {
+    return;
+  }
+  link_events_.push_back(std::move(event));
+  const uint64_t one = 1;
+  static_cast<void>(::write(link_fd_, &one, sizeof one));
+}
+
+// The link events of the host, as RTNLGRP_LINK announces them from when they are opened.
+class MemoryHost::LinkFeed final : public host::LinkEvents {
+ public:
+  explicit LinkFeed(MemoryHost& host) : host_(host) {}
+  ~LinkFeed() override {
+    std::lock_guard lock(host_.mu_);
+    ::close(host_.link_fd_);
+    host_.link_fd_ = -1;
+    host_.link_events_.clear();
+  }
+  LinkFeed(const LinkFeed&) = delete;
+  LinkFeed& operator=(const LinkFeed&) = delete;
+  [[nodiscard]] int fd() const override { return host_.link_fd_; }
+  std::vector<host::LinkEvent> drain(bool* overflowed) override {
+    std::lock_guard lock(host_.mu_);
+    uint64_t count = 0;
+    static_cast<void>(::read(host_.link_fd_, &count, sizeof count));
+    *overflowed = false;
+    return std::exchange(host_.link_events_, {});
+  }
+
+ private:
+  MemoryHost& host_;
+};
+
+std::unique_ptr<host::LinkEvents> MemoryHost::open_link_events() {
+  std::lock_guard lock(mu_);
+  if (link_fd_ >= 0) {
+    throw std::logic_error("MemoryHost: link events are already open");
+  }
+  link_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  return std::make_unique<LinkFeed>(*this);
 }
 
 int MemoryHost::probe(Pf& pf, Vf& vf, uint16_t index) {
@@ -217,7 +271,7 @@ std::optional<model::PfInfo> MemoryHost::read_pf(const model::PciAddress& pci, b
   }
   auto info = pf->info;
   if (auto it = stuck_.find(pci.str()); it != stuck_.end()) {
-    info.stuck = it->second;  // sriov_numvfs cannot be read: nothing of the VFs is seen
+    info.stuck = it->second.call;  // sriov_numvfs cannot be read: nothing of the VFs is seen
     info.numvfs = 0;
     return info;
   }
@@ -367,7 +421,7 @@ int MemoryHost::set_num_vfs(const model::PciAddress& pci, uint16_t count) {
   }
   if (count == 0) {
     for (const auto& vf : pf->vfs) {
-      links_.erase(vf.ifindex);
+      drop_link(vf.ifindex);
     }
     pf->vfs.clear();
     pf->numvfs = 0;
@@ -512,7 +566,7 @@ int MemoryHost::unbind_vf(const model::PciAddress& pf_pci, const model::PciAddre
   if (vf == nullptr || vf->driver != driver) {
     return ENODEV;
   }
-  links_.erase(vf->ifindex);
+  drop_link(vf->ifindex);
   vf->ifindex = 0;
   vf->in_pod = false;
   vf->driver.reset();
@@ -532,6 +586,30 @@ std::optional<host::Link> MemoryHost::by_name(const std::string& name) {
   return link_named(name);
 }
 
+void MemoryHost::hold_netlink_guids(const std::string& pf_pci) {
+  std::lock_guard lock(hold_mu_);
+  held_netlink_ = pf_pci;
+}
+
+void MemoryHost::release_netlink() {
+  {
+    std::lock_guard lock(hold_mu_);
+    held_netlink_.clear();
+  }
+  hold_cv_.notify_all();
+}
+
+void MemoryHost::wait_if_held(int pf_ifindex) {
+  std::unique_lock hold(hold_mu_);
+  bool held = false;
+  if (!held_netlink_.empty()) {
+    std::lock_guard lock(mu_);
+    const auto it = pfs_.find(held_netlink_);
+    held = it != pfs_.end() && it->second.info.ifindex == pf_ifindex;
+  }
+  hold_cv_.wait(hold, [&] { return !held || held_netlink_.empty(); });
+}
+
 int MemoryHost::rename(int ifindex, const std::string& name) {
   std::lock_guard lock(mu_);
   if (const int err = call("rename", std::to_string(ifindex) + " " + name); err != 0) {
@@ -549,6 +627,7 @@ int MemoryHost::rename(int ifindex, const std::string& name) {
     return EEXIST;
   }
   links_[ifindex].name = name;
+  announce({.ifindex = ifindex, .name = name, .mtu = links_[ifindex].mtu});
   return 0;
 }
 
@@ -561,6 +640,7 @@ int MemoryHost::set_mtu(int ifindex, uint32_t mtu) {
     return ENODEV;
   }
   links_[ifindex].mtu = mtu;
+  announce({.ifindex = ifindex, .name = links_[ifindex].name, .mtu = mtu});
   return 0;
 }
 
@@ -604,6 +684,7 @@ int MemoryHost::del_altname(int ifindex, const std::string& name) {
 }
 
 int MemoryHost::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
+  wait_if_held(pf_ifindex);
   std::lock_guard lock(mu_);
   if (const int err = call(
           "netlink-guid", std::to_string(pf_ifindex) + " " + std::to_string(vf) + " " + port.str());

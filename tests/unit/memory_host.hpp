@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -68,6 +70,11 @@ class MemoryHost final : public host::SriovReads,
   std::chrono::milliseconds held_bound{60000};
   // The oldest held probe answers; false when none is held.
   bool release_probe();
+  // The VF GUIDs sent over netlink for PF `pf_pci` wait, outside the host's lock, until
+  // release_netlink() (a request the driver holds up, as under rtnl_lock: no deadline of
+  // vfready's bounds it).
+  void hold_netlink_guids(const std::string& pf_pci);
+  void release_netlink();
   // The kernel log's lines, as a failed probe adds them.
   std::vector<std::string> kernel_log;
   bool udev_initializes = true;  // new netdevs are initialized by udev at once
@@ -117,6 +124,10 @@ class MemoryHost final : public host::SriovReads,
   int del_altname(int ifindex, const std::string& name) override;
   int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) override;
 
+  // The host's link events from now on (as RTNLGRP_LINK: a netdev made, renamed, its MTU
+  // set, gone), until the object goes; one at a time.
+  std::unique_ptr<host::LinkEvents> open_link_events();
+
   // --- host::UdevWait: an uninitialized netdev stays so, and the wait lasts its bound.
   bool wait_initialized(int ifindex, Netdev netdev,
                         std::chrono::steady_clock::time_point deadline) override;
@@ -132,20 +143,30 @@ class MemoryHost final : public host::SriovReads,
   int call_on(const model::PciAddress& pf, const std::string& name, const std::string& what);
   Pf* find_pf(const model::PciAddress& pci);
   Vf* find_vf(const model::PciAddress& pci, Pf** owner = nullptr);
+  class LinkFeed;
   int add_link(const std::string& name);
+  void drop_link(int ifindex);
+  void announce(host::LinkEvent event);  // to the open link events, if any
   int probe(Pf& pf, Vf& vf, uint16_t index);
   std::optional<host::Link> link_named(const std::string& name) const;
 
-  std::recursive_mutex mu_;  // the pipeline probes on a thread of its own
+  void wait_if_held(int pf_ifindex);
+
+  std::mutex hold_mu_;  // taken before mu_, never after
+  std::condition_variable hold_cv_;
+  std::string held_netlink_;  // the PF whose netlink GUIDs wait
+  std::recursive_mutex mu_;   // the pipeline probes on a thread of its own
   std::map<std::string, Pf> pfs_;
   std::map<int, host::Link> links_;
   std::set<int> initialized_;
   std::map<std::string, Failure> failures_;
-  std::map<std::string, std::string> stuck_;  // PF -> the call that did not return
+  std::map<std::string, host::StuckCall> stuck_;  // PF -> the call that did not return
   std::vector<host::ReturnedCall> returned_;
   std::vector<int> held_;  // eventfds of the held probes not released yet, oldest first
   std::vector<std::string> calls_;
   int next_ifindex_ = 10;
+  int link_fd_ = -1;  // eventfd of the open link events
+  std::vector<host::LinkEvent> link_events_;
 };
 
 }  // namespace vfready::testing

@@ -70,19 +70,27 @@ struct LinkEvent {
   uint32_t mtu = 0;
 };
 
+// Link events as they come: a descriptor readable when some wait, and the events.
+class LinkEvents {
+ public:
+  virtual ~LinkEvents() = default;
+  // Readable when events wait.
+  [[nodiscard]] virtual int fd() const = 0;
+  // The events that wait (never blocks). `overflowed` is set when some were dropped
+  // (ENOBUFS): the caller must then look at everything again.
+  virtual std::vector<LinkEvent> drain(bool* overflowed) = 0;
+};
+
 // Listens to link events of the daemon's namespace. Open it before reading the links,
 // so that nothing that changes in between goes unseen.
-class LinkMonitor {
+class LinkMonitor final : public LinkEvents {
  public:
   LinkMonitor();  // throws std::runtime_error when netlink cannot be opened
-  ~LinkMonitor();
+  ~LinkMonitor() override;
   LinkMonitor(const LinkMonitor&) = delete;
   LinkMonitor& operator=(const LinkMonitor&) = delete;
-  // Readable when events wait.
-  [[nodiscard]] int fd() const;
-  // The events that wait (never blocks). `overflowed` is set when the kernel dropped
-  // some (ENOBUFS): the caller must then look at everything again.
-  std::vector<LinkEvent> drain(bool* overflowed);
+  [[nodiscard]] int fd() const override;
+  std::vector<LinkEvent> drain(bool* overflowed) override;
 
  private:
   struct Socket;

@@ -45,8 +45,6 @@ enum class EventKind {
   kNetdevGone,          // a netdev vanished during the bring-up
   kPortNotActive,       // a port did not become ACTIVE
   kPfVanished,          // a PF vanished during the bring-up
-  kStepTimeout,         // a step did not finish in time
-  kPfBusy,              // a PF's earlier call has not returned
   kPfStuck,             // a call into a PF's driver did not return within its deadline
   kHostReadFailed,      // the host could not be read
   kReloadRefused,       // a new configuration was refused
@@ -60,7 +58,7 @@ struct EventInfo {
   std::string_view remedy;      // what to do, in one line ("" for outcomes)
 };
 
-inline constexpr std::array<EventInfo, 41> kEvents = {{
+inline constexpr std::array<EventInfo, 39> kEvents = {{
     {EventKind::kReady, "ready", "99bf23c319f44843ab34d9e0a3cca4b0", ""},
     {EventKind::kDegraded, "degraded", "000ba400a11b45e5b06312b99feaa586", ""},
     {EventKind::kFailed, "failed", "b0edcb1ab0f142ffbbed1ff88173f756", ""},
@@ -137,12 +135,6 @@ inline constexpr std::array<EventInfo, 41> kEvents = {{
      "check the cable, the switch port and the subnet manager (ibstat, sminfo)"},
     {EventKind::kPfVanished, "pf-vanished", "447b41946e244772b469442ebfed967c",
      "read the kernel log for the PF; `vfreadyctl reconcile` tries again"},
-    {EventKind::kStepTimeout, "step-timeout", "16bbcea694ee4059a12d26f37f38075c",
-     "read the kernel log for the PF (hung task warnings); a reboot may be needed to free the "
-     "driver"},
-    {EventKind::kPfBusy, "pf-busy", "bda040cbd2434f7caafb38ef5e809b67",
-     "read the kernel log for the PF (hung task warnings); a reboot may be needed to free the "
-     "driver"},
     {EventKind::kPfStuck, "pf-stuck", "c72cdb7281f84e9baf031aba856a093b",
      "read the kernel log for the PF (hung task warnings, firmware errors); vfready retries the "
      "PF when the call returns, and a reboot frees a driver that never returns"},
@@ -153,6 +145,9 @@ inline constexpr std::array<EventInfo, 41> kEvents = {{
     {EventKind::kInternalError, "internal-error", "2d612c0c9d514568b43d5a752955f788",
      "report it with the journal of vfreadyd; `vfreadyctl reconcile` tries again"},
 }};
+// One entry for each kind, none left to its default (an empty name and MESSAGE_ID).
+static_assert(kEvents.size() == static_cast<std::size_t>(EventKind::kInternalError) + 1);
+static_assert(kEvents.back().kind == EventKind::kInternalError);
 
 constexpr const EventInfo& event_info(EventKind kind) {
   for (const auto& e : kEvents) {
