@@ -75,6 +75,8 @@ class ScriptedUdev final : public host::UdevWait {
     return netdev;
   }
   void add_missed() override { ++missed; }
+  bool busy = false;  // udev announces other functions' netdevs all the while
+  Clock::time_point last_add() override { return busy ? Clock::now() : Clock::time_point{}; }
   bool initialized_now(int ifindex, Netdev /*netdev*/, bool ask) override {
     asked += ask ? 1 : 0;
     return initialized_.contains(ifindex);
@@ -195,6 +197,25 @@ TEST_F(AVfRequest, GivesUpOnAnAddThatDoesNotComeWithinItsBound) {
   ASSERT_EQ(requests.requests().at(0).step, Step::kNetdev);
   udev.done_with(vf_pci(0), vf(0).ifindex);  // done, but its add is never heard
   requests.run();
+  EXPECT_EQ(udev.missed, 1);
+  EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
+  EXPECT_TRUE(run.status.vfs.at(0).problems.empty());
+}
+
+TEST_F(AVfRequest, WaitsForItsAddUpToTheUdevBoundWhileUdevIsBehindWithOthers) {
+  // udev_ms 400: an add is waited for 100 ms while udev is silent; this one never comes,
+  // but udev is busy with other netdevs, so the request waits the whole bound before it
+  // looks in sysfs (which names the VF all the same).
+  auto json = pipeline_config();
+  json.replace(json.find("\"udev_ms\": 50"), 13, "\"udev_ms\": 400");
+  auto& run = unbound(1, json);
+  udev.busy = true;
+  pipeline::VfRequests requests(run);
+  const auto start = Clock::now();
+  requests.add(0);
+  udev.done_with(vf_pci(0), vf(0).ifindex);  // done, but its add is never heard
+  requests.run();
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(400));
   EXPECT_EQ(udev.missed, 1);
   EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
   EXPECT_TRUE(run.status.vfs.at(0).problems.empty());

@@ -142,6 +142,7 @@ class LibudevWait final : public UdevWait {
   bool take_woken(int fd, std::vector<std::string>* pcis) override;
   std::optional<AddedNetdev> take_added(const std::string& pci, bool* look) override;
   void add_missed() override;
+  std::chrono::steady_clock::time_point last_add() override;
   bool initialized_now(int ifindex, Netdev netdev, bool ask) override;
 
  private:
@@ -169,11 +170,12 @@ class LibudevWait final : public UdevWait {
   };
   std::map<std::string, Added> added_;            // by PCI function: announced, not taken
   std::map<std::string, Waiters> waiting_added_;  // by PCI function
-  std::set<int> going_;           // netdevs an unbind takes away: their late adds are not taken
-  uint64_t adds_heard_ = 0;       // adds with a PCI function, this pass
-  bool add_missed_ = false;       // a wait_added timed out
-  std::vector<int> subscribers_;  // eventfds of the callers that wait on many
-  std::map<std::string, int> watchers_;  // PCI function -> the eventfd its events wake
+  std::set<int> going_;      // netdevs an unbind takes away: their late adds are not taken
+  uint64_t adds_heard_ = 0;  // adds with a PCI function, this pass
+  std::chrono::steady_clock::time_point last_add_{};  // when the last of them was heard
+  bool add_missed_ = false;                           // a wait_added timed out
+  std::vector<int> subscribers_;                      // eventfds of the callers that wait on many
+  std::map<std::string, int> watchers_;               // PCI function -> the eventfd its events wake
   std::map<int, std::pair<int, std::string>> netdev_watchers_;  // ifindex -> eventfd, function
   std::map<int, std::set<std::string>> woken_;  // eventfd -> the functions that woke it
   std::set<int> woken_all_;                     // eventfds woken by lost events

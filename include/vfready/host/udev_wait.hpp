@@ -63,6 +63,9 @@ class UdevWait {
   }
   // A wait for an add reached its bound in vain (as a wait_added that timed out).
   virtual void add_missed() {}
+  // When udev's last add of a PCI function's netdev was heard (any function's; the
+  // epoch for none). While adds come, udev is behind with its queue rather than silent.
+  virtual std::chrono::steady_clock::time_point last_add() { return {}; }
   // Whether udev is done with `ifindex`, by what was heard; with `ask`, libudev is asked
   // too (as wait_initialized asks it after a second and at its deadline).
   virtual bool initialized_now(int ifindex, Netdev netdev, bool /*ask*/) {

@@ -49,7 +49,7 @@ struct VfRequest {
   int watched = 0;         // the netdev whose udev events wake it
   std::unique_ptr<host::StartedProbe> call;
   std::optional<model::Guid> guid;   // read back with its probe
-  Clock::time_point netdev_until{};  // how long udev's add is waited for
+  Clock::time_point netdev_until{};  // how long udev's add is waited for (see netdev())
   Clock::time_point udev_until{};    // how long udev's "done" is waited for
   Clock::time_point ask_at{};        // when libudev is asked (an event may have been missed)
 };
@@ -87,6 +87,10 @@ class VfRequests {
   Answer probe(VfRequest& r);
   Answer probing(VfRequest& r, Clock::time_point now);
   Answer netdev(VfRequest& r, Clock::time_point now);
+  // How long udev's add is waited for while udev is silent.
+  [[nodiscard]] Clock::duration announce_window() const;
+  // Until when `r` waits for udev's add: moved on while udev announces others.
+  Clock::time_point waiting_for_add_until(VfRequest& r, Clock::time_point now);
   Answer udev(VfRequest& r, Clock::time_point now);
   Answer name(VfRequest& r);
   Answer validate(VfRequest& r);
