@@ -51,10 +51,6 @@ std::vector<StepStruct> steps_value(const std::vector<model::StepTiming>& steps)
   return out;
 }
 
-bool same_steps(const std::vector<model::StepTiming>& a, const std::vector<model::StepTiming>& b) {
-  return steps_value(a) == steps_value(b);
-}
-
 std::vector<VfStruct> vfs_value(const std::vector<model::VfStatus>& vfs) {
   std::vector<VfStruct> out;
   out.reserve(vfs.size());
@@ -100,7 +96,7 @@ class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::P
     check("Problems", pf.problems == pf_.problems);
     check("ProblemCodes", pf.problems == pf_.problems);
     check("Warnings", pf.warnings == pf_.warnings);
-    check("Steps", same_steps(pf.steps, pf_.steps));
+    check("Steps", pf.steps == pf_.steps);
     check("VFs", vfs_value(pf.vfs) == vfs_value(pf_.vfs));
     pf_ = pf;
     if (!changed.empty()) {
@@ -151,7 +147,7 @@ class ManagerObject final
     check("StatusText", s.text == status_.text);
     check("Problems", s.problems == status_.problems);
     check("ProblemCodes", s.problems == status_.problems);
-    check("Steps", same_steps(model::overall_steps(s.pfs), model::overall_steps(status_.pfs)));
+    check("Steps", model::overall_steps(s.pfs) == model::overall_steps(status_.pfs));
     check("PFs", !pfs_changed);
     check("VFCount", model::vf_count(s) == model::vf_count(status_));
     check("RecentEvents", events_value(s) == events_value(status_));

@@ -62,6 +62,7 @@ struct StepTiming {
   StepState state = StepState::kRunning;
   double started_ms = 0;  // since the daemon started
   double elapsed_ms = 0;  // so far, while running
+  friend bool operator==(const StepTiming&, const StepTiming&) = default;
 };
 
 // What a PF is, as the plan and the host said before its bring-up: kept whatever state
