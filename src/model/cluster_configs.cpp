@@ -36,9 +36,7 @@ std::vector<Rail> rails_of(const nlohmann::json& status) {
     r.vendor = text_at(pf, "vendor");
     r.device = text_at(pf, "device");
     r.vf_device = text_at(pf, "vf_device");
-    // Outside input: json::value() would throw on a string where a number was wanted.
-    const auto vfs = pf.find("vfs_configured");
-    r.vfs = vfs != pf.end() && vfs->is_number_unsigned() ? vfs->get<unsigned>() : 0U;
+    r.vfs = number_at(pf, "vfs_configured", 0U);
     if (!r.name.empty()) {
       rails.push_back(std::move(r));
     }

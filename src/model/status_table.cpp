@@ -11,14 +11,6 @@ namespace {
 
 std::string str(const nlohmann::json& j, const char* key) { return text_at(j, key, "-"); }
 
-// The number at `key`, `otherwise` when it is absent or not a number: a status file is
-// input from outside (json::value() throws on a string where a number was wanted).
-template <class T>
-T number_at(const nlohmann::json& j, const char* key, T otherwise) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<T>() : otherwise;
-}
-
 std::string pad(const std::string& s, std::size_t width) {
   return s.size() >= width ? s + " " : s + std::string(width - s.size() + 1, ' ');
 }

@@ -22,7 +22,7 @@ using Clock = VfRequest::Clock;
 // its queue, not silent, and the add is waited for up to the udev bound: a look in sysfs
 // and libudev for each VF costs some fifty sysfs round trips, and at 16 PFs of 127 VFs
 // those looks kept udev behind (`vfready_bench --only scale`, 5 ms probes: 49 FUSE
-// requests a VF against 25, READY at 2.7 times the floor against 1.6).
+// requests a VF against 25, READY at 2.7 times the floor with renames against 1.7).
 constexpr auto kAnnounced = std::chrono::seconds(1);
 // A netdev whose udev event came before the pass listened would hold its wait to the
 // bound: libudev is asked after a second, and at the bound.

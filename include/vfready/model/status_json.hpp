@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "vfready/model/status.hpp"
 
@@ -25,6 +26,16 @@ nlohmann::json to_json(const DaemonStatus& status, int64_t now_unix_ms = 0);
 // The string at `key` of a status object; `otherwise` when it is absent, not a string
 // (null: unknown) or empty. What every reader of the status JSON takes its texts with.
 std::string text_at(const nlohmann::json& j, const char* key, const std::string& otherwise = "");
+// The number at `key`; `otherwise` when it is absent or not a number (for an unsigned T,
+// not an unsigned number). A status file is input from outside: json::value() would
+// throw on a string where a number was wanted.
+template <class T>
+T number_at(const nlohmann::json& j, const char* key, T otherwise) {
+  const auto it = j.find(key);
+  const bool fits =
+      it != j.end() && (std::is_unsigned_v<T> ? it->is_number_unsigned() : it->is_number());
+  return fits ? it->template get<T>() : otherwise;
+}
 
 // The status file's text: json_text(status, now_unix_ms) and a newline.
 std::string status_file_text(const DaemonStatus& status, int64_t now_unix_ms);
