@@ -103,7 +103,7 @@ int wait(const Where& where, double timeout_s) {
       const auto f = fetch_status(where.bus_address, where.status_file);
       const auto& s = f.status;
       const auto state = model::text_at(s, "state", "-");
-      if (s.value("node_ready", false)) {
+      if (model::flag_at(s, "node_ready", false)) {
         clear_progress();
         std::cout << model::text_at(s, "status", "ready") << '\n';  // "ready: 8/8 PFs ready"
         return kOk;
@@ -158,11 +158,12 @@ int reload(const Where& where, double timeout_s, bool wait_for_pass) {
     // pass that applies it is the one started with it (one status has both).
     for (;;) {
       const auto status = nlohmann::json::parse(client->describe());
-      if (status.value("config_generation", uint32_t{0}) != before) {
+      if (model::number_at(status, "config_generation", uint32_t{0}) != before) {
         if (!wait_for_pass) {
           break;
         }
-        return follow_pass(*client, status.value("passes_started", uint64_t{0}), until, timeout_s);
+        return follow_pass(*client, model::number_at(status, "passes_started", uint64_t{0}), until,
+                           timeout_s);
       }
       show_progress("waiting for the running pass to end: " +
                     model::text_at(status, "status", "-"));

@@ -51,9 +51,9 @@ int follow_pass(bus::Client& client, uint64_t pass, Clock::time_point until, dou
   for (;;) {
     const auto status = nlohmann::json::parse(client.describe());
     const auto text = model::text_at(status, "status", "-");
-    if (status.value("passes_finished", uint64_t{0}) >= pass) {
+    if (model::number_at(status, "passes_finished", uint64_t{0}) >= pass) {
       clear_progress();
-      if (status.value("node_ready", false)) {
+      if (model::flag_at(status, "node_ready", false)) {
         std::cout << model::printable(text) << '\n';
         return kOk;
       }

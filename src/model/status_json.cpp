@@ -263,6 +263,11 @@ std::string text_at(const nlohmann::json& j, const char* key, const std::string&
              : otherwise;
 }
 
+bool flag_at(const nlohmann::json& j, const char* key, bool otherwise) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_boolean() ? it->get<bool>() : otherwise;
+}
+
 std::string status_file_text(const DaemonStatus& status, int64_t now_unix_ms) {
   auto out = json_text(status, now_unix_ms);
   out += '\n';

@@ -166,3 +166,17 @@ TEST(TheStatusFile, SaysWhatDescribeSays) {
   // What Describe() sends for the daemon is the same text, but for the date it was made.
   EXPECT_EQ(nlohmann::json::parse(json_text(s, 1'796'147'306'000)), j);
 }
+
+// A status file is outside input: a reader takes a flag or a number only of its type.
+TEST(TheStatusJson, IsReadForFlagsAndNumbersOnlyOfTheirType) {
+  const auto j = nlohmann::json::parse(
+      R"({"node_ready": "yes", "degraded": true, "passes_finished": -1, "vfs": 3, "n": "3"})");
+  EXPECT_FALSE(flag_at(j, "node_ready", false));
+  EXPECT_TRUE(flag_at(j, "node_ready", true));
+  EXPECT_TRUE(flag_at(j, "degraded", false));
+  EXPECT_FALSE(flag_at(j, "absent", false));
+  EXPECT_EQ(number_at(j, "passes_finished", uint64_t{7}), 7U);
+  EXPECT_EQ(number_at(j, "passes_finished", int64_t{7}), -1);
+  EXPECT_EQ(number_at(j, "vfs", uint32_t{0}), 3U);
+  EXPECT_EQ(number_at(j, "n", 0), 0);
+}

@@ -36,6 +36,8 @@ T number_at(const nlohmann::json& j, const char* key, T otherwise) {
       it != j.end() && (std::is_unsigned_v<T> ? it->is_number_unsigned() : it->is_number());
   return fits ? it->template get<T>() : otherwise;
 }
+// The boolean at `key`; `otherwise` when it is absent or not true or false.
+bool flag_at(const nlohmann::json& j, const char* key, bool otherwise);
 
 // The status file's text: json_text(status, now_unix_ms) and a newline.
 std::string status_file_text(const DaemonStatus& status, int64_t now_unix_ms);
