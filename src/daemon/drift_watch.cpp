@@ -23,9 +23,6 @@ void DriftWatch::start(const std::function<std::unique_ptr<DriftOs>()>& open,
     log::warn({}, std::string(e.what()) + ": drift of names goes unseen until a reconcile");
   }
   udev_ = std::move(udev);
-  if (udev_) {
-    loop_.add_fd(udev_->fd(), POLLIN, [this](short) { on_udev_events(); });
-  }
 }
 
 void DriftWatch::on_link_events() {
@@ -80,14 +77,12 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
   return drift;
 }
 
-void DriftWatch::on_udev_events() {
-  bool overflowed = false;
-  const auto events = udev_->take_adds(&overflowed);
+void DriftWatch::on_udev_adds(const std::vector<host::UdevNetdevEvent>& adds, bool overflowed) {
   if (overflowed) {
     log::warn({}, "udev events were lost (monitor buffer overrun): looking at every PF");
     hooks_.lost();
   }
-  for (const auto& e : events) {
+  for (const auto& e : adds) {
     // A new netdev is what a link event cannot tell apart from the pass's own; renames
     // and removals of known netdevs are judged from link events.
     hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });

@@ -40,16 +40,17 @@ class DriftWatch {
   DriftWatch(const DriftWatch&) = delete;
   DriftWatch& operator=(const DriftWatch&) = delete;
 
-  // Subscribes to both sources: link events (`open` makes what they are read through),
-  // and the adds of the daemon's udev reader (null when libudev could not make one). Call
-  // before the bring-up reads anything, so that nothing changes unseen. A source that
-  // cannot be opened is logged and left out.
+  // Subscribes to link events (`open` makes what they are read through); `udev` is the
+  // daemon's udev reader (null when libudev could not make one), whose adds the loop
+  // hands to on_udev_adds(). Call before the bring-up reads anything, so that nothing
+  // changes unseen. Link events that cannot be had are logged and left out.
   void start(const std::function<std::unique_ptr<DriftOs>()>& open,
              std::shared_ptr<host::UdevEventReader> udev);
+  // udev's adds of a batch the loop read (`overflowed`: events were lost before it).
+  void on_udev_adds(const std::vector<host::UdevNetdevEvent>& adds, bool overflowed);
 
  private:
   void on_link_events();
-  void on_udev_events();
   std::optional<Drift> judge_link_event(const host::LinkEvent& event);
   std::optional<Drift> judge_new_netdev(int ifindex);
 

@@ -3,12 +3,8 @@
 #include "vfready/host/udev.hpp"
 
 #include <libudev.h>
-#include <poll.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <charconv>
 #include <stdexcept>
@@ -80,10 +76,10 @@ UdevMonitor::~UdevMonitor() = default;
 
 int UdevMonitor::fd() const { return udev_monitor_get_fd(state_->monitor); }
 
-std::vector<UdevNetdevEvent> UdevMonitor::drain(bool* overflowed) {
+std::vector<UdevNetdevEvent> UdevMonitor::drain(bool* overflowed, std::size_t most) {
   std::vector<UdevNetdevEvent> out;
   *overflowed = false;
-  for (;;) {
+  for (std::size_t n = 0; n < most; ++n) {
     errno = 0;
     udev_device* device = udev_monitor_receive_device(state_->monitor);
     if (device == nullptr) {
@@ -92,7 +88,7 @@ std::vector<UdevNetdevEvent> UdevMonitor::drain(bool* overflowed) {
         continue;
       }
       // EAGAIN: nothing more waits. A message libudev refused (not from udevd, wrong
-      // magic) also ends up here with the socket still readable: the next poll returns.
+      // magic) also ends up here with the socket still readable: the loop reads again.
       if (errno == EAGAIN || errno == EWOULDBLOCK || errno == 0) {
         break;
       }
@@ -144,44 +140,11 @@ bool UdevDevices::initialized(int ifindex) const {
 }
 
 UdevEventReader::UdevEventReader()
-    : ready_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
-      stop_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
-  if (ready_fd_ < 0 || stop_fd_ < 0) {
-    const int err = errno;
-    close(ready_fd_);
-    close(stop_fd_);
-    throw std::system_error(err, std::generic_category(), "eventfd");
-  }
-  try {
     // libudev gives a monitor made while udevd is not running no multicast group: it
     // hears nothing, even once udevd is up.
-    hearing_ = UdevDevices().udev_active();
-    reader_ = std::thread([this] { read_events(); });
-  } catch (...) {
-    close(ready_fd_);
-    close(stop_fd_);
-    throw;
-  }
-}
+    : hearing_(UdevDevices().udev_active()) {}
 
-UdevEventReader::~UdevEventReader() {
-  const uint64_t one = 1;
-  static_cast<void>(write(stop_fd_, &one, sizeof one));
-  reader_.join();
-  close(stop_fd_);
-  close(ready_fd_);
-}
-
-std::vector<UdevNetdevEvent> UdevEventReader::take_adds(bool* overflowed) {
-  uint64_t count = 0;
-  static_cast<void>(read(ready_fd_, &count, sizeof count));  // readable again at the next add
-  std::lock_guard lock(mu_);
-  *overflowed = lost_;
-  lost_ = false;
-  std::vector<UdevNetdevEvent> out;
-  out.swap(adds_);
-  return out;
-}
+UdevEventReader::~UdevEventReader() = default;
 
 void UdevEventReader::attach(LibudevWait* wait) {
   std::lock_guard lock(listeners_mu_);
@@ -189,62 +152,43 @@ void UdevEventReader::attach(LibudevWait* wait) {
 }
 
 void UdevEventReader::detach(LibudevWait* wait) {
-  std::lock_guard lock(listeners_mu_);  // not while the reader is telling it
+  std::lock_guard lock(listeners_mu_);  // not while the loop is telling it
   std::erase(listeners_, wait);
 }
 
-void UdevEventReader::tell(const std::vector<UdevNetdevEvent>& events, bool overflowed) {
+void UdevEventReader::tell(const std::vector<UdevNetdevEvent>& events, bool overflowed,
+                           const Adds& adds) {
   {
     std::lock_guard lock(listeners_mu_);
     for (auto* l : listeners_) {
       l->hear(events, overflowed);
     }
   }
-  bool added = overflowed;
-  std::lock_guard lock(mu_);
+  std::vector<UdevNetdevEvent> added;
   for (const auto& e : events) {
-    if (e.action == "add" && adds_wanted_) {
-      adds_.push_back(e);
-      added = true;
+    if (e.action == "add") {
+      added.push_back(e);
     }
   }
-  lost_ = lost_ || overflowed;
-  if (added) {
-    const uint64_t one = 1;
-    static_cast<void>(write(ready_fd_, &one, sizeof one));
+  if ((overflowed || !added.empty()) && adds) {
+    adds(added, overflowed);
   }
 }
 
-void UdevEventReader::read_events() {
-  std::array<pollfd, 2> fds{{{monitor_.fd(), POLLIN, 0}, {stop_fd_, POLLIN, 0}}};
-  for (;;) {
-    if (poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      // Cannot happen with these fds; should it, every listener is told events were
-      // lost (waiters look their netdevs up), the loop reconciles, and passes to come
-      // look in sysfs and ask libudev.
-      hearing_ = false;
-      tell({}, /*overflowed=*/true);
-      return;
-    }
-    if ((fds[1].revents & POLLIN) != 0) {
-      return;
-    }
-    try {
-      bool overflowed = false;
-      const auto events = monitor_.drain(&overflowed);
-      tell(events, overflowed);
-    } catch (const std::exception&) {
-      // Out of memory, say: what was read is lost, as in an overrun.
-      try {
-        tell({}, /*overflowed=*/true);
-      } catch (const std::exception&) {
-        hearing_ = false;  // not even that: passes to come look for themselves
-        return;
-      }
-    }
+void UdevEventReader::read_some(const Adds& adds) {
+  // Some 10 us of libudev's work a message: a burst is read in slices of this many, the
+  // loop's other sources served between them.
+  constexpr std::size_t kSlice = 256;
+  std::vector<UdevNetdevEvent> events;
+  bool overflowed = false;
+  try {
+    events = monitor_.drain(&overflowed, kSlice);
+    tell(events, overflowed, adds);
+  } catch (const std::exception&) {
+    // Out of memory, say: what was read is lost, as in an overrun (the listeners look
+    // their netdevs up, the loop looks at every PF). Should even that fail, the loop's
+    // error handler has it.
+    tell({}, /*overflowed=*/true, adds);
   }
 }
 

@@ -4,12 +4,13 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -41,8 +42,9 @@ class UdevMonitor {
   UdevMonitor& operator=(const UdevMonitor&) = delete;
   // Readable when events wait.
   [[nodiscard]] int fd() const;
-  // The events that wait (never blocks); `overflowed` when some were lost.
-  std::vector<UdevNetdevEvent> drain(bool* overflowed);
+  // The events that wait, at most `most` messages (never blocks); `overflowed` when some
+  // were lost.
+  std::vector<UdevNetdevEvent> drain(bool* overflowed, std::size_t most = SIZE_MAX);
 
  private:
   struct State;
@@ -69,53 +71,43 @@ class UdevDevices {
 
 class LibudevWait;
 
-// The daemon's one monitor of udev's netdev events, read on a thread of its own: libudev
-// builds a device object for every message a monitor receives, and a monitor each for
-// the pass and for the drift watch paid that twice for every event. The reader hands
-// each batch to the pass's LibudevWait, if one is listening, and queues the adds for the
-// loop (the drift watch: a netdev a driver reload made).
+// The daemon's one monitor of udev's netdev events, read on the daemon's event loop:
+// libudev builds a device object for every message a monitor receives, and a monitor each
+// for the pass and for the drift watch paid that twice for every event. Each batch read
+// goes to the pass's LibudevWait, if one is listening (which wakes the worker whose
+// netdev an event names), then its adds to the loop's own `adds` (the drift watch: a
+// netdev a driver reload made).
 class UdevEventReader {
  public:
+  // The adds of a batch; `overflowed` when events were lost before it.
+  using Adds = std::function<void(const std::vector<UdevNetdevEvent>&, bool overflowed)>;
   UdevEventReader();  // throws std::runtime_error when libudev cannot make a monitor
   ~UdevEventReader();
   UdevEventReader(const UdevEventReader&) = delete;
   UdevEventReader& operator=(const UdevEventReader&) = delete;
-  // Readable while adds wait for take_adds(); adds are kept only once this was asked
-  // for (a daemon without a drift watch, --once, has nobody to take them).
-  [[nodiscard]] int fd() {
-    std::lock_guard lock(mu_);
-    adds_wanted_ = true;
-    return ready_fd_;
-  }
-  // The adds received since the last call (never blocks); `overflowed` when events were
-  // lost meanwhile.
-  std::vector<UdevNetdevEvent> take_adds(bool* overflowed);
+  // The monitor's socket: read_some() when it is readable.
+  [[nodiscard]] int fd() const { return monitor_.fd(); }
+  // Reads what waits, up to a bound (a level-triggered source is called again for the
+  // rest, so that a burst of events does not hold the loop), and hands it on. Never
+  // blocks. Called on the loop's thread only.
+  void read_some(const Adds& adds);
   // False when nothing will be heard: udevd was not running when the monitor was made
-  // (libudev then listens to nothing, for the monitor's life), or the reader stopped.
+  // (libudev then listens to nothing, for the monitor's life), or reading failed.
   [[nodiscard]] bool hearing() const { return hearing_.load(); }
 
  private:
   friend class LibudevWait;
+  // From the planner's thread (attach) and whichever thread ends the pass (detach).
   void attach(LibudevWait* wait);
   void detach(LibudevWait* wait);
-  void read_events();
-  // Each listener, then the loop's queue.
-  void tell(const std::vector<UdevNetdevEvent>& events, bool overflowed);
+  // Each listener, then `adds`.
+  void tell(const std::vector<UdevNetdevEvent>& events, bool overflowed, const Adds& adds);
 
   UdevMonitor monitor_;
-  // The listeners, each called with it held. Apart from mu_, so that the loop's
-  // take_adds never waits for a pass's worker (who holds its wait's lock while it asks
-  // libudev).
+  // The listeners: attached and detached from a pass's threads, told on the loop's.
   std::mutex listeners_mu_;
-  std::mutex mu_;  // the loop's queue
-  std::vector<UdevNetdevEvent> adds_;
-  bool lost_ = false;
-  bool adds_wanted_ = false;
   std::vector<LibudevWait*> listeners_;
-  int ready_fd_ = -1;  // eventfd: adds wait
-  int stop_fd_ = -1;   // eventfd: the reader returns
   std::atomic<bool> hearing_{true};
-  std::thread reader_;
 };
 
 // UdevWait for all the PF workers of a pass (thread-safe), over the daemon's reader: a
