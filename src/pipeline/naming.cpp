@@ -266,21 +266,28 @@ void name_pf(PfRun& run) {
   run.status.changes.links_renamed += namer.renamed();
 }
 
-void name_vf(PfRun& run, model::VfStatus& vs, bool announced) {
+Naming name_vf(PfRun& run, model::VfStatus& vs, bool announced) {
   if (vs.ifindex == 0) {
-    return;
+    return Naming::kNamed;
   }
   const auto& vt = run.target.vf.at(vs.index);
   std::lock_guard lock(run.names.mutex());
   Namer namer(run.os, run.names, run.status.pci.str(), vs.pci.str(), run.kernel_release);
-  namer.apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, vs.problems,
+  std::vector<model::Problem> problems;
+  namer.apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, problems,
               announced && !vs.name.empty() ? &vs.name : nullptr);
   run.status.changes.links_renamed += namer.renamed();
-  if (const auto* link = namer.find(vs.ifindex)) {
-    run.named[vs.ifindex] = *link;
-  } else {
+  const auto* link = namer.find(vs.ifindex);
+  if (link == nullptr) {
     run.named.erase(vs.ifindex);
+    if (announced) {
+      return Naming::kGone;  // nothing of it is the VF's to report
+    }
+  } else {
+    run.named[vs.ifindex] = *link;
   }
+  vs.problems.insert(vs.problems.end(), problems.begin(), problems.end());
+  return Naming::kNamed;
 }
 
 }  // namespace vfready::pipeline

@@ -317,12 +317,9 @@ VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
 
 VfRequests::Answer VfRequests::name(VfRequest& r) {
   auto& vs = run_.status.vfs[r.at];
-  name_vf(run_, vs, r.announced);
-  if (r.announced && vs.ifindex != 0 && !run_.named.contains(vs.ifindex)) {
+  if (name_vf(run_, vs, r.announced) == Naming::kGone) {
     // The netdev udev announced is gone by now: udev was behind and it was an older one
     // of the VF's, or it has moved to another namespace. sysfs says what the VF has.
-    std::erase_if(vs.problems,
-                  [](const model::Problem& p) { return p.kind == model::EventKind::kNetdevGone; });
     vs.ifindex = 0;
     vs.name.clear();
     r.announced = false;

@@ -304,5 +304,41 @@ TEST_F(AVfRequest, EndsAVfWhoseGuidIsStillWrongAfterItsSecondProbe) {
   EXPECT_THAT(vs.problems[0].text, HasSubstr("sriov/0/"));
 }
 
+TEST_F(AVfRequest, LooksInSysfsAgainWhenTheNetdevUdevAnnouncedIsGoneByItsNaming) {
+  auto& run = unbound(1);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kNetdev);
+  // udev was behind: its add names a netdev of the VF's that is gone by now.
+  constexpr int kGone = 9999;
+  ASSERT_FALSE(host.get(kGone));
+  udev.announce(vf_pci(0), kGone, "ib7");
+  udev.done_with(vf_pci(0), kGone);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  requests.run();
+  const auto& vs = run.status.vfs.at(0);
+  EXPECT_EQ(requests.requests().at(0).step, Step::kFinished);
+  EXPECT_FALSE(requests.requests().at(0).announced);  // its netdev found in sysfs
+  EXPECT_EQ(vs.ifindex, vf(0).ifindex);
+  EXPECT_EQ(vs.name, "ibs0v0");
+  EXPECT_TRUE(vs.problems.empty()) << model::texts(vs.problems).front();
+}
+
+TEST_F(AVfRequest, EndsWithTheProblemWhenTheKernelRefusesItsName) {
+  udev.look = true;
+  auto& run = unbound(1);
+  host.fail("rename", EPERM);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  const auto finished = requests.run();
+  EXPECT_EQ(finished, std::set<std::size_t>{0});
+  const auto& vs = run.status.vfs.at(0);
+  ASSERT_EQ(vs.problems.size(), 1U) << model::texts(vs.problems).front();
+  EXPECT_EQ(vs.problems[0].kind, model::EventKind::kLinkConfigFailed);
+  EXPECT_THAT(vs.problems[0].text, HasSubstr("EPERM"));
+  EXPECT_NE(vs.name, "ibs0v0");  // what the kernel has: read back
+}
+
 }  // namespace
 }  // namespace vfready::testing

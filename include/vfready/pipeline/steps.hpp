@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -84,7 +85,12 @@ StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev net
 // udev's add said of a netdev this pass's probe has just made, so naming does not ask the
 // kernel first (a new netdev has no altnames of vfready's; the MTU is sent with the name).
 void name_pf(PfRun& run);
-void name_vf(PfRun& run, model::VfStatus& vs, bool announced = false);
+// kGone: the announced netdev is not there (udev was behind and named an older one of
+// the VF's, or it moved to another namespace); nothing is reported of it, and the VF's
+// netdev is for the caller to look up again. A netdev not announced that is gone is a
+// `netdev-gone` problem, and kNamed.
+enum class Naming : uint8_t { kNamed, kGone };
+Naming name_vf(PfRun& run, model::VfStatus& vs, bool announced = false);
 
 // Step "validate", for one VF: read back its GUID (OFED) and names (those naming heard
 // from the kernel in this pass, or asked now). False when the GUID its port uses is not
