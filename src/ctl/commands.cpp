@@ -158,7 +158,7 @@ int reload(const Where& where, double timeout_s, bool wait_for_pass) {
     // pass that applies it is the one started with it (one status has both).
     for (;;) {
       const auto status = nlohmann::json::parse(client->describe());
-      if (model::number_at(status, "config_generation", uint32_t{0}) != before) {
+      if (model::number_at(status, "config_generation", before) != before) {
         if (!wait_for_pass) {
           break;
         }

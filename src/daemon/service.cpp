@@ -57,15 +57,16 @@ int Service::run() {
 
 void Service::open_udev() {
   try {
-    inputs_.udev = std::make_shared<host::UdevEventReader>();
+    auto reader = std::make_shared<host::UdevEventReader>();
     // Read on the loop: each batch to the running pass's wait, its adds to the drift watch.
-    loop_.add_fd(inputs_.udev->fd(), POLLIN, [this](short) {
-      inputs_.udev->read_some([this](const auto& adds, bool overflowed) {
+    loop_.add_fd(reader->fd(), POLLIN, [this, reader](short) {
+      reader->read_some([this](const auto& adds, bool overflowed) {
         if (drift_) {
           drift_->on_udev_adds(adds, overflowed);
         }
       });
     });
+    inputs_.udev = std::move(reader);  // read from here on: the passes may listen to it
     if (!inputs_.udev->hearing()) {
       log::warn({},
                 "udevd was not running when vfreadyd started: its events go unheard "

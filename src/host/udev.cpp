@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <new>
 #include <stdexcept>
 #include <system_error>
 
@@ -183,13 +184,14 @@ void UdevEventReader::read_some(const Adds& adds) {
   bool overflowed = false;
   try {
     events = monitor_.drain(&overflowed, kSlice);
-    tell(events, overflowed, adds);
-  } catch (const std::exception&) {
-    // Out of memory, say: what was read is lost, as in an overrun (the listeners look
-    // their netdevs up, the loop looks at every PF). Should even that fail, the loop's
-    // error handler has it.
-    tell({}, /*overflowed=*/true, adds);
+  } catch (const std::bad_alloc&) {
+    // What was read is lost, as in an overrun: the listeners look their netdevs up, the
+    // loop looks at every PF.
+    events.clear();
+    overflowed = true;
   }
+  // What a listener or `adds` throws is the loop's error handler's, not a lost event.
+  tell(events, overflowed, adds);
 }
 
 }  // namespace vfready::host

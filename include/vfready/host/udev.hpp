@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -92,8 +91,8 @@ class UdevEventReader {
   // blocks. Called on the loop's thread only.
   void read_some(const Adds& adds);
   // False when nothing will be heard: udevd was not running when the monitor was made
-  // (libudev then listens to nothing, for the monitor's life), or reading failed.
-  [[nodiscard]] bool hearing() const { return hearing_.load(); }
+  // (libudev then listens to nothing, for the monitor's life).
+  [[nodiscard]] bool hearing() const { return hearing_; }
 
  private:
   friend class LibudevWait;
@@ -107,7 +106,7 @@ class UdevEventReader {
   // The listeners: attached and detached from a pass's threads, told on the loop's.
   std::mutex listeners_mu_;
   std::vector<LibudevWait*> listeners_;
-  std::atomic<bool> hearing_{true};
+  const bool hearing_;
 };
 
 // UdevWait for all the PF workers of a pass (thread-safe), over the daemon's reader: a
