@@ -599,9 +599,10 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double target) 
 // User-space instructions of vfreadyd's process per VF, 16 PFs x 127 VFs at 5 ms probes,
 // from start to READY=1 and its exit on SIGTERM, counted by valgrind's callgrind (this
 // machine's CPUs, virtual ones, count no instructions for perf). The helper processes'
-// instructions (system calls, mostly) are not counted. Under valgrind vfreadyd runs some
-// fifty times slower, so that more of its waits end at their bounds than in a plain run:
-// a count of the work, not a time.
+// instructions (system calls, mostly) are not counted. Under valgrind vfreadyd runs many
+// times slower (its threads one at a time), so that more of its waits end at their bounds
+// and its status file is written more often than in a plain run: a count of the work,
+// not a time.
 void instructions(std::vector<Figure>& out) {
   const char* s = "instructions (16 PFs x 127 VFs, vf_probe_ms 5, under callgrind)";
   const char* name = "user-space instructions of vfreadyd per VF, to READY and exit";
