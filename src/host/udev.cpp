@@ -3,10 +3,13 @@
 #include "vfready/host/udev.hpp"
 
 #include <libudev.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
-#include <charconv>
+#include <cstring>
 #include <new>
 #include <stdexcept>
 #include <system_error>
@@ -20,14 +23,48 @@ namespace {
 
 // Room for the burst of a bring-up (every VF's add and move) while nobody reads.
 constexpr int kReceiveBuffer = 16 * 1024 * 1024;
+// The longest message udevd sends (sd-device's monitor receives into as many bytes).
+constexpr std::size_t kMessageMax = 8192;
 
-int number(const char* text) {
-  int value = 0;
-  if (text != nullptr) {
-    const std::string_view s(text);
-    std::from_chars(s.data(), s.data() + s.size(), value);
+enum class Received : uint8_t { kMessage, kLost, kNothing };
+
+// One message from `fd`, as sd-device's monitor takes it: a multicast to udevd's group
+// (unicasts are from no sender vfready trusts), from root (SCM_CREDENTIALS), whole. A
+// netdev's event goes to `out`; anything else is dropped. kLost: the socket's buffer
+// overran (ENOBUFS) and messages were lost before the next.
+Received receive_one(int fd, std::vector<UdevNetdevEvent>* out) {
+  alignas(uint32_t) std::array<uint8_t, kMessageMax> buf{};
+  iovec iov{buf.data(), buf.size()};
+  sockaddr_nl from{};
+  alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(ucred))> control{};
+  msghdr m{};
+  m.msg_name = &from;
+  m.msg_namelen = sizeof from;
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = control.data();
+  m.msg_controllen = control.size();
+  const ssize_t n = ::recvmsg(fd, &m, MSG_DONTWAIT);
+  if (n < 0) {
+    if (errno == ENOBUFS) {
+      return Received::kLost;
+    }
+    return errno == EINTR ? Received::kMessage : Received::kNothing;  // EAGAIN: all read
   }
-  return value;
+  const cmsghdr* c = CMSG_FIRSTHDR(&m);
+  if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || from.nl_groups == 0 || c == nullptr ||
+      c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_CREDENTIALS) {
+    return Received::kMessage;
+  }
+  ucred cred{};
+  std::memcpy(&cred, CMSG_DATA(c), sizeof cred);
+  if (cred.uid != 0) {
+    return Received::kMessage;
+  }
+  if (auto e = parse_udev_message(std::span(buf.data(), static_cast<std::size_t>(n)))) {
+    out->push_back(std::move(*e));
+  }
+  return Received::kMessage;
 }
 
 }  // namespace
@@ -78,34 +115,18 @@ UdevMonitor::~UdevMonitor() = default;
 int UdevMonitor::fd() const { return udev_monitor_get_fd(state_->monitor); }
 
 std::vector<UdevNetdevEvent> UdevMonitor::drain(bool* overflowed, std::size_t most) {
+  // The messages are read here and parsed by parse_udev_message(), not received through
+  // libudev, which builds a device object of every property of each (half of vfready's
+  // instructions in a bring-up, under callgrind). libudev made the socket: bound to
+  // udevd's group, filtered to "net" in the kernel, SO_PASSCRED on.
   std::vector<UdevNetdevEvent> out;
   *overflowed = false;
+  const int fd = udev_monitor_get_fd(state_->monitor);
   for (std::size_t n = 0; n < most; ++n) {
-    errno = 0;
-    udev_device* device = udev_monitor_receive_device(state_->monitor);
-    if (device == nullptr) {
-      if (errno == ENOBUFS) {
-        *overflowed = true;
-        continue;
-      }
-      // EAGAIN: nothing more waits. A message libudev refused (not from udevd, wrong
-      // magic) also ends up here with the socket still readable: the loop reads again.
-      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == 0) {
-        break;
-      }
-      continue;
-    }
-    UdevNetdevEvent e;
-    const char* action = udev_device_get_action(device);
-    e.action = action != nullptr ? action : "";
-    e.ifindex = number(udev_device_get_property_value(device, "IFINDEX"));
-    const char* name = udev_device_get_sysname(device);
-    e.name = name != nullptr ? name : "";
-    const char* devpath = udev_device_get_devpath(device);
-    e.devpath = devpath != nullptr ? devpath : "";
-    udev_device_unref(device);
-    if (e.ifindex > 0) {
-      out.push_back(std::move(e));
+    if (const auto read = receive_one(fd, &out); read == Received::kLost) {
+      *overflowed = true;
+    } else if (read == Received::kNothing) {
+      break;
     }
   }
   return out;

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "vfready/host/udev_message.hpp"
 #include "vfready/host/udev_wait.hpp"
 
 // udev through libudev: whether udev has initialized a netdev, and udev's events about
@@ -20,14 +21,6 @@
 // the device, renames included). libudev reads /sys and /run/udev itself; vfready reads
 // neither of udev's files.
 namespace vfready::host {
-
-// A netdev event from udev.
-struct UdevNetdevEvent {
-  std::string action;  // "add", "move", "remove", ...
-  int ifindex = 0;
-  std::string name;
-  std::string devpath;  // "/devices/pci0000:00/.../0000:10:00.1/net/ib0"
-};
 
 // The PCI function a netdev's DEVPATH is under ("0000:10:00.1"), "" when it is not one's.
 std::string pci_of_netdev_devpath(const std::string& devpath);

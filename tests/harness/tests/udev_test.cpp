@@ -149,3 +149,24 @@ TEST(AFakeHostUdev, AnnouncesAMoveOfANetdevItHasNotHandledAfterItsAdd) {
   // Its name stays (NamePolicy=keep), and both moves follow the add, in order.
   EXPECT_THAT(r.out, MatchesRegex("add [0-9]+ mine1\nmove [0-9]+ mine1\nmove [0-9]+ mine1\n"));
 }
+
+TEST(AUdevMonitor, HearsOnlyUdevdsMulticastsFromRoot) {
+  VFREADY_REQUIRE_ROOT();
+  // As sd-device's monitor: a message sent to the socket alone (no sender is trusted) or
+  // by someone not root (a user given CAP_NET_ADMIN in the namespace) is not udevd's.
+  FakeHost host(TopologyBuilder::reference());
+  const auto ready = host.root() + "/monitor-ready";
+  Background listener(udev_events(host, "listen 1 10000 " + ready));
+  ASSERT_TRUE(wait_until([&] { return exists(ready); }, 10s));
+  const auto port = trimmed(read_file(ready));
+  const std::string under = " /devices/pci0000:00/0000:00:01.0/0000:18:00.2/net/";
+  for (const auto& from :
+       {"uid:65534 add 901" + under + "forged0", "unicast:" + port + " add 902" + under + "forged1",
+        "root add 903" + under + "real0"}) {
+    const auto r = sh(udev_events(host, "send " + from));
+    ASSERT_EQ(r.exit_code, 0) << from << ": " << r.err;
+  }
+  const auto r = listener.wait(10s);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "add 903 real0\n");
+}

@@ -2,23 +2,41 @@
 // udev-events: what libudev sees on the host it runs on, through vfready's own udev
 // adapter. Run on the fake host (vfready-fakehost exec) to check that it plays udevd:
 //   udev-events initialized IFINDEX             prints 1 or 0
-//   udev-events listen COUNT TIMEOUT_MS READY   touches READY once listening, then prints
+//   udev-events listen COUNT TIMEOUT_MS READY   writes its socket's port id to READY
+//                                               once listening, then prints
 //                                               "ACTION IFINDEX NAME" per netdev event;
 //                                               exit 0 after COUNT events, 1 at timeout
+//   udev-events send FROM ACTION IFINDEX DEVPATH
+//                                               sends udevd's message of a netdev event
+//                                               to monitors, FROM "root" (as udevd does),
+//                                               "uid:N" (root's, claiming another uid) or
+//                                               "unicast:PORT" (to one socket)
+#include <linux/netlink.h>
 #include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
+#include "errno_text.hpp"
+#include "udev_messages.hpp"
 #include "vfready/host/udev.hpp"
 
 namespace {
 
 int listen(int count, int timeout_ms, const std::string& ready) {
   vfready::host::UdevMonitor monitor;
-  std::ofstream(ready).flush();
+  sockaddr_nl self{};
+  socklen_t len = sizeof self;
+  getsockname(monitor.fd(), reinterpret_cast<sockaddr*>(&self), &len);  // NOLINT: sockaddr
+  std::ofstream(ready + ".part") << self.nl_pid << "\n";
+  static_cast<void>(std::rename((ready + ".part").c_str(), ready.c_str()));  // whole when there
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (count > 0) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -37,6 +55,50 @@ int listen(int count, int timeout_ms, const std::string& ready) {
   return 0;
 }
 
+// Sends one message as `from` says; throws what failed.
+void send(const std::string& from, const std::string& action, const std::string& ifindex,
+          const std::string& devpath) {
+  const auto message =
+      vfready::fakehost::udev_message("net", {{"ACTION", action},
+                                              {"DEVPATH", devpath},
+                                              {"SUBSYSTEM", "net"},
+                                              {"SEQNUM", "1"},
+                                              {"INTERFACE", devpath.substr(devpath.rfind('/') + 1)},
+                                              {"IFINDEX", ifindex}});
+  const int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+  sockaddr_nl to{};
+  to.nl_family = AF_NETLINK;
+  to.nl_groups = 2;                                              // udevd's group
+  iovec iov{const_cast<char*>(message.data()), message.size()};  // NOLINT: sendmsg's type
+  msghdr m{};
+  m.msg_name = &to;
+  m.msg_namelen = sizeof to;
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))] = {};
+  if (from.starts_with("unicast:")) {
+    to.nl_groups = 0;
+    to.nl_pid = static_cast<uint32_t>(std::stoul(from.substr(8)));
+  } else if (from.starts_with("uid:")) {
+    // Root may claim any credentials (CAP_SETUID, scm_check_creds()); the receiver sees them.
+    const auto uid = static_cast<uid_t>(std::stoul(from.substr(4)));
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+    cmsghdr* c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_CREDENTIALS;
+    c->cmsg_len = CMSG_LEN(sizeof(ucred));
+    const ucred cred{getpid(), uid, uid};
+    std::memcpy(CMSG_DATA(c), &cred, sizeof cred);
+  } else if (from != "root") {
+    throw std::invalid_argument("FROM is root, uid:N or unicast:PORT, not " + from);
+  }
+  if (fd < 0 || sendmsg(fd, &m, 0) < 0) {
+    throw std::runtime_error("sending: " + vfready::fakehost::errno_text(errno));
+  }
+  close(fd);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,6 +107,10 @@ int main(int argc, char** argv) {
     if (verb == "initialized" && argc == 3) {
       const vfready::host::UdevDevices devices;
       std::printf("%d\n", devices.initialized(std::stoi(argv[2])) ? 1 : 0);
+      return 0;
+    }
+    if (verb == "send" && argc == 6) {
+      send(argv[2], argv[3], argv[4], argv[5]);
       return 0;
     }
     if (verb == "listen" && argc == 5) {
@@ -56,6 +122,6 @@ int main(int argc, char** argv) {
   }
   static_cast<void>(std::fprintf(stderr,
                                  "usage: udev-events initialized IFINDEX | listen COUNT "
-                                 "TIMEOUT_MS READY_FILE\n"));
+                                 "TIMEOUT_MS READY_FILE | send FROM ACTION IFINDEX DEVPATH\n"));
   return 2;
 }
