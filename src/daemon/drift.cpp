@@ -65,35 +65,83 @@ std::optional<Drift> drift_of_vf(const model::PfStatus& pf, const model::VfStatu
 
 }  // namespace
 
-std::optional<Drift> drift_of(const model::DaemonStatus& status, const host::LinkEvent& event) {
-  for (const auto& pf : status.pfs) {
-    if (pf.state == model::PfState::kStuck) {
-      continue;  // left alone: brought up again when its call returns
-    }
-    if (pf.ifindex == event.ifindex && !pf.name.empty()) {
-      return drift_of_pf(pf, event);
-    }
-    for (const auto& vf : pf.vfs) {
-      if (vf.ifindex == event.ifindex && !vf.name.empty()) {
-        return drift_of_vf(pf, vf, event);
-      }
+NetdevIndex::NetdevIndex(const model::DaemonStatus& status) {
+  for (std::size_t p = 0; p < status.pfs.size(); ++p) {
+    const auto& pf = status.pfs[p];
+    at_.push_back({pf.ifindex, static_cast<uint32_t>(p), -1});
+    for (std::size_t v = 0; v < pf.vfs.size(); ++v) {
+      at_.push_back({pf.vfs[v].ifindex, static_cast<uint32_t>(p), static_cast<int32_t>(v)});
     }
   }
-  return std::nullopt;
+  std::stable_sort(at_.begin(), at_.end(),
+                   [](const At& a, const At& b) { return a.ifindex < b.ifindex; });
 }
 
-bool knows_netdev(const model::DaemonStatus& status, int ifindex) {
+std::span<const NetdevIndex::At> NetdevIndex::find(int ifindex) const {
+  const auto [from, to] =
+      std::equal_range(at_.begin(), at_.end(), At{ifindex, 0, 0},
+                       [](const At& a, const At& b) { return a.ifindex < b.ifindex; });
+  return {from, to};
+}
+
+namespace {
+
+// Calls f(pf, vf or nullptr) for each place `ifindex` is, in the status's order, until f
+// answers true.
+template <class F>
+void for_each_place(const model::DaemonStatus& status, const NetdevIndex* index, int ifindex,
+                    const F& f) {
+  if (index != nullptr) {
+    for (const auto& at : index->find(ifindex)) {
+      const auto& pf = status.pfs[at.pf];
+      if (f(pf, at.vf < 0 ? nullptr : &pf.vfs[static_cast<std::size_t>(at.vf)])) {
+        return;
+      }
+    }
+    return;
+  }
   for (const auto& pf : status.pfs) {
-    if (pf.ifindex == ifindex) {
-      return true;
+    if (pf.ifindex == ifindex && f(pf, nullptr)) {
+      return;
     }
     for (const auto& vf : pf.vfs) {
-      if (vf.ifindex == ifindex) {
-        return true;
+      if (vf.ifindex == ifindex && f(pf, &vf)) {
+        return;
       }
     }
   }
-  return false;
+}
+
+}  // namespace
+
+std::optional<Drift> drift_of(const model::DaemonStatus& status, const NetdevIndex* index,
+                              const host::LinkEvent& event) {
+  std::optional<Drift> drift;
+  for_each_place(status, index, event.ifindex,
+                 [&](const model::PfStatus& pf, const model::VfStatus* vf) {
+                   if (pf.state == model::PfState::kStuck) {
+                     return false;  // left alone: brought up again when its call returns
+                   }
+                   if (vf == nullptr && !pf.name.empty()) {
+                     drift = drift_of_pf(pf, event);
+                     return true;
+                   }
+                   if (vf != nullptr && !vf->name.empty()) {
+                     drift = drift_of_vf(pf, *vf, event);
+                     return true;
+                   }
+                   return false;
+                 });
+  return drift;
+}
+
+bool knows_netdev(const model::DaemonStatus& status, const NetdevIndex* index, int ifindex) {
+  bool known = false;
+  for_each_place(status, index, ifindex, [&](const model::PfStatus&, const model::VfStatus*) {
+    known = true;
+    return true;
+  });
+  return known;
 }
 
 std::optional<Drift> drift_of_new_netdev(const model::DaemonStatus& status, int ifindex,

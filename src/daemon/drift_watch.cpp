@@ -55,7 +55,7 @@ void DriftWatch::on_link_events() {
     }
     if (auto drift = judge_link_event(e)) {
       hooks_.drift(*drift, [this, e] { return judge_link_event(e); });
-    } else if (new_from_links && !e.removed && !knows_netdev(status_, e.ifindex) &&
+    } else if (new_from_links && !e.removed && !knows_netdev(status_, index(), e.ifindex) &&
                judged_from_links_.insert(e.ifindex).second) {
       hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
     }
@@ -63,8 +63,15 @@ void DriftWatch::on_link_events() {
   hooks_.judged();
 }
 
+const NetdevIndex* DriftWatch::index() {
+  if (batches_ > 0 && !index_) {
+    index_.emplace(status_);
+  }
+  return batches_ > 0 ? &*index_ : nullptr;
+}
+
 std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) {
-  auto drift = drift_of(status_, event);
+  auto drift = drift_of(status_, index(), event);
   if (drift) {
     // Events are read some time after they happen: judge by what the link is now,
     // not by a name it had on its way (a pass's own rename read after the pass ended).
@@ -72,7 +79,7 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
     const auto link = os_->links().get(event.ifindex);
     now.removed = !link;
     now.name = link ? link->name : event.name;
-    drift = drift_of(status_, now);
+    drift = drift_of(status_, index(), now);
   }
   return drift;
 }
@@ -91,7 +98,7 @@ void DriftWatch::on_udev_adds(const std::vector<host::UdevNetdevEvent>& adds, bo
 }
 
 std::optional<Drift> DriftWatch::judge_new_netdev(int ifindex) {
-  if (knows_netdev(status_, ifindex)) {
+  if (knows_netdev(status_, index(), ifindex)) {
     return std::nullopt;  // named by vfready already: no need to look further
   }
   const auto link = os_ ? os_->links().get(ifindex) : std::nullopt;

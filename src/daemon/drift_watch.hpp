@@ -49,7 +49,28 @@ class DriftWatch {
   // udev's adds of a batch the loop read (`overflowed`: events were lost before it).
   void on_udev_adds(const std::vector<host::UdevNetdevEvent>& adds, bool overflowed);
 
+  // While one lives, judges share one index of the status's netdevs, made at the first
+  // judge: for many judged at once (the events of a pass, judged at its end), against a
+  // status none of them changes (nothing a hook does changes its PFs or VFs). Without
+  // one each judge walks the status (cheaper for the few of a batch of link events).
+  class Batch {
+   public:
+    explicit Batch(DriftWatch& watch) : watch_(watch) { ++watch_.batches_; }
+    ~Batch() {
+      if (--watch_.batches_ == 0) {
+        watch_.index_.reset();
+      }
+    }
+    Batch(const Batch&) = delete;
+    Batch& operator=(const Batch&) = delete;
+
+   private:
+    DriftWatch& watch_;
+  };
+
  private:
+  // The batch's index, made now if it has none yet; null outside a batch.
+  const NetdevIndex* index();
   void on_link_events();
   std::optional<Drift> judge_link_event(const host::LinkEvent& event);
   std::optional<Drift> judge_new_netdev(int ifindex);
@@ -61,6 +82,8 @@ class DriftWatch {
   std::shared_ptr<host::UdevEventReader> udev_;
   // Netdevs judged as new from a link event (udev not heard), until they go.
   std::set<int> judged_from_links_;
+  int batches_ = 0;                   // Batches alive
+  std::optional<NetdevIndex> index_;  // while one is
 };
 
 }  // namespace vfready::daemon

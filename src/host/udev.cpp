@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <span>
 #include <stdexcept>
 #include <system_error>
 
@@ -28,12 +29,11 @@ constexpr std::size_t kMessageMax = 8192;
 
 enum class Received : uint8_t { kMessage, kLost, kNothing };
 
-// One message from `fd`, as sd-device's monitor takes it: a multicast to udevd's group
+// One message from `fd` (into `buf`), as sd-device's monitor takes it: a multicast to udevd's group
 // (unicasts are from no sender vfready trusts), from root (SCM_CREDENTIALS), whole. A
 // netdev's event goes to `out`; anything else is dropped. kLost: the socket's buffer
 // overran (ENOBUFS) and messages were lost before the next.
-Received receive_one(int fd, std::vector<UdevNetdevEvent>* out) {
-  alignas(uint32_t) std::array<uint8_t, kMessageMax> buf{};
+Received receive_one(int fd, std::span<uint8_t> buf, std::vector<UdevNetdevEvent>* out) {
   iovec iov{buf.data(), buf.size()};
   sockaddr_nl from{};
   alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(ucred))> control{};
@@ -61,7 +61,7 @@ Received receive_one(int fd, std::vector<UdevNetdevEvent>* out) {
   if (cred.uid != 0) {
     return Received::kMessage;
   }
-  if (auto e = parse_udev_message(std::span(buf.data(), static_cast<std::size_t>(n)))) {
+  if (auto e = parse_udev_message(buf.first(static_cast<std::size_t>(n)))) {
     out->push_back(std::move(*e));
   }
   return Received::kMessage;
@@ -91,6 +91,7 @@ udev* new_context() {
 struct UdevMonitor::State {
   udev* context = nullptr;
   udev_monitor* monitor = nullptr;
+  std::vector<uint8_t> buffer = std::vector<uint8_t>(kMessageMax);  // one message at a time
   ~State() {
     udev_monitor_unref(monitor);
     udev_unref(context);
@@ -123,7 +124,7 @@ std::vector<UdevNetdevEvent> UdevMonitor::drain(bool* overflowed, std::size_t mo
   *overflowed = false;
   const int fd = udev_monitor_get_fd(state_->monitor);
   for (std::size_t n = 0; n < most; ++n) {
-    if (const auto read = receive_one(fd, &out); read == Received::kLost) {
+    if (const auto read = receive_one(fd, state_->buffer, &out); read == Received::kLost) {
       *overflowed = true;
     } else if (read == Received::kNothing) {
       break;

@@ -632,6 +632,11 @@ void instructions(std::vector<Figure>& out) {
     std::cerr << "vfready_bench: no callgrind summary of vfreadyd (pid " << r.pid << "):\n"
               << read_file(host.root() + "/vfreadyd.log");
   }
+  // Kept for callgrind_annotate where VFREADY_BENCH_CALLGRIND names a file.
+  if (const char* keep = std::getenv("VFREADY_BENCH_CALLGRIND"); keep != nullptr && total >= 0) {
+    std::filesystem::copy_file(dir + "/out." + std::to_string(r.pid), keep,
+                               std::filesystem::copy_options::overwrite_existing);
+  }
   out.push_back({s, name, total < 0 ? -1 : total / (16.0 * 127), "", 90000, "90k"});
 }
 

@@ -63,7 +63,8 @@ class VfRequests {
   VfRequests& operator=(const VfRequests&) = delete;
 
   // The VF reported at run.status.vfs[at], its GUID set: from its probe (kProbe), or its
-  // GUID set again first (kReprobe). Moves every request as far as it goes at once.
+  // GUID set again first (kReprobe). Moves it as far as it goes at once, and the others
+  // an event or a bound has come for.
   void add(std::size_t at, VfRequest::Step first = VfRequest::Step::kProbe);
   // Moves every request as far as it goes without waiting.
   void advance();
@@ -95,6 +96,9 @@ class VfRequests {
   Answer name(VfRequest& r);
   Answer validate(VfRequest& r);
   Answer reprobe(VfRequest& r);
+  // Steps the requests an event or a bound has come for (every one, once udev's events
+  // were lost). Never waits.
+  void step_pending();
   // Waits (poll) for the probe's answer, a udev event, or the first bound.
   void wait();
   [[nodiscard]] bool ended() const;
@@ -103,7 +107,9 @@ class VfRequests {
   std::vector<VfRequest> requests_;
   std::map<std::string, std::size_t> by_pci_;  // a VF's PCI address -> its request
   std::optional<std::size_t> probing_;         // the request whose probe is under way
+  std::set<std::size_t> in_line_;              // those waiting for their turn to probe
   int udev_fd_ = -1;                           // udev's events, for these requests
+  std::vector<std::string> woken_;             // the VFs udev's events named (step_pending)
 };
 
 }  // namespace vfready::pipeline
