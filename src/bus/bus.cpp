@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "manager_adaptor.hpp"
 #include "pf_adaptor.hpp"
@@ -255,7 +256,9 @@ class ServerImpl final : public Server {
 
   void publish(const model::DaemonStatus& raw) override {
     // D-Bus carries valid UTF-8 only; netdev names (and so messages) may be any bytes.
-    const auto status = model::printable(raw);
+    // A copy made printable only when some text is not: it is the whole status.
+    std::optional<model::DaemonStatus> cleaned;
+    const auto& status = model::is_printable(raw) ? raw : cleaned.emplace(model::printable(raw));
     bool pfs_changed = status.pfs.size() != pfs_.size();
     std::map<std::string, std::unique_ptr<PfObject>> next;
     for (const auto& pf : status.pfs) {

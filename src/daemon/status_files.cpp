@@ -2,6 +2,7 @@
 #include "status_files.hpp"
 
 #include <cerrno>
+#include <optional>
 
 #include "log.hpp"
 #include "vfready/host/errno_name.hpp"
@@ -56,7 +57,10 @@ void StatusFiles::flush() {
   if (!files_.status_file && !files_.nfd_file && !files_.metrics_file) {
     return;
   }
-  const auto status = model::printable(status_);
+  // A copy made printable only when some text is not: it is the whole status, each VF.
+  std::optional<model::DaemonStatus> cleaned;
+  const auto& status =
+      model::is_printable(status_) ? status_ : cleaned.emplace(model::printable(status_));
   write(
       files_.status_file, "status file", [&] { return model::status_file_text(status, now); },
       /*make_dir=*/true);

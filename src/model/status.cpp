@@ -177,55 +177,65 @@ namespace vfready::model {
 
 namespace {
 
-void clean(std::string& s) { s = printable(s); }
-
-void clean(std::vector<std::string>& list) {
-  for (auto& s : list) {
-    clean(s);
+// Calls f on every text of `status` that comes from the host or a user (S: DaemonStatus,
+// or const DaemonStatus).
+template <class S, class F>
+void for_each_text(S& status, const F& f) {
+  const auto problems = [&](auto& list) {
+    for (auto& p : list) {
+      f(p.pf);
+      f(p.vf);
+      f(p.text);
+      f(p.remedy);
+    }
+  };
+  f(status.version);
+  f(status.config_file);
+  f(status.text);
+  problems(status.problems);
+  for (auto& pf : status.pfs) {
+    f(pf.name);
+    f(pf.identity.configured_name);
+    f(pf.identity.kernel_name);
+    f(pf.link_layer);
+    f(pf.port_state);
+    f(pf.step);
+    problems(pf.problems);
+    problems(pf.warnings);
+    for (auto& step : pf.steps) {
+      f(step.name);
+    }
+    for (auto& vf : pf.vfs) {
+      f(vf.name);
+      for (auto& alt : vf.altnames) {
+        f(alt);
+      }
+      f(vf.in_use.driver);
+      problems(vf.problems);
+    }
   }
-}
-
-void clean(std::vector<Problem>& problems) {
-  for (auto& p : problems) {
-    clean(p.pf);
-    clean(p.vf);
-    clean(p.text);
-    clean(p.remedy);
+  for (auto& e : status.recent_events) {
+    f(e.pf);
+    f(e.vf);
+    f(e.message);
   }
 }
 
 }  // namespace
 
 DaemonStatus printable(DaemonStatus status) {
-  clean(status.version);
-  clean(status.config_file);
-  clean(status.text);
-  clean(status.problems);
-  for (auto& pf : status.pfs) {
-    clean(pf.name);
-    clean(pf.identity.configured_name);
-    clean(pf.identity.kernel_name);
-    clean(pf.link_layer);
-    clean(pf.port_state);
-    clean(pf.step);
-    clean(pf.problems);
-    clean(pf.warnings);
-    for (auto& step : pf.steps) {
-      clean(step.name);
+  for_each_text(status, [](std::string& s) {
+    if (!is_printable(s)) {
+      s = printable(s);
     }
-    for (auto& vf : pf.vfs) {
-      clean(vf.name);
-      clean(vf.altnames);
-      clean(vf.in_use.driver);
-      clean(vf.problems);
-    }
-  }
-  for (auto& e : status.recent_events) {
-    clean(e.pf);
-    clean(e.vf);
-    clean(e.message);
-  }
+  });
   return status;
+}
+
+bool is_printable(const DaemonStatus& status) {
+  bool all = true;
+  for_each_text(status, [&](const std::string& s) { all = all && is_printable(s); });
+  return all;
 }
 
 uint32_t vf_count(const DaemonStatus& status) {

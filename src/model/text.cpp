@@ -87,6 +87,18 @@ std::string quote(std::string_view text) {
 
 namespace vfready::model {
 
+bool is_printable(std::string_view text) {
+  while (!text.empty()) {
+    const auto n = text::utf8_sequence(text);
+    const auto byte = static_cast<unsigned char>(text.front());
+    if (n == 0 || (n == 1 && (byte < 0x20 || byte == 0x7f))) {
+      return false;
+    }
+    text.remove_prefix(n);
+  }
+  return true;
+}
+
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());

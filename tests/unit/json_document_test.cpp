@@ -6,6 +6,7 @@
 
 #include "vfready/model/config.hpp"
 #include "vfready/model/printable.hpp"
+#include "vfready/model/status.hpp"
 
 using testing::HasSubstr;
 using vfready::model::parse_json_document;
@@ -56,6 +57,32 @@ TEST(PrintableText, KeepsValidUtf8AndEscapesTheRest) {
   EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");           // overlong
   EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a surrogate
   EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");           // cut short
+}
+
+TEST(PrintableText, IsKnownPrintableExactlyWhenPrintableKeepsIt) {
+  for (const std::string s : {"ibs0v1", "gr\xc3\xbc\xc3\x9f", "", "ib\xff", "a\nb", "x\x7f",
+                              "\xc0\xaf", "\xed\xa0\x80", "\xe2\x82"}) {
+    EXPECT_EQ(vfready::model::is_printable(s), vfready::model::printable(s) == s) << s;
+  }
+}
+
+TEST(APrintableStatus, IsTheStatusItselfUnlessATextIsNotPrintable) {
+  vfready::model::DaemonStatus status;
+  status.pfs.resize(2);
+  status.pfs[1].vfs.resize(3);
+  status.pfs[1].vfs[2].altnames = {"ok", "still-ok"};
+  EXPECT_TRUE(vfready::model::is_printable(status));
+  // Any one text, however deep, makes a copy necessary; the copy has it escaped.
+  status.pfs[1].vfs[2].altnames[1] = "bad\x1b";
+  EXPECT_FALSE(vfready::model::is_printable(status));
+  const auto shown = vfready::model::printable(status);
+  EXPECT_EQ(shown.pfs[1].vfs[2].altnames[1], "bad\\x1b");
+  EXPECT_EQ(shown.pfs[1].vfs[2].altnames[0], "ok");
+  EXPECT_TRUE(vfready::model::is_printable(shown));
+  status.pfs[1].vfs[2].altnames[1] = "fine";
+  status.pfs[1].vfs[0].problems.push_back({});
+  status.pfs[1].vfs[0].problems[0].remedy = "\xff";
+  EXPECT_FALSE(vfready::model::is_printable(status));
 }
 
 // nlohmann's reader stops at a NUL as at the end of the text: whatever follows one

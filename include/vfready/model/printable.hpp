@@ -11,5 +11,7 @@ namespace vfready::model {
 // valid UTF-8 become \xNN. A netdev may be named with any bytes but '/', ':', NUL and
 // whitespace, and D-Bus and JSON take valid UTF-8 only.
 std::string printable(std::string_view text);
+// Whether printable(text) is `text` as it is.
+bool is_printable(std::string_view text);
 
 }  // namespace vfready::model

@@ -161,6 +161,9 @@ struct DaemonStatus {
 // The status with every text made printable (vfready/model/printable.hpp): what D-Bus
 // and JSON may carry, whatever names the host gave its netdevs.
 DaemonStatus printable(DaemonStatus status);
+// Whether printable(status) is `status` as it is: every text of it printable already
+// (as a host's names nearly always are), so that no copy need be made to show it.
+bool is_printable(const DaemonStatus& status);
 
 // Each step across all PFs: earliest start, latest end, the worst state.
 std::vector<StepTiming> overall_steps(const std::vector<PfStatus>& pfs);
