@@ -266,7 +266,7 @@ void name_pf(PfRun& run) {
   run.status.changes.links_renamed += namer.renamed();
 }
 
-Naming name_vf(PfRun& run, model::VfStatus& vs, bool announced) {
+Naming name_vf(PfRun& run, VfWork& vs, bool announced) {
   if (vs.ifindex == 0) {
     return Naming::kNamed;
   }

@@ -18,14 +18,13 @@ void add(std::vector<model::Problem>& to, const StepResult& result) {
 }
 
 // Step "udev" for one VF, waiting as it asks until `deadline`.
-void settle(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev,
-            Clock::time_point deadline) {
+void settle(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev, Clock::time_point deadline) {
   add(vs.problems, run_until(run.os, deadline, [&] { return settle_vf(run, vs, netdev); }));
 }
 
 // Step "guids" with the probes beside it: each VF's request starts as soon as its GUID is
 // set (its probe, then udev, naming and its read-back beside the next VF's probe), so
-// little is left to do when the last probe ends. The VFs (indexes in status.vfs) so
+// little is left to do when the last probe ends. The VFs (indexes in run.vfs) so
 // finished.
 std::set<std::size_t> set_guids_and_probe(PfRun& run) {
   VfRequests requests(run);
@@ -38,7 +37,7 @@ std::set<std::size_t> set_guids_and_probe(PfRun& run) {
 // A PF that failed before its VFs were looked at still shows the VFs it has: their
 // addresses, netdevs and GUIDs as found, and who uses them; unchecked otherwise.
 // What the pass read of a VF as it began, shown for one it did not judge.
-void show_as_found(model::VfStatus& vs, const model::VfInfo& vf) {
+void show_as_found(VfWork& vs, const model::VfInfo& vf) {
   vs.name = vf.netdev.value_or("");
   vs.ifindex = vf.ifindex;
   vs.guid = vf.effective_guid;
@@ -46,16 +45,16 @@ void show_as_found(model::VfStatus& vs, const model::VfInfo& vf) {
 }
 
 void list_found_vfs(PfRun& run) {
-  if (!run.status.vfs.empty()) {
+  if (!run.vfs.empty()) {
     return;
   }
   for (const auto& vf : run.info.vfs) {
-    model::VfStatus vs;
+    VfWork vs;
     vs.index = vf.index;
     vs.pci = vf.pci;
     show_as_found(vs, vf);
     vs.in_use = in_use(vf);
-    run.status.vfs.push_back(std::move(vs));
+    run.vfs.push_back(std::move(vs));
   }
 }
 
@@ -64,6 +63,12 @@ model::PfStatus finish(PfRun& run, Clock::time_point start) {
   if (!status.problems.empty()) {
     list_found_vfs(run);
   }
+  status.vfs.clear();
+  status.vfs.reserve(run.vfs.size());
+  for (auto& vf : run.vfs) {
+    status.vfs.push_back(report(std::move(vf)));
+  }
+  run.vfs.clear();
   const bool vfs_ok = std::all_of(status.vfs.begin(), status.vfs.end(),
                                   [](const model::VfStatus& v) { return v.problems.empty(); });
   status.state =
@@ -111,18 +116,17 @@ class PfPass {
   // probe failed): udev, names, and with the PF's own checks, their read-back. False
   // when the pass ends before they are judged.
   bool judge_the_rest(const std::set<std::size_t>& done) {
-    auto& vfs = run_.status.vfs;
+    auto& vfs = run_.vfs;
     step(StepNames::kUdev);
     const auto deadline = Clock::now() + std::chrono::milliseconds(run_.config.timeouts.udev_ms);
-    for_not_done(done, [&](model::VfStatus& vs) {
-      settle(run_, vs, host::UdevWait::Netdev::kExisting, deadline);
-    });
+    for_not_done(
+        done, [&](VfWork& vs) { settle(run_, vs, host::UdevWait::Netdev::kExisting, deadline); });
     if (stuck()) {
       return false;
     }
     step(StepNames::kNames);
     name_pf(run_);
-    for_not_done(done, [&](model::VfStatus& vs) { name_vf(run_, vs); });
+    for_not_done(done, [&](VfWork& vs) { name_vf(run_, vs); });
     step(StepNames::kValidate);
     if (failed(validate_pf(run_))) {
       return false;
@@ -147,7 +151,7 @@ class PfPass {
   // A pass that ends before the VFs not finished beside the probes are validated: they
   // are listed as found (what sysfs showed of them as the pass began), not called ready.
   void show_the_rest_as_found(const std::set<std::size_t>& done) {
-    for_not_done(done, [&](model::VfStatus& vs) {
+    for_not_done(done, [&](VfWork& vs) {
       if (vs.name.empty() && vs.index < run_.info.vfs.size()) {
         show_as_found(vs, run_.info.vfs[vs.index]);
       }
@@ -158,7 +162,7 @@ class PfPass {
  private:
   template <class F>
   void for_not_done(const std::set<std::size_t>& done, const F& f) {
-    auto& vfs = run_.status.vfs;
+    auto& vfs = run_.vfs;
     for (std::size_t i = 0; i < vfs.size(); ++i) {
       if (!done.contains(i)) {
         f(vfs[i]);

@@ -114,13 +114,13 @@ namespace {
 class OfedBatch {
  public:
   OfedBatch(PfRun& run, const ToProbeFn& to_probe) : run_(run), to_probe_(to_probe) {}
-  void add(const model::VfTarget& vt, model::VfStatus vs, const model::PciAddress& pci) {
+  void add(const model::VfTarget& vt, VfWork vs, const model::PciAddress& pci) {
     pending_.push_back({&vt, std::move(vs), pci});
     if (pending_.size() >= batch_) {
       write();
     }
   }
-  // Writes what waits; each VF goes to status.vfs in order and to its probe, even one
+  // Writes what waits; each VF goes to run.vfs in order and to its probe, even one
   // whose GUID could not be set (its problem keeps it from being ready).
   void write() {
     if (pending_.empty()) {
@@ -140,8 +140,8 @@ class OfedBatch {
         p.vs.problems.push_back(ofed_problem(run_, *p.vt, *errors[i]));
       }
       status.changes.guids_set += p.vs.problems.empty() ? 1 : 0;
-      const std::size_t at = status.vfs.size();
-      status.vfs.push_back(std::move(p.vs));
+      const std::size_t at = run_.vfs.size();
+      run_.vfs.push_back(std::move(p.vs));
       to_probe_(at, p.vt->index, p.pci);
     }
     pending_.clear();
@@ -152,7 +152,7 @@ class OfedBatch {
   static constexpr std::size_t kBatch = 4;
   struct Pending {
     const model::VfTarget* vt;
-    model::VfStatus vs;
+    VfWork vs;
     model::PciAddress pci;
   };
   PfRun& run_;
@@ -164,11 +164,11 @@ class OfedBatch {
 // One VF that is not simply set and probed: kept, in use, a conflict, or set (netlink)
 // and probed, or set, unbound and probed again.
 void assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInfo& vf, GuidAction action,
-                 model::VfStatus vs, const ToProbeFn& to_probe) {
+                 VfWork vs, const ToProbeFn& to_probe) {
   auto& status = run.status;
   if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
     vs.in_use = action == GuidAction::kInUse ? in_use(vf) : model::VfUse{};
-    status.vfs.push_back(std::move(vs));
+    run.vfs.push_back(std::move(vs));
     return;
   }
   if (action == GuidAction::kConflict) {
@@ -177,7 +177,7 @@ void assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInfo& vf,
         "VF " + vs.pci.str() + " has GUID " + vf.effective_guid.value_or(model::Guid{0}).str() +
             ", not " + vt.guid.str() + ", but a pod uses it: not rebinding",
         run.target.pci.str(), vs.pci.str()));
-    status.vfs.push_back(std::move(vs));
+    run.vfs.push_back(std::move(vs));
     return;
   }
   // A VF whose GUID could not be set is probed all the same (a VF nobody probes has no
@@ -187,13 +187,13 @@ void assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInfo& vf,
   if (action == GuidAction::kSetAndRebind) {
     if (auto error = unbind(run, vf.pci, vf.ifindex)) {
       vs.problems.push_back(*error);
-      status.vfs.push_back(std::move(vs));
+      run.vfs.push_back(std::move(vs));
       return;
     }
     ++status.changes.vfs_rebound;
   }
-  const std::size_t at = status.vfs.size();
-  status.vfs.push_back(std::move(vs));
+  const std::size_t at = run.vfs.size();
+  run.vfs.push_back(std::move(vs));
   to_probe(at, vt.index, vf.pci);
 }
 
@@ -203,7 +203,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
   const auto path = guid_path(run.info);
   OfedBatch batch(run, to_probe);
   for (const auto& vt : run.target.vf) {
-    model::VfStatus vs;
+    VfWork vs;
     vs.index = vt.index;
     // The pass read the PF (and its VFs) just before: no second read.
     const auto vf = vt.index < run.info.vfs.size() ? run.info.vfs[vt.index]
@@ -214,7 +214,7 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
       batch.add(vt, std::move(vs), vf.pci);
       continue;
     }
-    batch.write();  // first: status.vfs keeps the VFs' order
+    batch.write();  // first: run.vfs keeps the VFs' order
     assign_guid(run, vt, vf, action, std::move(vs), to_probe);
   }
   batch.write();

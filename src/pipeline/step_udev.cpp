@@ -8,7 +8,7 @@
 
 namespace vfready::pipeline {
 
-StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev) {
+StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev) {
   if (vs.in_use) {
     return StepResult::done();
   }

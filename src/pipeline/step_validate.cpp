@@ -10,13 +10,13 @@ namespace {
 
 bool active(const std::string& state) { return model::port_active(state); }
 
-void add(PfRun& run, model::VfStatus& vs, model::EventKind kind, std::string text) {
+void add(PfRun& run, VfWork& vs, model::EventKind kind, std::string text) {
   vs.problems.push_back(model::problem(kind, std::move(text), run.status.pci.str(), vs.pci.str()));
 }
 
 }  // namespace
 
-bool validate_vf(PfRun& run, model::VfStatus& vs, const std::optional<model::Guid>* probed) {
+bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>* probed) {
   auto& os = run.os;
   const auto& vt = run.target.vf.at(vs.index);
   // The GUID its port uses, read back: a VF is ready only with proof that it is its own.

@@ -50,7 +50,7 @@ VfRequests::~VfRequests() {
 }
 
 void VfRequests::add(std::size_t at, VfRequest::Step first) {
-  const auto pci = run_.status.vfs[at].pci.str();
+  const auto pci = run_.vfs[at].pci.str();
   if (udev_fd_ >= 0) {
     run_.os.udev.watch(udev_fd_, pci);
   }
@@ -222,7 +222,7 @@ VfRequests::Answer VfRequests::step(VfRequest& r, Clock::time_point now) {
 }
 
 VfRequests::Answer VfRequests::probe(VfRequest& r) {
-  const auto& vs = run_.status.vfs[r.at];
+  const auto& vs = run_.vfs[r.at];
   r.call = run_.os.calls.start_probe_vf(run_.target.pci, vs.pci, vs.index, run_.info.ofed_sriov);
   probing_ = static_cast<std::size_t>(&r - requests_.data());
   in_line_.erase(*probing_);  // its turn, whoever stepped it
@@ -234,7 +234,7 @@ VfRequests::Answer VfRequests::probing(VfRequest& r, Clock::time_point now) {
   if (r.call->fd() >= 0 && now < r.call->until() && !readable(r.call->fd())) {
     return Answer::kWaiting;
   }
-  auto& vs = run_.status.vfs[r.at];
+  auto& vs = run_.vfs[r.at];
   const auto probe = judge_probe(run_, vs.pci, r.call->finish());
   r.call.reset();
   probing_.reset();
@@ -259,7 +259,7 @@ VfRequests::Answer VfRequests::probing(VfRequest& r, Clock::time_point now) {
 }
 
 VfRequests::Answer VfRequests::netdev(VfRequest& r, Clock::time_point now) {
-  auto& vs = run_.status.vfs[r.at];
+  auto& vs = run_.vfs[r.at];
   // udev's add names the netdev the probe made (ifindex and name) and says udev is done
   // with it: nothing to look up in sysfs or netlink.
   bool look = false;
@@ -294,7 +294,7 @@ VfRequests::Clock::time_point VfRequests::waiting_for_add_until(VfRequest& r,
 }
 
 VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
-  auto& vs = run_.status.vfs[r.at];
+  auto& vs = run_.vfs[r.at];
   // A netdev known (announced, or looked up before) is looked at without settle_vf:
   // after a second and at the bound libudev is asked too (a missed event must not fail a
   // netdev udev is done with), and once events were lost, at each look, but once only.
@@ -326,7 +326,7 @@ VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
 }
 
 VfRequests::Answer VfRequests::name(VfRequest& r) {
-  auto& vs = run_.status.vfs[r.at];
+  auto& vs = run_.vfs[r.at];
   if (name_vf(run_, vs, r.announced) == Naming::kGone) {
     // The netdev udev announced is gone by now: udev was behind and it was an older one
     // of the VF's, or it has moved to another namespace. sysfs says what the VF has.
@@ -341,7 +341,7 @@ VfRequests::Answer VfRequests::name(VfRequest& r) {
 }
 
 VfRequests::Answer VfRequests::validate(VfRequest& r) {
-  auto& vs = run_.status.vfs[r.at];
+  auto& vs = run_.vfs[r.at];
   const bool right = validate_vf(run_, vs, &r.guid);
   // A VF that is ours (its netdev is here) but does not use its GUID came up before its
   // GUID was set: someone else bound it between this pass's look and its own probe (a VF
@@ -353,7 +353,7 @@ VfRequests::Answer VfRequests::validate(VfRequest& r) {
 }
 
 VfRequests::Answer VfRequests::reprobe(VfRequest& r) {
-  auto& vs = run_.status.vfs[r.at];
+  auto& vs = run_.vfs[r.at];
   vs.problems.clear();
   r.reprobed = true;
   if (auto error = prepare_reprobe(run_, vs.index, vs.pci, vs.ifindex)) {

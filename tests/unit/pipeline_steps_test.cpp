@@ -11,12 +11,12 @@ using testing::IsEmpty;
 using vfready::model::Guid;
 using vfready::model::texts;
 using vfready::model::VfInfo;
-using vfready::model::VfStatus;
 using vfready::model::VfTarget;
 using vfready::pipeline::AutoprobeGuard;
 using vfready::pipeline::GuidAction;
 using vfready::pipeline::GuidPath;
 using vfready::pipeline::StepResult;
+using vfready::pipeline::VfWork;
 using vfready::testing::kPf;
 using vfready::testing::pci;
 
@@ -119,14 +119,14 @@ TEST_F(AStep, VfCountFailsWithTheKernelsReasonInWords) {
 TEST_F(AStep, UdevIsDoneForAnInitializedNetdevAndWaitsOnAnother) {
   host.create_vfs(kPf, 2);
   auto& r = run();
-  VfStatus vs;
+  VfWork vs;
   vs.index = 0;
   EXPECT_TRUE(vfready::pipeline::settle_vf(r, vs, kExisting).is_done());
   EXPECT_EQ(vs.name, "ibp24s0v0");
   host.udev_initializes = false;
   ASSERT_EQ(host.unbind_vf(pci(kPf), host.pf(kPf).vfs[1].pci, "mlx5_core"), 0);
   ASSERT_EQ(host.probe_vf(pci(kPf), host.pf(kPf).vfs[1].pci), 0);
-  VfStatus second;
+  VfWork second;
   second.index = 1;
   const auto result = vfready::pipeline::settle_vf(r, second, kNew);
   ASSERT_TRUE(result.is_waiting());
@@ -140,14 +140,14 @@ TEST_F(AStep, UdevFailsForAnUnboundVfAndCallsAPodsVfInUse) {
   ASSERT_EQ(host.unbind_vf(pci(kPf), host.pf(kPf).vfs[0].pci, "mlx5_core"), 0);
   host.move_to_pod(kPf, 1);
   auto& r = run();
-  VfStatus unbound;
+  VfWork unbound;
   unbound.index = 0;
   unbound.pci = vfready::model::PciAddress::parse("0000:18:00.1").value();
   const auto result = vfready::pipeline::settle_vf(r, unbound, kNew);
   ASSERT_TRUE(result.is_failed());
   EXPECT_THAT(texts(result.problems), ElementsAre(AllOf(HasSubstr("VF 0000:18:00.1 has no netdev"),
                                                         HasSubstr("it is not bound"))));
-  VfStatus pod;
+  VfWork pod;
   pod.index = 1;
   EXPECT_TRUE(vfready::pipeline::settle_vf(r, pod, kExisting).is_done());
   EXPECT_EQ(pod.in_use.why, vfready::model::VfUse::Why::kNetdevElsewhere);
@@ -177,7 +177,7 @@ TEST_F(AStep, ValidateFailsForAPfThatVanished) {
 TEST_F(AStep, ValidateOfAVfTellsAWrongGuidOnTheOfedPath) {
   host.create_vfs(kPf, 4, Guid{0x0200000000000001ULL});
   auto& r = run();
-  VfStatus vs;
+  VfWork vs;
   vs.index = 2;
   vs.pci = vfready::model::PciAddress::parse("0000:18:00.3").value();
   EXPECT_FALSE(vfready::pipeline::validate_vf(r, vs));

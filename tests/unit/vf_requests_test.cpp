@@ -109,10 +109,10 @@ class AVfRequest : public PipelineTest {
     r.status.pci = planned.pci;
     for (uint16_t i = 0; i < n; ++i) {
       EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), i, planned.vf.at(i).guid, {}));
-      model::VfStatus vs;
+      pipeline::VfWork vs;
       vs.index = i;
       vs.pci = r.info.vfs.at(i).pci;
-      r.status.vfs.push_back(vs);
+      r.vfs.push_back(vs);
     }
     return r;
   }
@@ -156,7 +156,7 @@ TEST_F(AVfRequest, GoesFromUdevsAddThroughNamingToItsReadBack) {
   udev.done_with(vf_pci(0), vf(0).ifindex);
   const auto finished = requests.run();
   EXPECT_EQ(finished, std::set<std::size_t>{0});
-  const auto& vs = run.status.vfs.at(0);
+  const auto& vs = run.vfs.at(0);
   EXPECT_EQ(vs.name, "ibs0v0");
   EXPECT_EQ(vs.guid, planned.vf.at(0).guid);
   EXPECT_TRUE(vs.problems.empty()) << model::texts(vs.problems).front();
@@ -171,10 +171,10 @@ TEST_F(AVfRequest, LooksInSysfsWhenNoAddIsToBeWaitedFor) {
   requests.add(0);
   ASSERT_EQ(requests.requests().at(0).step, Step::kUdev);  // no wait for an add
   EXPECT_FALSE(requests.requests().at(0).announced);
-  EXPECT_EQ(run.status.vfs.at(0).ifindex, vf(0).ifindex);  // found through sysfs
+  EXPECT_EQ(run.vfs.at(0).ifindex, vf(0).ifindex);  // found through sysfs
   udev.done_with(vf_pci(0), vf(0).ifindex);
   requests.run();
-  EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
+  EXPECT_EQ(run.vfs.at(0).name, "ibs0v0");
 }
 
 TEST_F(AVfRequest, IsWokenByItsNetdevsEventWhateverItsDevpath) {
@@ -186,7 +186,7 @@ TEST_F(AVfRequest, IsWokenByItsNetdevsEventWhateverItsDevpath) {
   ASSERT_EQ(requests.requests().at(0).step, Step::kUdev);
   udev.done_with_netdev(vf(0).ifindex);
   requests.run();
-  EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
+  EXPECT_EQ(run.vfs.at(0).name, "ibs0v0");
   EXPECT_EQ(udev.asked, 0);  // woken by the event, not by its second of waiting
 }
 
@@ -198,8 +198,8 @@ TEST_F(AVfRequest, GivesUpOnAnAddThatDoesNotComeWithinItsBound) {
   udev.done_with(vf_pci(0), vf(0).ifindex);  // done, but its add is never heard
   requests.run();
   EXPECT_EQ(udev.missed, 1);
-  EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
-  EXPECT_TRUE(run.status.vfs.at(0).problems.empty());
+  EXPECT_EQ(run.vfs.at(0).name, "ibs0v0");
+  EXPECT_TRUE(run.vfs.at(0).problems.empty());
 }
 
 TEST_F(AVfRequest, WaitsForItsAddUpToTheUdevBoundWhileUdevIsBehindWithOthers) {
@@ -217,8 +217,8 @@ TEST_F(AVfRequest, WaitsForItsAddUpToTheUdevBoundWhileUdevIsBehindWithOthers) {
   requests.run();
   EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(400));
   EXPECT_EQ(udev.missed, 1);
-  EXPECT_EQ(run.status.vfs.at(0).name, "ibs0v0");
-  EXPECT_TRUE(run.status.vfs.at(0).problems.empty());
+  EXPECT_EQ(run.vfs.at(0).name, "ibs0v0");
+  EXPECT_TRUE(run.vfs.at(0).problems.empty());
 }
 
 TEST_F(AVfRequest, FailsAVfUdevIsNotDoneWithByTheBoundAskingLibudevOnTheWay) {
@@ -228,7 +228,7 @@ TEST_F(AVfRequest, FailsAVfUdevIsNotDoneWithByTheBoundAskingLibudevOnTheWay) {
   udev.announce(vf_pci(0), vf(0).ifindex, host.get(vf(0).ifindex)->name);
   const auto finished = requests.run();  // udev_ms 50: never done
   EXPECT_EQ(finished, std::set<std::size_t>{0});
-  const auto& vs = run.status.vfs.at(0);
+  const auto& vs = run.vfs.at(0);
   ASSERT_FALSE(vs.problems.empty());
   EXPECT_EQ(vs.problems.front().kind, model::EventKind::kUdevTimeout);
   EXPECT_GE(udev.asked, 1);  // at its bound, libudev was asked
@@ -245,8 +245,8 @@ TEST_F(AVfRequest, LeavesAVfWhoseFirstProbeFailedToTheRestOfThePass) {
   const auto finished = requests.run();
   EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
   EXPECT_EQ(finished, std::set<std::size_t>{1});
-  ASSERT_EQ(run.status.vfs.at(0).problems.size(), 1U);
-  EXPECT_EQ(run.status.vfs.at(0).problems[0].kind, model::EventKind::kVfProbeFailed);
+  ASSERT_EQ(run.vfs.at(0).problems.size(), 1U);
+  EXPECT_EQ(run.vfs.at(0).problems[0].kind, model::EventKind::kVfProbeFailed);
 }
 
 TEST_F(AVfRequest, CountsAProbeNotAnsweredByItsBoundAsAStuckPf) {
@@ -258,8 +258,8 @@ TEST_F(AVfRequest, CountsAProbeNotAnsweredByItsBoundAsAStuckPf) {
   ASSERT_EQ(requests.requests().at(0).step, Step::kProbing);
   requests.run();  // nothing releases it: its bound passes
   EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
-  ASSERT_EQ(run.status.vfs.at(0).problems.size(), 1U);
-  EXPECT_EQ(run.status.vfs.at(0).problems[0].kind, model::EventKind::kPfStuck);
+  ASSERT_EQ(run.vfs.at(0).problems.size(), 1U);
+  EXPECT_EQ(run.vfs.at(0).problems[0].kind, model::EventKind::kPfStuck);
 }
 
 TEST_F(AVfRequest, SetsAWrongGuidAgainAndProbesOnceMore) {
@@ -279,7 +279,7 @@ TEST_F(AVfRequest, SetsAWrongGuidAgainAndProbesOnceMore) {
   EXPECT_EQ(host.calls_named("unbind").size(), 1U);
   udev.done_with(vf_pci(0), vf(0).ifindex);
   requests.run();
-  const auto& vs = run.status.vfs.at(0);
+  const auto& vs = run.vfs.at(0);
   EXPECT_EQ(vs.guid, planned.vf.at(0).guid);
   EXPECT_TRUE(vs.problems.empty()) << model::texts(vs.problems).front();
   EXPECT_EQ(run.status.changes.vfs_rebound, 1U);
@@ -298,7 +298,7 @@ TEST_F(AVfRequest, EndsAVfWhoseGuidIsStillWrongAfterItsSecondProbe) {
   const auto& r = requests.requests().at(0);
   EXPECT_TRUE(r.reprobed);
   EXPECT_EQ(r.step, Step::kFinished);
-  const auto& vs = run.status.vfs.at(0);
+  const auto& vs = run.vfs.at(0);
   ASSERT_EQ(vs.problems.size(), 1U);
   EXPECT_EQ(vs.problems[0].kind, model::EventKind::kGuidSetFailed);
   EXPECT_THAT(vs.problems[0].text, HasSubstr("sriov/0/"));
@@ -316,7 +316,7 @@ TEST_F(AVfRequest, LooksInSysfsAgainWhenTheNetdevUdevAnnouncedIsGoneByItsNaming)
   udev.done_with(vf_pci(0), kGone);
   udev.done_with(vf_pci(0), vf(0).ifindex);
   requests.run();
-  const auto& vs = run.status.vfs.at(0);
+  const auto& vs = run.vfs.at(0);
   EXPECT_EQ(requests.requests().at(0).step, Step::kFinished);
   EXPECT_FALSE(requests.requests().at(0).announced);  // its netdev found in sysfs
   EXPECT_EQ(vs.ifindex, vf(0).ifindex);
@@ -333,7 +333,7 @@ TEST_F(AVfRequest, EndsWithTheProblemWhenTheKernelRefusesItsName) {
   udev.done_with(vf_pci(0), vf(0).ifindex);
   const auto finished = requests.run();
   EXPECT_EQ(finished, std::set<std::size_t>{0});
-  const auto& vs = run.status.vfs.at(0);
+  const auto& vs = run.vfs.at(0);
   ASSERT_EQ(vs.problems.size(), 1U) << model::texts(vs.problems).front();
   EXPECT_EQ(vs.problems[0].kind, model::EventKind::kLinkConfigFailed);
   EXPECT_THAT(vs.problems[0].text, HasSubstr("EPERM"));

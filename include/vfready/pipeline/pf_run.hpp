@@ -9,6 +9,7 @@
 #include "vfready/model/status.hpp"
 #include "vfready/pipeline/name_registry.hpp"
 #include "vfready/pipeline/pf_host.hpp"
+#include "vfready/pipeline/vf_work.hpp"
 
 namespace vfready::pipeline {
 
@@ -22,7 +23,10 @@ struct PfRun {
   // The running kernel's release (uname -r): what it allows, where asking would be late.
   std::string kernel_release{};
   model::PfInfo info{};      // the PF as this pass knows it (read as the pass began)
-  model::PfStatus status{};  // what the pass reports
+  model::PfStatus status{};  // what the pass reports (its VFs from `vfs` as it ends)
+  // The VFs as the pass works on them, in the target's order (status.vfs is written
+  // from them at its end).
+  std::vector<VfWork> vfs{};
   // VF netdevs as naming left them, by ifindex: what the kernel answered to its last
   // request for each (a lookup, or the acknowledged change). A VF validated right after
   // its naming takes them as read back (a change after that is drift, which the link

@@ -54,8 +54,8 @@ GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, G
 // Step "guids", for one VF: sets its GUID by the PF's path. It takes effect at the VF's
 // next probe.
 StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path);
-// Step "guids", for every VF: adds each to run.status.vfs and hands each VF that needs a
-// probe to `to_probe` (its index in status.vfs, its VF index, its address) as soon as its
+// Step "guids", for every VF: adds each to run.vfs and hands each VF that needs a
+// probe to `to_probe` (its index in run.vfs, its VF index, its address) as soon as its
 // GUID is set.
 using ToProbeFn = std::function<void(std::size_t at, uint16_t index, const model::PciAddress& vf)>;
 void assign_guids(PfRun& run, const ToProbeFn& to_probe);
@@ -78,7 +78,7 @@ std::optional<model::Problem> prepare_reprobe(PfRun& run, uint16_t index,
 // Step "udev", for one VF: its netdev is here and udev is done with it. Waiting while
 // udev is not; done for a VF in use (nothing to wait for). `netdev`: whether this pass
 // probed the VF (its netdev is new) or found it bound.
-StepResult settle_vf(PfRun& run, model::VfStatus& vs, host::UdevWait::Netdev netdev);
+StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev);
 
 // Step "names": the PF's netdev, and one VF's (vs.ifindex), get name, altnames, MTU.
 // Problems go to the PF's or the VF's list. `announced`: vs.ifindex and vs.name are what
@@ -90,14 +90,13 @@ void name_pf(PfRun& run);
 // netdev is for the caller to look up again. A netdev not announced that is gone is a
 // `netdev-gone` problem, and kNamed.
 enum class Naming : uint8_t { kNamed, kGone };
-Naming name_vf(PfRun& run, model::VfStatus& vs, bool announced = false);
+Naming name_vf(PfRun& run, VfWork& vs, bool announced = false);
 
 // Step "validate", for one VF: read back its GUID (OFED) and names (those naming heard
 // from the kernel in this pass, or asked now). False when the GUID its port uses is not
 // its own. `probed`: the GUID read back right after this pass's probe of the VF (a GUID
 // is taken at the probe), which then is not read again; nullptr: read now.
-bool validate_vf(PfRun& run, model::VfStatus& vs,
-                 const std::optional<model::Guid>* probed = nullptr);
+bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>* probed = nullptr);
 // Step "validate", for the PF: its port ACTIVE (waiting while the subnet manager
 // brings it up; the state has no event to wait for).
 StepResult check_port_active(PfRun& run);

@@ -19,8 +19,8 @@
 // add names it), udev done with it, its name, its read-back, and once, should its port
 // not have taken its GUID, the GUID again and another probe. Each step of a request
 // answers done (the next runs at once), waiting (on its probe's answer, on udev, or until
-// a bound) or finished. A request's working state is its own; its VF's report
-// (run.status.vfs[at]) is written from it, never read to decide what comes next.
+// a bound) or finished. A request's working state is its own, with its VF's (run.vfs[at],
+// a VfWork); the VF's report is written from that when the PF's pass ends.
 //
 // One probe is under way at a time, in order (the driver's device lock takes them one
 // by one anyway): probes are a PF's critical path, and the rest of each VF goes on
@@ -42,7 +42,7 @@ struct VfRequest {
   };
   using Clock = std::chrono::steady_clock;
 
-  std::size_t at = 0;  // its report: run.status.vfs[at]
+  std::size_t at = 0;  // its VF: run.vfs[at]
   Step step = Step::kProbe;
   bool reprobed = false;   // its GUID was set again and it was probed once more
   bool announced = false;  // its netdev is the one udev's add named (not looked up)
@@ -62,14 +62,14 @@ class VfRequests {
   VfRequests(const VfRequests&) = delete;
   VfRequests& operator=(const VfRequests&) = delete;
 
-  // The VF reported at run.status.vfs[at], its GUID set: from its probe (kProbe), or its
+  // The VF at run.vfs[at], its GUID set: from its probe (kProbe), or its
   // GUID set again first (kReprobe). Moves it as far as it goes at once, and the others
   // an event or a bound has come for.
   void add(std::size_t at, VfRequest::Step first = VfRequest::Step::kProbe);
   // Moves every request as far as it goes without waiting.
   void advance();
   // Runs every request to its end, waiting as they ask; the VFs finished (indexes in
-  // run.status.vfs), not those left to the rest of the pass.
+  // run.vfs), not those left to the rest of the pass.
   std::set<std::size_t> run();
   // Where each request is, in the order added.
   [[nodiscard]] const std::vector<VfRequest>& requests() const { return requests_; }
