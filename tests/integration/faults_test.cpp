@@ -500,3 +500,30 @@ TEST(VfreadydUdev, NamesEachNetdevOnceUdevHasAnnouncedIt) {
   EXPECT_THAT(host.renames(), Contains(HasSubstr(" ibp24s0v0 ibs0v0")));
   EXPECT_THAT(host.renames(), Contains(HasSubstr(" ibp24s0v1 ibs0v1")));
 }
+
+TEST(VfreadydFault, UdevEventsLostToAnOverrunBringALookAtEveryPf) {
+  VFREADY_REQUIRE_ROOT();
+  // udev's messages pile up while vfreadyd is stopped, past what its monitor's buffer
+  // holds: the kernel drops the rest and the next read says so (ENOBUFS). A netdev
+  // re-created meanwhile could be among them, so every PF is looked at.
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  ServiceDaemon daemon(host, repo_config(), "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  const auto before = daemon.notify().count();
+  daemon.process().signal(SIGSTOP);
+  // Some 1 KiB of buffer each against vfreadyd's 32 MiB (16 MiB asked, doubled).
+  const auto flood = sh(on_host(host) + VFREADY_UDEV_EVENTS_PATH " flood 80000", 60s);
+  daemon.process().signal(SIGCONT);
+  ASSERT_EQ(flood.exit_code, 0) << flood.err;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return daemon.log().find(
+                   "udev events were lost (monitor buffer overrun): looking at "
+                   "every PF") != std::string::npos;
+      },
+      20s))
+      << daemon.log();
+  ASSERT_TRUE(daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", 20s, before)) << daemon.log();
+  EXPECT_THAT(daemon.log(), HasSubstr("reconciling 8 PF(s) after drift"));
+  EXPECT_EQ(daemon.stop(), 0);
+}

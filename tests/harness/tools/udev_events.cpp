@@ -11,6 +11,10 @@
 //                                               to monitors, FROM "root" (as udevd does),
 //                                               "uid:N" (root's, claiming another uid) or
 //                                               "unicast:PORT" (to one socket)
+//   udev-events flood COUNT                     sends COUNT of udevd's "change" messages
+//                                               of a netdev that is not there, as root:
+//                                               more than a monitor that is not read
+//                                               can hold
 #include <linux/netlink.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -99,6 +103,30 @@ void send(const std::string& from, const std::string& action, const std::string&
   close(fd);
 }
 
+// COUNT messages to udevd's group. Sent while a monitor is not read, they overrun its
+// buffer (which the kernel counts as twice its SO_RCVBUF, data and overhead).
+void flood(int count) {
+  const auto message =
+      vfready::fakehost::udev_message("net", {{"ACTION", "change"},
+                                              {"DEVPATH", "/devices/virtual/net/flood0"},
+                                              {"SUBSYSTEM", "net"},
+                                              {"SEQNUM", "1"},
+                                              {"INTERFACE", "flood0"},
+                                              {"IFINDEX", "999999"}});
+  const int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+  sockaddr_nl to{};
+  to.nl_family = AF_NETLINK;
+  to.nl_groups = 2;  // udevd's group
+  for (int i = 0; i < count; ++i) {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): sockaddr
+    if (fd < 0 || sendto(fd, message.data(), message.size(), 0, reinterpret_cast<sockaddr*>(&to),
+                         sizeof to) < 0) {
+      throw std::runtime_error("flooding: " + vfready::fakehost::errno_text(errno));
+    }
+  }
+  close(fd);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,6 +135,10 @@ int main(int argc, char** argv) {
     if (verb == "initialized" && argc == 3) {
       const vfready::host::UdevDevices devices;
       std::printf("%d\n", devices.initialized(std::stoi(argv[2])) ? 1 : 0);
+      return 0;
+    }
+    if (verb == "flood" && argc == 3) {
+      flood(std::stoi(argv[2]));
       return 0;
     }
     if (verb == "send" && argc == 6) {
@@ -120,8 +152,9 @@ int main(int argc, char** argv) {
     static_cast<void>(std::fprintf(stderr, "udev-events: %s\n", e.what()));
     return 2;
   }
-  static_cast<void>(std::fprintf(stderr,
-                                 "usage: udev-events initialized IFINDEX | listen COUNT "
-                                 "TIMEOUT_MS READY_FILE | send FROM ACTION IFINDEX DEVPATH\n"));
+  static_cast<void>(
+      std::fprintf(stderr,
+                   "usage: udev-events initialized IFINDEX | listen COUNT "
+                   "TIMEOUT_MS READY_FILE | send FROM ACTION IFINDEX DEVPATH | flood COUNT\n"));
   return 2;
 }
