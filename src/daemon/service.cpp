@@ -265,13 +265,16 @@ void Service::start_next_pass() {
   // Events of the last pass's PFs that came while it ran, judged against its outcome.
   auto deferred = std::move(deferred_);
   deferred_.clear();
-  std::optional<DriftWatch::Batch> batch;  // one index of the outcome for all of them
-  if (drift_) {
-    batch.emplace(*drift_);
-  }
-  for (const auto& judge : deferred) {
-    if (auto drift = judge()) {
-      on_drift(*drift, judge);
+  {
+    // One index of the outcome for all of them, gone before the status changes below.
+    std::optional<DriftWatch::Batch> batch;
+    if (drift_) {
+      batch.emplace(*drift_);
+    }
+    for (const auto& judge : deferred) {
+      if (auto drift = judge()) {
+        on_drift(*drift, judge);
+      }
     }
   }
   if (pending_) {

@@ -29,10 +29,11 @@ constexpr std::size_t kMessageMax = 8192;
 
 enum class Received : uint8_t { kMessage, kLost, kNothing };
 
-// One message from `fd` (into `buf`), as sd-device's monitor takes it: a multicast to udevd's group
-// (unicasts are from no sender vfready trusts), from root (SCM_CREDENTIALS), whole. A
-// netdev's event goes to `out`; anything else is dropped. kLost: the socket's buffer
-// overran (ENOBUFS) and messages were lost before the next.
+// One message from `fd` (into `buf`), taken as sd-device's monitor takes it: a
+// multicast to udevd's group (a unicast is from no sender vfready trusts), from root
+// (SCM_CREDENTIALS). A netdev's event goes to `out`; anything else is dropped. kLost:
+// messages were lost before the next (the socket's buffer overran: ENOBUFS), or this one
+// was cut short.
 Received receive_one(int fd, std::span<uint8_t> buf, std::vector<UdevNetdevEvent>* out) {
   iovec iov{buf.data(), buf.size()};
   sockaddr_nl from{};
@@ -52,9 +53,14 @@ Received receive_one(int fd, std::span<uint8_t> buf, std::vector<UdevNetdevEvent
     return errno == EINTR ? Received::kMessage : Received::kNothing;  // EAGAIN: all read
   }
   const cmsghdr* c = CMSG_FIRSTHDR(&m);
-  if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 || from.nl_groups == 0 || c == nullptr ||
-      c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_CREDENTIALS) {
+  if (from.nl_groups == 0 || c == nullptr || c->cmsg_level != SOL_SOCKET ||
+      c->cmsg_type != SCM_CREDENTIALS) {
     return Received::kMessage;
+  }
+  if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
+    // Longer than any udevd sends: dropped (as sd-device drops it), and counted as lost,
+    // since it might have been a netdev's add.
+    return Received::kLost;
   }
   ucred cred{};
   std::memcpy(&cred, CMSG_DATA(c), sizeof cred);
@@ -199,8 +205,8 @@ void UdevEventReader::tell(const std::vector<UdevNetdevEvent>& events, bool over
 }
 
 void UdevEventReader::read_some(const Adds& adds) {
-  // Some 10 us of libudev's work a message: a burst is read in slices of this many, the
-  // loop's other sources served between them.
+  // A burst is read in slices of this many messages, the loop's other sources served
+  // between them.
   constexpr std::size_t kSlice = 256;
   std::vector<UdevNetdevEvent> events;
   bool overflowed = false;

@@ -4,10 +4,12 @@
 // src/libsystemd/sd-device/device-monitor.c and device-private.c.
 #include "vfready/host/udev_message.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 namespace vfready::host {
 
@@ -15,7 +17,8 @@ namespace {
 
 constexpr std::string_view kPrefix{"libudev\0", 8};
 constexpr uint32_t kMagic = 0xfeedcafe;  // sent in network order
-// The header's size as udevd sends it; a message this short is refused whatever it says.
+// The shortest message sd-device's monitor takes (its header is 40 bytes): shorter ones
+// are refused whatever they say, and properties_off leaves at least as many bytes.
 constexpr std::size_t kMinimum = 32;
 constexpr std::size_t kMagicAt = 8;
 constexpr std::size_t kPropertiesOffAt = 16;
@@ -54,12 +57,57 @@ std::optional<T> whole_number(std::string_view text) {
   return value;
 }
 
+// DEVPATH as path_simplify() leaves it: doubled slashes one, "." parts and a trailing
+// slash gone.
+std::string simplified(std::string_view path) {
+  std::string out;
+  out.reserve(path.size());
+  while (!path.empty()) {
+    const auto part = path.substr(0, path.find('/'));
+    path.remove_prefix(std::min(path.size(), part.size() + 1));
+    if (!part.empty() && part != ".") {
+      out += '/';
+      out += part;
+    }
+  }
+  return out;
+}
+
 struct Properties {
-  std::string_view action, devpath, subsystem, seqnum, ifindex;
+  std::string_view action, subsystem, ifindex;
+  std::string devpath;
+  bool seqnum = false;  // a SEQNUM above 0 was given
 };
 
-// KEY=value strings, each ended by a NUL; a value is cut at a newline (some drivers
-// send one). False when one is not ended, or has no '='.
+// One KEY=value, checked as device_amend() checks it (each time it is given): a known
+// ACTION, a DEVPATH under '/', a SEQNUM and an IFINDEX above 0 (decimal numbers, as udevd
+// writes them). False when it is not.
+bool take(std::string_view key, std::string_view value, Properties& p) {
+  if (key == "ACTION") {
+    p.action = value;
+    return known_action(value);
+  }
+  if (key == "DEVPATH") {
+    p.devpath = simplified(value);
+    return value.starts_with('/') && !p.devpath.empty();
+  }
+  if (key == "SUBSYSTEM") {
+    p.subsystem = value;
+  } else if (key == "SEQNUM") {
+    const auto n = whole_number<uint64_t>(value);
+    p.seqnum = n && *n > 0;
+    return p.seqnum;
+  } else if (key == "IFINDEX") {
+    const auto n = whole_number<int>(value);
+    p.ifindex = value;
+    return n && *n > 0;
+  }
+  return true;
+}
+
+// KEY=value strings, each ended by a NUL; a value is cut at a newline or carriage
+// return (truncate_nl(): some drivers send one). False when one is not ended, has no
+// '=', or is refused (take()). Properties vfready does not read are not looked into.
 bool read_properties(std::string_view text, Properties& p) {
   while (!text.empty()) {
     const auto end = text.find('\0');
@@ -68,23 +116,10 @@ bool read_properties(std::string_view text, Properties& p) {
     }
     auto entry = text.substr(0, end);
     text.remove_prefix(end + 1);
-    entry = entry.substr(0, entry.find('\n'));
+    entry = entry.substr(0, entry.find_first_of("\n\r"));
     const auto eq = entry.find('=');
-    if (eq == std::string_view::npos) {
+    if (eq == std::string_view::npos || !take(entry.substr(0, eq), entry.substr(eq + 1), p)) {
       return false;
-    }
-    const auto key = entry.substr(0, eq);
-    const auto value = entry.substr(eq + 1);
-    if (key == "ACTION") {
-      p.action = value;
-    } else if (key == "DEVPATH") {
-      p.devpath = value;
-    } else if (key == "SUBSYSTEM") {
-      p.subsystem = value;
-    } else if (key == "SEQNUM") {
-      p.seqnum = value;
-    } else if (key == "IFINDEX") {
-      p.ifindex = value;
     }
   }
   return true;
@@ -107,22 +142,16 @@ std::optional<UdevNetdevEvent> parse_udev_message(std::span<const uint8_t> messa
   if (!read_properties({reinterpret_cast<const char*>(rest.data()), rest.size()}, p)) {
     return std::nullopt;
   }
-  const auto seqnum = whole_number<uint64_t>(p.seqnum);
-  // A DEVPATH is under /sys; its last part is the device's name.
-  const auto slash = p.devpath.rfind('/');
-  if (!known_action(p.action) || !p.devpath.starts_with('/') || p.subsystem.empty() || !seqnum ||
-      *seqnum == 0 || slash + 1 == p.devpath.size()) {
-    return std::nullopt;
-  }
-  const auto ifindex = whole_number<int>(p.ifindex);
-  if (p.subsystem != "net" || !ifindex || *ifindex <= 0) {
+  // What device_verify() requires; then a netdev's.
+  if (p.action.empty() || p.devpath.empty() || p.subsystem.empty() || !p.seqnum ||
+      p.subsystem != "net" || p.ifindex.empty()) {
     return std::nullopt;
   }
   UdevNetdevEvent e;
   e.action = p.action;
-  e.ifindex = *ifindex;
-  e.name = p.devpath.substr(slash + 1);
-  e.devpath = p.devpath;
+  e.ifindex = *whole_number<int>(p.ifindex);            // checked as it was read
+  e.name = p.devpath.substr(p.devpath.rfind('/') + 1);  // the device's name
+  e.devpath = std::move(p.devpath);
   return e;
 }
 

@@ -134,6 +134,14 @@ void VfRequests::step_pending() {
     advance();
     return;
   }
+  if (udev_fd_ < 0) {
+    // Nothing tells which udev has heard of: those that wait on udev look each time.
+    for (auto& r : requests_) {
+      if ((r.step == Step::kNetdev || r.step == Step::kUdev) && advance_one(r)) {
+        start_probes();
+      }
+    }
+  }
   start_probes();
   for (const auto& pci : woken_) {
     if (const auto it = by_pci_.find(pci); it != by_pci_.end()) {

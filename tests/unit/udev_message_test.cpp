@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 using vfready::host::parse_udev_message;
@@ -57,6 +58,31 @@ TEST(AUdevMessage, TakesTheLastOfAKeyGivenTwiceAndCutsAValueAtANewline) {
   EXPECT_EQ(e->action, "move");
 }
 
+TEST(AUdevMessage, ChecksEachValueAsItIsGivenNotOnlyTheLast) {
+  // systemd refuses a message at the first value it cannot take, whatever follows.
+  for (const auto& [first, then] : std::vector<std::pair<std::string, std::string>>{
+           {"IFINDEX=abc", "IFINDEX=5"},
+           {"SEQNUM=0", "SEQNUM=7"},
+           {"ACTION=explode", "ACTION=add"},
+           {"DEVPATH=relative", "DEVPATH=/devices/virtual/net/x"}}) {
+    auto p = an_add();
+    p.push_back(first);
+    p.push_back(then);
+    EXPECT_FALSE(parse_udev_message(message(p))) << first;
+  }
+}
+
+TEST(AUdevMessage, CutsAValueAtACarriageReturnAndSimplifiesItsDevpath) {
+  auto p = an_add();
+  p.emplace_back("IFINDEX=7\r");
+  p.emplace_back("DEVPATH=/devices//pci0000:00/./0000:18:00.2/net/ib3/\r");
+  const auto e = parse_udev_message(message(p));
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->ifindex, 7);
+  EXPECT_EQ(e->devpath, "/devices/pci0000:00/0000:18:00.2/net/ib3");
+  EXPECT_EQ(e->name, "ib3");
+}
+
 TEST(AUdevMessage, IsNothingWithoutUdevdsPrefixAndMagic) {
   auto m = message(an_add());
   m[0] = 'L';
@@ -96,8 +122,8 @@ TEST(AUdevMessage, IsNothingWithoutWhatUdevdAlwaysSends) {
     std::erase_if(p, [&](const std::string& s) { return s.starts_with(key); });
     EXPECT_FALSE(parse_udev_message(message(p))) << "without " << key;
   }
-  for (const std::string bad :
-       {"ACTION=explode", "SEQNUM=0", "SEQNUM=7x", "DEVPATH=devices/x", "DEVPATH=/devices/net/"}) {
+  for (const std::string bad : {"ACTION=explode", "SEQNUM=0", "SEQNUM=7x", "DEVPATH=devices/x",
+                                "DEVPATH=/", "DEVPATH=//"}) {
     auto p = an_add();
     p.push_back(bad);
     EXPECT_FALSE(parse_udev_message(message(p))) << bad;

@@ -63,9 +63,9 @@ class UdevDevices {
 
 class LibudevWait;
 
-// The daemon's one monitor of udev's netdev events, read on the daemon's event loop:
-// libudev builds a device object for every message a monitor receives, and a monitor each
-// for the pass and for the drift watch paid that twice for every event. Each batch read
+// The daemon's one monitor of udev's netdev events, read on the daemon's event loop (one
+// for the pass and one for the drift watch read and parsed every message twice). Each
+// batch read
 // goes to the pass's LibudevWait, if one is listening (which wakes the worker whose
 // netdev an event names), then its adds to the loop's own `adds` (the drift watch: a
 // netdev a driver reload made).

@@ -24,9 +24,10 @@ struct UdevNetdevEvent {
 };
 
 // `message`: one datagram as received. nullopt when it is not udevd's (no "libudev"
-// prefix, the wrong magic, properties outside the bytes), lacks what udevd always sends
-// (ACTION, DEVPATH, SUBSYSTEM, SEQNUM), or is not a netdev's (SUBSYSTEM other than
-// "net", no IFINDEX above 0).
+// prefix, the wrong magic, properties outside the bytes or not each ended by a NUL),
+// lacks what udevd always sends (ACTION, DEVPATH, SUBSYSTEM, SEQNUM) or gives one that
+// systemd would refuse, or is not a netdev's (SUBSYSTEM other than "net", no IFINDEX
+// above 0). Properties vfready does not read are not looked into.
 std::optional<UdevNetdevEvent> parse_udev_message(std::span<const uint8_t> message);
 
 }  // namespace vfready::host
