@@ -142,6 +142,31 @@ TEST_F(AVfRequest, ProbesOneVfAtATimeAndWaitsForTheProbesAnswer) {
   EXPECT_EQ(host.calls_named("probe").size(), 1U);
 }
 
+TEST_F(AVfRequest, TakesProbeTurnsInTheOrderAddedAndHearsUdevWhileVfsAreStillAdded) {
+  host.hold_probes = true;
+  auto& run = unbound(4, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
+                                                   "\"udev_ms\": 5000"));
+  pipeline::VfRequests requests(run);
+  const auto step = [&](std::size_t i) { return requests.requests().at(i).step; };
+  requests.add(0);
+  requests.add(1);
+  // VF 0's probe answers while GUIDs are still being written: the next add sees it, and
+  // the turn goes to the first in line.
+  ASSERT_TRUE(host.release_probe());
+  requests.add(2);
+  EXPECT_EQ(step(0), Step::kNetdev);
+  EXPECT_EQ(step(1), Step::kProbing);
+  EXPECT_EQ(step(2), Step::kProbe);
+  // udev's add of VF 0's netdev comes before the last VF is added: that add steps it.
+  udev.announce(vf_pci(0), vf(0).ifindex, host.get(vf(0).ifindex)->name);
+  requests.add(3);
+  EXPECT_EQ(step(0), Step::kUdev);
+  ASSERT_TRUE(host.release_probe());
+  requests.advance();
+  EXPECT_EQ(step(2), Step::kProbing);  // not 3, added after it
+  EXPECT_EQ(step(3), Step::kProbe);
+}
+
 TEST_F(AVfRequest, GoesFromUdevsAddThroughNamingToItsReadBack) {
   // udev's bound long enough that only udev's event, not a bound, moves the VF on.
   auto& run = unbound(1, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
