@@ -53,19 +53,19 @@ Received receive_one(int fd, std::span<uint8_t> buf, std::vector<UdevNetdevEvent
     return errno == EINTR ? Received::kMessage : Received::kNothing;  // EAGAIN: all read
   }
   const cmsghdr* c = CMSG_FIRSTHDR(&m);
-  if (from.nl_groups == 0 || c == nullptr || c->cmsg_level != SOL_SOCKET ||
-      c->cmsg_type != SCM_CREDENTIALS) {
+  if (from.nl_groups == 0 || (m.msg_flags & MSG_CTRUNC) != 0 || c == nullptr ||
+      c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_CREDENTIALS) {
     return Received::kMessage;
-  }
-  if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
-    // Longer than any udevd sends: dropped (as sd-device drops it), and counted as lost,
-    // since it might have been a netdev's add.
-    return Received::kLost;
   }
   ucred cred{};
   std::memcpy(&cred, CMSG_DATA(c), sizeof cred);
   if (cred.uid != 0) {
     return Received::kMessage;
+  }
+  if ((m.msg_flags & MSG_TRUNC) != 0) {
+    // Longer than any udevd sends: dropped (as sd-device drops it), and counted as lost,
+    // since it might have been a netdev's add.
+    return Received::kLost;
   }
   if (auto e = parse_udev_message(buf.first(static_cast<std::size_t>(n)))) {
     out->push_back(std::move(*e));
@@ -125,7 +125,8 @@ std::vector<UdevNetdevEvent> UdevMonitor::drain(bool* overflowed, std::size_t mo
   // The messages are read here and parsed by parse_udev_message(), not received through
   // libudev, which builds a device object of every property of each (half of vfready's
   // instructions in a bring-up, under callgrind). libudev made the socket: bound to
-  // udevd's group, filtered to "net" in the kernel, SO_PASSCRED on.
+  // udevd's group, SO_PASSCRED on, and a kernel filter on the subsystem's hash (which
+  // lets through what lacks udevd's magic: the parser checks both).
   std::vector<UdevNetdevEvent> out;
   *overflowed = false;
   const int fd = udev_monitor_get_fd(state_->monitor);

@@ -170,3 +170,23 @@ TEST(AUdevMonitor, HearsOnlyUdevdsMulticastsFromRoot) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "add 903 real0\n");
 }
+
+TEST(AUdevMonitor, CountsAMessageCutShortAsLostEventsOnlyFromRoot) {
+  VFREADY_REQUIRE_ROOT();
+  // Longer than the 8 KiB a monitor reads of one (more than udevd sends): it might have
+  // been a netdev's add, so events count as lost; from someone not root it is dropped.
+  FakeHost host(TopologyBuilder::reference());
+  const auto ready = host.root() + "/monitor-ready";
+  Background listener(udev_events(host, "listen 2 10000 " + ready));
+  ASSERT_TRUE(wait_until([&] { return exists(ready); }, 10s));
+  const std::string under = " /devices/pci0000:00/0000:00:01.0/0000:18:00.2/net/";
+  for (const auto& from :
+       {"uid:65534 add 901" + under + "forged0 10000", "root add 902" + under + "long0 10000",
+        "root add 903" + under + "real0"}) {
+    const auto r = sh(udev_events(host, "send " + from));
+    ASSERT_EQ(r.exit_code, 0) << from << ": " << r.err;
+  }
+  const auto r = listener.wait(10s);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "lost\nadd 903 real0\n");
+}

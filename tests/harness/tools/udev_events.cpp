@@ -4,13 +4,15 @@
 //   udev-events initialized IFINDEX             prints 1 or 0
 //   udev-events listen COUNT TIMEOUT_MS READY   writes its socket's port id to READY
 //                                               once listening, then prints
-//                                               "ACTION IFINDEX NAME" per netdev event;
-//                                               exit 0 after COUNT events, 1 at timeout
-//   udev-events send FROM ACTION IFINDEX DEVPATH
+//                                               "ACTION IFINDEX NAME" per netdev event
+//                                               and "lost" where events were lost;
+//                                               exit 0 after COUNT lines, 1 at timeout
+//   udev-events send FROM ACTION IFINDEX DEVPATH [PAD]
 //                                               sends udevd's message of a netdev event
 //                                               to monitors, FROM "root" (as udevd does),
 //                                               "uid:N" (root's, claiming another uid) or
-//                                               "unicast:PORT" (to one socket)
+//                                               "unicast:PORT" (to one socket); PAD: that
+//                                               many bytes more in a property
 //   udev-events flood COUNT                     sends COUNT of udevd's "change" messages
 //                                               of a netdev that is not there, as root:
 //                                               more than a monitor that is not read
@@ -50,7 +52,12 @@ int listen(int count, int timeout_ms, const std::string& ready) {
       return 1;
     }
     bool overflowed = false;
-    for (const auto& e : monitor.drain(&overflowed)) {
+    const auto events = monitor.drain(&overflowed);
+    if (overflowed) {
+      std::printf("lost\n");
+      --count;
+    }
+    for (const auto& e : events) {
       std::printf("%s %d %s\n", e.action.c_str(), e.ifindex, e.name.c_str());
       --count;
     }
@@ -61,14 +68,15 @@ int listen(int count, int timeout_ms, const std::string& ready) {
 
 // Sends one message as `from` says; throws what failed.
 void send(const std::string& from, const std::string& action, const std::string& ifindex,
-          const std::string& devpath) {
+          const std::string& devpath, std::size_t pad) {
   const auto message =
       vfready::fakehost::udev_message("net", {{"ACTION", action},
                                               {"DEVPATH", devpath},
                                               {"SUBSYSTEM", "net"},
                                               {"SEQNUM", "1"},
                                               {"INTERFACE", devpath.substr(devpath.rfind('/') + 1)},
-                                              {"IFINDEX", ifindex}});
+                                              {"IFINDEX", ifindex},
+                                              {"PAD", std::string(pad, 'x')}});
   const int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
   sockaddr_nl to{};
   to.nl_family = AF_NETLINK;
@@ -141,8 +149,8 @@ int main(int argc, char** argv) {
       flood(std::stoi(argv[2]));
       return 0;
     }
-    if (verb == "send" && argc == 6) {
-      send(argv[2], argv[3], argv[4], argv[5]);
+    if (verb == "send" && (argc == 6 || argc == 7)) {
+      send(argv[2], argv[3], argv[4], argv[5], argc == 7 ? std::stoul(argv[6]) : 0);
       return 0;
     }
     if (verb == "listen" && argc == 5) {
@@ -152,9 +160,9 @@ int main(int argc, char** argv) {
     static_cast<void>(std::fprintf(stderr, "udev-events: %s\n", e.what()));
     return 2;
   }
-  static_cast<void>(
-      std::fprintf(stderr,
-                   "usage: udev-events initialized IFINDEX | listen COUNT "
-                   "TIMEOUT_MS READY_FILE | send FROM ACTION IFINDEX DEVPATH | flood COUNT\n"));
+  static_cast<void>(std::fprintf(
+      stderr,
+      "usage: udev-events initialized IFINDEX | listen COUNT "
+      "TIMEOUT_MS READY_FILE | send FROM ACTION IFINDEX DEVPATH [PAD] | flood COUNT\n"));
   return 2;
 }
