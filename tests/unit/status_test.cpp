@@ -180,3 +180,20 @@ TEST(TheStatusJson, IsReadForFlagsAndNumbersOnlyOfTheirType) {
   EXPECT_EQ(number_at(j, "vfs", uint32_t{0}), 3U);
   EXPECT_EQ(number_at(j, "n", 0), 0);
 }
+
+// A status file's numbers are outside input: one a whole T does not hold is not taken
+// (the status reader's fuzzer found an index of 1e80, which converting to int is
+// undefined).
+TEST(TheStatusJson, IsReadForWholeNumbersOnlyWhereTheyFit) {
+  const auto j = nlohmann::json::parse(
+      R"({"index": 1.11111e80, "half": 2.5, "big": 4294967296, "ms": 1.5, "neg": -3})");
+  EXPECT_EQ(number_at(j, "index", 7), 7);
+  EXPECT_EQ(number_at(j, "half", 7), 7);
+  EXPECT_EQ(number_at(j, "big", 7), 7);
+  EXPECT_EQ(number_at(j, "big", uint32_t{7}), 7U);
+  EXPECT_EQ(number_at(j, "big", uint64_t{7}), 4294967296U);
+  EXPECT_EQ(number_at(j, "neg", uint16_t{7}), 7U);
+  EXPECT_EQ(number_at(j, "neg", 0), -3);
+  EXPECT_DOUBLE_EQ(number_at(j, "ms", 0.0), 1.5);
+  EXPECT_DOUBLE_EQ(number_at(j, "index", 0.0), 1.11111e80);
+}

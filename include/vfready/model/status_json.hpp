@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <type_traits>
+#include <utility>
 
 #include "vfready/model/status.hpp"
 
@@ -26,15 +29,26 @@ nlohmann::json to_json(const DaemonStatus& status, int64_t now_unix_ms = 0);
 // The string at `key` of a status object; `otherwise` when it is absent, not a string
 // (null: unknown) or empty. What every reader of the status JSON takes its texts with.
 std::string text_at(const nlohmann::json& j, const char* key, const std::string& otherwise = "");
-// The number at `key`; `otherwise` when it is absent or not a number (for an unsigned T,
-// not an unsigned number). A status file is input from outside: json::value() would
-// throw on a string where a number was wanted.
+// The number at `key`; `otherwise` when it is absent or not a number, or, for a whole T,
+// not a whole number T holds (a fraction, 1e80, -1 for an unsigned T). A status file is
+// input from outside: json::value() would throw on a string where a number was wanted,
+// and converting a double out of T's range is undefined.
 template <class T>
 T number_at(const nlohmann::json& j, const char* key, T otherwise) {
   const auto it = j.find(key);
-  const bool fits =
-      it != j.end() && (std::is_unsigned_v<T> ? it->is_number_unsigned() : it->is_number());
-  return fits ? it->template get<T>() : otherwise;
+  if (it == j.end() || !it->is_number()) {
+    return otherwise;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    return it->template get<T>();
+  } else if (it->is_number_unsigned()) {
+    const auto v = it->template get<uint64_t>();
+    return std::in_range<T>(v) ? static_cast<T>(v) : otherwise;
+  } else if (it->is_number_integer()) {
+    const auto v = it->template get<int64_t>();
+    return std::in_range<T>(v) ? static_cast<T>(v) : otherwise;
+  }
+  return otherwise;
 }
 // The boolean at `key`; `otherwise` when it is absent or not true or false.
 bool flag_at(const nlohmann::json& j, const char* key, bool otherwise);
