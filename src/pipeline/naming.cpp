@@ -32,83 +32,99 @@ class Namer {
              const std::vector<model::AltName>& altnames, std::optional<uint32_t> mtu,
              std::vector<model::Problem>& out, const std::string* announced = nullptr) {
     names_.manage(ifindex);
-    if (announced != nullptr && name && mtu && *announced != name->str()) {
-      // Name and MTU in one request, with nothing asked first: an MTU the netdev has
-      // already is no change to the kernel. Whatever fails (a name in use, the netdev
-      // gone) is looked at below, from what the kernel has then.
-      if (os_.links.rename_and_set_mtu(ifindex, name->str(), *mtu) == 0) {
-        links_[ifindex] = host::Link{ifindex, name->str(), {}, *mtu};
-        ++renamed_;
-      } else {
-        refresh(ifindex);
-      }
-    } else {
-      refresh(ifindex);
-    }
-    if (const auto* link = find(ifindex); announced == nullptr && link != nullptr && name && mtu &&
-                                          link->name != name->str() && link->mtu != *mtu &&
-                                          (renames_up_ || !link->up)) {
-      // A new VF's netdev: both in one request. An error (a name in use, say) leaves the
-      // parts one at a time below, from what the kernel has then (the MTU may be set),
-      // to say which failed.
-      if (os_.links.rename_and_set_mtu(ifindex, name->str(), *mtu) == 0) {
-        links_[ifindex].name = name->str();
-        links_[ifindex].mtu = *mtu;
-        ++renamed_;
-      } else {
-        refresh(ifindex);
-      }
-    }
+    rename_with_mtu(ifindex, name, mtu, announced);
     if (name && !take_name(ifindex, name->str(), out)) {
       return;
     }
     for (const auto& alt : altnames) {
-      const auto* link = find(ifindex);
-      if (link == nullptr || std::find(link->altnames.begin(), link->altnames.end(), alt.str()) !=
-                                 link->altnames.end()) {
-        continue;
-      }
-      // As for names: most altnames are free, so the add is tried first, and only one
-      // in use (EEXIST) makes its holder a question.
-      int err = os_.links.add_altname(ifindex, alt.str());
-      if (err == EEXIST) {
-        const int holder = holder_of(alt.str());
-        if (holder == ifindex) {
-          continue;  // it has it already (udev gave it, say): the lookup recorded it
-        }
-        if (holder != 0 && !free_name(holder, alt.str(), out)) {
-          continue;
-        }
-        err = os_.links.add_altname(ifindex, alt.str());
-      }
-      if (err != 0) {
-        add(out, model::EventKind::kLinkConfigFailed,
-            "adding altname " + alt.str() + " to " + link->name +
-                " failed: " + host::errno_name(err));
-        refresh(ifindex);
-      } else {
-        links_[ifindex].altnames.push_back(alt.str());
-      }
+      add_altname(ifindex, alt, out);
     }
-    if (const auto* link = find(ifindex); mtu && link != nullptr && link->mtu != *mtu) {
-      const int err = os_.links.set_mtu(ifindex, *mtu);
-      if (err != 0) {
-        add(out, model::EventKind::kLinkConfigFailed,
-            "setting MTU " + std::to_string(*mtu) + " on " + link->name +
-                " failed: " + host::errno_name(err));
-        refresh(ifindex);
-      } else {
-        links_[ifindex].mtu = *mtu;
-      }
-    }
+    set_mtu(ifindex, mtu, out);
   }
 
   [[nodiscard]] const host::Link* find(int ifindex) const {
     auto it = links_.find(ifindex);
     return it == links_.end() ? nullptr : &it->second;
   }
+  // Netdevs this namer gave their target names.
+  [[nodiscard]] uint32_t renamed() const { return renamed_; }
 
  private:
+  // Name and MTU in one request where both are to change, so that a new VF's netdev
+  // takes one rename. Otherwise, or when it fails (a name in use, the netdev gone),
+  // the link as the kernel has it is what take_name() and set_mtu() go on from.
+  void rename_with_mtu(int ifindex, const std::optional<model::IfName>& name,
+                       std::optional<uint32_t> mtu, const std::string* announced) {
+    if (announced != nullptr && name && mtu && *announced != name->str()) {
+      // Nothing asked first: an MTU the netdev has already is no change to the kernel.
+      if (os_.links.rename_and_set_mtu(ifindex, name->str(), *mtu) == 0) {
+        links_[ifindex] = host::Link{ifindex, name->str(), {}, *mtu};
+        ++renamed_;
+      } else {
+        refresh(ifindex);
+      }
+      return;
+    }
+    refresh(ifindex);
+    const auto* link = find(ifindex);
+    if (announced != nullptr || link == nullptr || !name || !mtu || link->name == name->str() ||
+        link->mtu == *mtu || (link->up && !renames_up_)) {
+      return;
+    }
+    if (os_.links.rename_and_set_mtu(ifindex, name->str(), *mtu) == 0) {
+      links_[ifindex].name = name->str();
+      links_[ifindex].mtu = *mtu;
+      ++renamed_;
+    } else {
+      refresh(ifindex);
+    }
+  }
+
+  void add_altname(int ifindex, const model::AltName& alt, std::vector<model::Problem>& out) {
+    const auto* link = find(ifindex);
+    if (link == nullptr || std::find(link->altnames.begin(), link->altnames.end(), alt.str()) !=
+                               link->altnames.end()) {
+      return;
+    }
+    // As for names: most altnames are free, so the add is tried first, and only one
+    // in use (EEXIST) makes its holder a question.
+    int err = os_.links.add_altname(ifindex, alt.str());
+    if (err == EEXIST) {
+      const int holder = holder_of(alt.str());
+      if (holder == ifindex) {
+        return;  // it has it already (udev gave it, say): the lookup recorded it
+      }
+      if (holder != 0 && !free_name(holder, alt.str(), out)) {
+        return;
+      }
+      err = os_.links.add_altname(ifindex, alt.str());
+    }
+    if (err != 0) {
+      add(out, model::EventKind::kLinkConfigFailed,
+          "adding altname " + alt.str() + " to " + link->name +
+              " failed: " + host::errno_name(err));
+      refresh(ifindex);
+    } else {
+      links_[ifindex].altnames.push_back(alt.str());
+    }
+  }
+
+  void set_mtu(int ifindex, std::optional<uint32_t> mtu, std::vector<model::Problem>& out) {
+    const auto* link = find(ifindex);
+    if (!mtu || link == nullptr || link->mtu == *mtu) {
+      return;
+    }
+    const int err = os_.links.set_mtu(ifindex, *mtu);
+    if (err != 0) {
+      add(out, model::EventKind::kLinkConfigFailed,
+          "setting MTU " + std::to_string(*mtu) + " on " + link->name +
+              " failed: " + host::errno_name(err));
+      refresh(ifindex);
+    } else {
+      links_[ifindex].mtu = *mtu;
+    }
+  }
+
   void add(std::vector<model::Problem>& out, model::EventKind kind, std::string text) const {
     out.push_back(model::problem(kind, std::move(text), pf_, vf_));
   }
@@ -244,10 +260,6 @@ class Namer {
   bool renames_up_ = true;
   std::map<int, host::Link> links_;
   uint32_t renamed_ = 0;
-
- public:
-  // Netdevs this namer gave their target names.
-  [[nodiscard]] uint32_t renamed() const { return renamed_; }
 };
 
 }  // namespace
