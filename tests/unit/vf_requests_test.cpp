@@ -58,7 +58,8 @@ class ScriptedUdev final : public host::UdevWait {
   bool wait_initialized(int ifindex, Netdev /*netdev*/, Clock::time_point /*deadline*/) override {
     return initialized_.contains(ifindex);
   }
-  int subscribe() override { return fd_; }
+  bool no_fd = false;  // subscribe() has no descriptor to give
+  int subscribe() override { return no_fd ? -1 : fd_; }
   bool take_woken(int /*fd*/, std::vector<std::string>* pcis) override {
     pcis->assign(woken_.begin(), woken_.end());
     woken_.clear();
@@ -363,6 +364,84 @@ TEST_F(AVfRequest, EndsWithTheProblemWhenTheKernelRefusesItsName) {
   EXPECT_EQ(vs.problems[0].kind, model::EventKind::kLinkConfigFailed);
   EXPECT_THAT(vs.problems[0].text, HasSubstr("EPERM"));
   EXPECT_NE(vs.name, "ibs0v0");  // what the kernel has: read back
+}
+
+TEST_F(AVfRequest, EndsAVfWhoseUnbindBeforeItsSecondProbeFails) {
+  udev.look = true;
+  auto& run = unbound(1);
+  EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), 0, model::Guid{0x99}, {}));  // taken at the probe
+  host.fail("unbind", EBUSY);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  requests.run();
+  const auto& r = requests.requests().at(0);
+  EXPECT_TRUE(r.reprobed);
+  EXPECT_EQ(r.step, Step::kFinished);
+  const auto& vs = run.vfs.at(0);
+  ASSERT_EQ(vs.problems.size(), 1U) << model::texts(vs.problems).front();
+  EXPECT_EQ(vs.problems[0].kind, model::EventKind::kUnbindFailed);
+  EXPECT_THAT(vs.problems[0].text, HasSubstr("EBUSY"));
+  EXPECT_EQ(host.calls_named("probe").size(), 1U);  // no second probe of a VF still bound
+  EXPECT_EQ(run.status.changes.vfs_rebound, 0U);
+}
+
+TEST_F(AVfRequest, WaitsForItsTurnToProbeAgainWhileAnotherProbeIsUnderWay) {
+  host.hold_probes = true;
+  udev.look = true;
+  auto& run = unbound(2, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
+                                                   "\"udev_ms\": 5000"));
+  EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), 0, model::Guid{0x99}, {}));  // taken at the probe
+  pipeline::VfRequests requests(run);
+  const auto step = [&](std::size_t i) { return requests.requests().at(i).step; };
+  requests.add(0);
+  requests.add(1);
+  ASSERT_TRUE(host.release_probe());
+  requests.advance();
+  ASSERT_EQ(step(0), Step::kUdev);
+  ASSERT_EQ(step(1), Step::kProbing);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  requests.advance();
+  // Its GUID read back wrong: it waits for VF 1's probe before it touches the device.
+  EXPECT_EQ(step(0), Step::kReprobe);
+  EXPECT_TRUE(host.calls_named("unbind").empty());
+  ASSERT_TRUE(host.release_probe());
+  requests.advance();
+  EXPECT_EQ(step(0), Step::kProbing);
+  EXPECT_EQ(host.calls_named("unbind").size(), 1U);
+}
+
+TEST_F(AVfRequest, IsAnsweredAtOnceWhenItsPfIsStuckBeforeItsProbe) {
+  udev.look = true;
+  auto& run = unbound(2);
+  host.fail("probe", host::kStuck);  // the first probe never returns: its PF is stuck
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  requests.add(1);
+  const auto finished = requests.run();
+  EXPECT_TRUE(finished.empty());
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(requests.requests().at(i).step, Step::kLeft) << i;
+    ASSERT_EQ(run.vfs.at(i).problems.size(), 1U) << i;
+    EXPECT_EQ(run.vfs.at(i).problems[0].kind, model::EventKind::kPfStuck) << i;
+  }
+}
+
+TEST_F(AVfRequest, WithoutAUdevEventFdLooksAtEachAddWhetherUdevIsDone) {
+  udev.look = true;
+  udev.no_fd = true;
+  auto& run = unbound(2, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
+                                                   "\"udev_ms\": 5000"));
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kUdev);
+  udev.done_with(vf_pci(0), vf(0).ifindex);  // no descriptor tells the requests
+  requests.add(1);                           // the next add looks, long before any bound
+  EXPECT_EQ(requests.requests().at(0).step, Step::kFinished);
+  udev.done_with(vf_pci(1), vf(1).ifindex);
+  requests.advance();
+  EXPECT_EQ(requests.run(), (std::set<std::size_t>{0, 1}));
+  EXPECT_EQ(run.vfs.at(1).name, "ibs0v1");
 }
 
 }  // namespace
