@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/pipeline/pf_bringup.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <set>
 
 #include "vfready/pipeline/steps.hpp"
+#include "vfready/pipeline/task.hpp"
 #include "vfready/pipeline/vf_requests.hpp"
 
 namespace vfready::pipeline {
@@ -18,20 +21,36 @@ void add(std::vector<model::Problem>& to, const StepResult& result) {
 }
 
 // Step "udev" for one VF, waiting as it asks until `deadline`.
-void settle(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev, Clock::time_point deadline) {
-  add(vs.problems, run_until(run.os, deadline, [&] { return settle_vf(run, vs, netdev); }));
+Task<Done> settle(PfRun& run, VfWork& vs, Clock::time_point deadline, int udev_fd) {
+  auto until = run_until(
+      run.os, deadline, [&] { return settle_vf(run, vs, host::UdevWait::Netdev::kExisting); },
+      UdevWatch{udev_fd, vs.pci.str()});
+  const auto settled = co_await until;
+  add(vs.problems, settled);
+  co_return Done{};
+}
+
+// A PF's VFs' requests, run to their end; the VFs finished (indexes in run.vfs).
+Task<std::set<std::size_t>> run_requests(VfRequests& requests) {
+  while (!requests.ended()) {
+    co_await requests.waiting_on();
+    requests.resume();
+  }
+  co_return requests.finished();
 }
 
 // Step "guids" with the probes beside it: each VF's request starts as soon as its GUID is
 // set (its probe, then udev, naming and its read-back beside the next VF's probe), so
 // little is left to do when the last probe ends. The VFs (indexes in run.vfs) so
 // finished.
-std::set<std::size_t> set_guids_and_probe(PfRun& run) {
+Task<std::set<std::size_t>> set_guids_and_probe(PfRun& run) {
   VfRequests requests(run);
   assign_guids(run, [&](std::size_t at, uint16_t /*index*/, const model::PciAddress& /*vf*/) {
     requests.add(at);
   });
-  return requests.run();
+  auto requested = run_requests(requests);
+  auto finished = co_await requested;
+  co_return finished;
 }
 
 // A PF that failed before its VFs were looked at still shows the VFs it has: their
@@ -81,7 +100,20 @@ model::PfStatus finish(PfRun& run, Clock::time_point start) {
 // One PF's pass, step by step.
 class PfPass {
  public:
-  PfPass(PfRun& run, const ProgressFn& progress) : run_(run), progress_(progress) {}
+  PfPass(PfRun& run, const ProgressFn& progress) : run_(run), progress_(progress) {
+    try {
+      udev_fd_ = run.os.udev.subscribe();
+    } catch (const std::system_error&) {
+      udev_fd_ = -1;  // no descriptor to spare: udev's waits look again at their bounds
+    }
+  }
+  ~PfPass() {
+    if (udev_fd_ >= 0) {
+      run_.os.udev.unsubscribe(udev_fd_);
+    }
+  }
+  PfPass(const PfPass&) = delete;
+  PfPass& operator=(const PfPass&) = delete;
 
   void step(const char* name) {
     run_.status.step = name;
@@ -115,25 +147,32 @@ class PfPass {
   // The VFs not finished beside the probes (bound already with the right GUID, or whose
   // probe failed): udev, names, and with the PF's own checks, their read-back. False
   // when the pass ends before they are judged.
-  bool judge_the_rest(const std::set<std::size_t>& done) {
+  Task<bool> judge_the_rest(const std::set<std::size_t>& done) {
     auto& vfs = run_.vfs;
     step(StepNames::kUdev);
     const auto deadline = Clock::now() + std::chrono::milliseconds(run_.config.timeouts.udev_ms);
-    for_not_done(
-        done, [&](VfWork& vs) { settle(run_, vs, host::UdevWait::Netdev::kExisting, deadline); });
+    for (std::size_t i = 0; i < vfs.size(); ++i) {
+      if (!done.contains(i)) {
+        auto settled = settle(run_, vfs[i], deadline, udev_fd_);
+        co_await settled;
+      }
+    }
     if (stuck()) {
-      return false;
+      co_return false;
     }
     step(StepNames::kNames);
     name_pf(run_);
     for_not_done(done, [&](VfWork& vs) { name_vf(run_, vs); });
     step(StepNames::kValidate);
     if (failed(validate_pf(run_))) {
-      return false;
+      co_return false;
     }
     const auto port_bound =
         Clock::now() + std::chrono::milliseconds(run_.config.timeouts.port_active_ms);
-    failed(run_until(run_.os, port_bound, [&] { return check_port_active(run_); }));
+    auto port = run_until(
+        run_.os, port_bound, [&] { return check_port_active(run_); }, UdevWatch{});
+    const auto active = co_await port;
+    failed(active);
     // The port's wait may have lasted: these VFs' netdevs are asked again, not taken
     // from naming's answers (which stand only for a VF validated right after it is named).
     run_.named.clear();
@@ -144,8 +183,9 @@ class PfPass {
         again.add(i, VfRequest::Step::kReprobe);
       }
     }
-    again.run();
-    return true;
+    auto reprobed = run_requests(again);
+    co_await reprobed;
+    co_return true;
   }
 
   // A pass that ends before the VFs not finished beside the probes are validated: they
@@ -172,13 +212,14 @@ class PfPass {
 
   PfRun& run_;
   const ProgressFn& progress_;
+  int udev_fd_ = -1;  // wakes the waits of the VFs not finished beside the probes
 };
 
 }  // namespace
 
-model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& config,
-                            const model::CompatTable& table, const model::HostInfo& host,
-                            PfHost& os, NameRegistry& names, const ProgressFn& progress) {
+Task<model::PfStatus> pf_pass(const model::PfTarget& target, const model::Config& config,
+                              const model::CompatTable& table, const model::HostInfo& host,
+                              PfHost& os, NameRegistry& names, const ProgressFn& progress) {
   const auto start = Clock::now();
   PfRun run{target, config, os, names};
   run.kernel_release = host.kernel_release;
@@ -193,14 +234,26 @@ model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& 
   // Found off with the PF read: a pass that died, or another tool, left it so.
   run.status.changes.autoprobe_restored = !run.info.autoprobe && run.info.sriov;
   if (!checked || !pass.make_vfs(autoprobe)) {
-    return finish(run, start);
+    co_return finish(run, start);
   }
   pass.step(StepNames::kGuids);
-  const auto done = set_guids_and_probe(run);
-  if (pass.stuck() || !pass.judge_the_rest(done)) {
+  auto probed = set_guids_and_probe(run);
+  const auto done = co_await probed;
+  bool judged = false;
+  if (!pass.stuck()) {
+    auto rest = pass.judge_the_rest(done);
+    judged = co_await rest;
+  }
+  if (!judged) {
     pass.show_the_rest_as_found(done);
   }
-  return finish(run, start);
+  co_return finish(run, start);
+}
+
+model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& config,
+                            const model::CompatTable& table, const model::HostInfo& host,
+                            PfHost& os, NameRegistry& names, const ProgressFn& progress) {
+  return drive(pf_pass(target, config, table, host, os, names, progress));
 }
 
 }  // namespace vfready::pipeline

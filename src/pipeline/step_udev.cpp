@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Step "udev": a VF's netdev is here and udev is done with it; and how a step that
 // waits is run until it is done.
+#include <unistd.h>
+
 #include <algorithm>
-#include <thread>
 
 #include "vfready/pipeline/steps.hpp"
 
@@ -56,24 +57,46 @@ StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev) {
       vs.ifindex, netdev);
 }
 
-StepResult run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
-                     const std::function<StepResult()>& step) {
+Task<StepResult> run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
+                           std::function<StepResult()> step, UdevWatch watch) {
   using Clock = std::chrono::steady_clock;
+  // A netdev whose event was missed (it came before the pass listened, or the fd could
+  // not be had) would hold the wait to its deadline: libudev is asked after a second.
+  constexpr auto kAskAfter = std::chrono::seconds(1);
+  auto ask_at = Clock::time_point::min();
   for (;;) {
     auto result = step();
     if (!result.is_waiting()) {
-      return result;
+      co_return result;
     }
-    const auto now = Clock::now();
+    auto now = Clock::now();
     if (now >= deadline) {
-      return StepResult::failed(result.on_timeout);
+      co_return StepResult::failed(result.on_timeout);
     }
-    if (result.wait_ifindex != 0) {
-      // Its answer is the step's next look.
-      os.udev.wait_initialized(result.wait_ifindex, result.wait_netdev, deadline);
-    } else {
+    if (result.wait_ifindex == 0) {
       // What sends no event (a port's state) is looked at again after a while.
-      std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(result.retry, deadline - now));
+      co_await Wait::time(std::min<Clock::time_point>(deadline, now + result.retry));
+      continue;
+    }
+    if (ask_at == Clock::time_point::min()) {
+      ask_at = std::min(deadline, now + kAskAfter);
+      if (watch.fd >= 0) {
+        os.udev.watch(watch.fd, watch.pci);
+        os.udev.watch_netdev(watch.fd, watch.pci, result.wait_ifindex);
+      }
+    }
+    co_await Wait::fd_or_time(watch.fd, ask_at);
+    if (watch.fd >= 0) {
+      uint64_t count = 0;  // heard, or a bound: the step looks again either way
+      static_cast<void>(::read(watch.fd, &count, sizeof count));
+      std::vector<std::string> woken;
+      static_cast<void>(os.udev.take_woken(watch.fd, &woken));
+    }
+    if (Clock::now() >= ask_at) {
+      // After a second and at the deadline: the step's next look finds the netdev
+      // initialized when libudev says so.
+      ask_at = deadline;
+      static_cast<void>(os.udev.initialized_now(result.wait_ifindex, result.wait_netdev, true));
     }
   }
 }

@@ -161,49 +161,51 @@ void VfRequests::step_pending() {
 std::set<std::size_t> VfRequests::run() {
   // add() has moved each request as far as it went: from here, waits and what they bring.
   while (!ended()) {
-    wait();
-    step_pending();
+    wait_for(waiting_on());
+    resume();
   }
-  std::set<std::size_t> finished;
-  for (const auto& r : requests_) {
-    if (r.step == Step::kFinished) {
-      finished.insert(r.at);
-    }
-  }
-  return finished;
+  return finished();
 }
 
-void VfRequests::wait() {
-  auto until = Clock::time_point::max();
-  pollfd fds[2] = {};
-  nfds_t n = 0;
+std::set<std::size_t> VfRequests::finished() const {
+  std::set<std::size_t> out;
+  for (const auto& r : requests_) {
+    if (r.step == Step::kFinished) {
+      out.insert(r.at);
+    }
+  }
+  return out;
+}
+
+Wait VfRequests::waiting_on() const {
+  Wait w;
   bool on_udev = false;
   for (const auto& r : requests_) {
     if (r.step == Step::kProbing) {
-      until = std::min(until, r.call->until());
+      w.until = std::min(w.until, r.call->until());
       if (r.call->fd() >= 0) {
-        fds[n++] = {r.call->fd(), POLLIN, 0};
+        w.fds.push_back(r.call->fd());
       }
     } else if (r.step == Step::kNetdev) {
-      until = std::min(until, r.netdev_until);
+      w.until = std::min(w.until, r.netdev_until);
       on_udev = true;
     } else if (r.step == Step::kUdev) {
-      until = std::min(until, std::min(r.ask_at, r.udev_until));
+      w.until = std::min(w.until, std::min(r.ask_at, r.udev_until));
       on_udev = true;
     }
   }
   if (on_udev && udev_fd_ >= 0) {
-    fds[n++] = {udev_fd_, POLLIN, 0};
+    w.fds.push_back(udev_fd_);
   }
-  const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
-  const auto timeout = until == Clock::time_point::max()
-                           ? -1
-                           : static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
-  if (::poll(fds, n, timeout) > 0 && on_udev && udev_fd_ >= 0 &&
-      (fds[n - 1].revents & POLLIN) != 0) {
-    uint64_t count = 0;
-    static_cast<void>(::read(udev_fd_, &count, sizeof count));  // heard: each looks again
+  return w;
+}
+
+void VfRequests::resume() {
+  if (udev_fd_ >= 0) {
+    uint64_t count = 0;  // heard (or not: EAGAIN): take_woken says whom it concerns
+    static_cast<void>(::read(udev_fd_, &count, sizeof count));
   }
+  step_pending();
 }
 
 VfRequests::Answer VfRequests::step(VfRequest& r, Clock::time_point now) {

@@ -188,11 +188,13 @@ TEST(RunningAStep, LooksAgainUntilItIsDone) {
   vfready::testing::MemoryHost host;
   vfready::pipeline::PfHost os{host, host, host, host};
   int looks = 0;
-  const auto result = vfready::pipeline::run_until(
-      os, std::chrono::steady_clock::now() + std::chrono::seconds(10), [&] {
+  const auto result = vfready::pipeline::drive(vfready::pipeline::run_until(
+      os, std::chrono::steady_clock::now() + std::chrono::seconds(10),
+      [&] {
         return ++looks < 3 ? StepResult::waiting("x", timed_out(), std::chrono::milliseconds(1))
                            : StepResult::done();
-      });
+      },
+      vfready::pipeline::UdevWatch{}));
   EXPECT_TRUE(result.is_done());
   EXPECT_EQ(looks, 3);
 }
@@ -200,9 +202,10 @@ TEST(RunningAStep, LooksAgainUntilItIsDone) {
 TEST(RunningAStep, ReportsWhatItWaitedOnWhenTheBoundPasses) {
   vfready::testing::MemoryHost host;
   vfready::pipeline::PfHost os{host, host, host, host};
-  const auto result = vfready::pipeline::run_until(
+  const auto result = vfready::pipeline::drive(vfready::pipeline::run_until(
       os, std::chrono::steady_clock::now() + std::chrono::milliseconds(20),
-      [] { return StepResult::waiting("x", timed_out(), std::chrono::milliseconds(5)); });
+      [] { return StepResult::waiting("x", timed_out(), std::chrono::milliseconds(5)); },
+      vfready::pipeline::UdevWatch{}));
   ASSERT_TRUE(result.is_failed());
   EXPECT_THAT(result.problems, ElementsAre(timed_out()));
 }

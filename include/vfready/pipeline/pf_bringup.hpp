@@ -10,6 +10,7 @@
 #include "vfready/model/status.hpp"
 #include "vfready/pipeline/name_registry.hpp"
 #include "vfready/pipeline/pf_host.hpp"
+#include "vfready/pipeline/task.hpp"
 
 // Bringing one PF to its target: the steps of steps.hpp in order, on the PF's worker
 // thread (calls into the driver block). A VF that is probed goes through udev, naming
@@ -29,7 +30,12 @@ struct StepNames {
 // Called as each step starts (from the worker thread).
 using ProgressFn = std::function<void(const char* step)>;
 
-// `host` is the host as the pass read it before any PF's worker started.
+// `host` is the host as the pass read it before any PF's worker started. A task: it
+// waits (udev, probes, the port) as its driver lets it.
+Task<model::PfStatus> pf_pass(const model::PfTarget& target, const model::Config& config,
+                              const model::CompatTable& table, const model::HostInfo& host,
+                              PfHost& os, NameRegistry& names, const ProgressFn& progress);
+// pf_pass() driven to its end on this thread.
 model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& config,
                             const model::CompatTable& table, const model::HostInfo& host,
                             PfHost& os, NameRegistry& names, const ProgressFn& progress);

@@ -12,6 +12,7 @@
 #include "vfready/pipeline/autoprobe_guard.hpp"
 #include "vfready/pipeline/pf_run.hpp"
 #include "vfready/pipeline/step.hpp"
+#include "vfready/pipeline/task.hpp"
 
 // The steps of one PF's bring-up, in the order bring_up_pf runs them. Each first looks
 // at what is there and does only what is missing, so a second pass (or a pass after a
@@ -104,9 +105,16 @@ StepResult check_port_active(PfRun& run);
 // when the PF is gone.
 StepResult validate_pf(PfRun& run);
 
-// Runs `step` until it is done or failed, waiting in between as it asks, until
-// `deadline`; then its on_timeout problem.
-StepResult run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
-                     const std::function<StepResult()>& step);
+// Where a step that waits on udev for a VF's netdev hears of it: an fd of
+// UdevWait::subscribe() (-1: none, the step looks again at its bounds) and the VF.
+struct UdevWatch {
+  int fd = -1;
+  std::string pci;
+};
+// Runs `step` until it is done or failed, waiting in between as it asks (on udev through
+// `watch`, asking libudev after a second and at the deadline; or for the step's retry),
+// until `deadline`; then its on_timeout problem.
+Task<StepResult> run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
+                           std::function<StepResult()> step, UdevWatch watch);
 
 }  // namespace vfready::pipeline

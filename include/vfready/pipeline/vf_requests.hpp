@@ -14,6 +14,7 @@
 #include "vfready/host/sriov_calls.hpp"
 #include "vfready/model/guid.hpp"
 #include "vfready/pipeline/pf_run.hpp"
+#include "vfready/pipeline/task.hpp"
 
 // A PF's VFs after their GUIDs are set, each a request: its probe, its netdev (as udev's
 // add names it), udev done with it, its name, its read-back, and once, should its port
@@ -25,7 +26,7 @@
 // One probe is under way at a time, in order (the driver's device lock takes them one
 // by one anyway): probes are a PF's critical path, and the rest of each VF goes on
 // beside the next one's probe. The requests run on the thread that owns `run`; they wait
-// on the probe's descriptor and udev's together (poll), never on one alone.
+// on the probe's descriptor and udev's together, never on one alone.
 namespace vfready::pipeline {
 
 struct VfRequest {
@@ -68,9 +69,15 @@ class VfRequests {
   void add(std::size_t at, VfRequest::Step first = VfRequest::Step::kProbe);
   // Moves every request as far as it goes without waiting.
   void advance();
-  // Runs every request to its end, waiting as they ask; the VFs finished (indexes in
-  // run.vfs), not those left to the rest of the pass.
+  // Runs every request to its end, waiting here as they ask; finished().
   std::set<std::size_t> run();
+  // For a driver that waits for them: what the requests wait on now (until ended()),
+  // and, once that has come (or not: a look too early is harmless), their next steps.
+  [[nodiscard]] Wait waiting_on() const;
+  void resume();
+  [[nodiscard]] bool ended() const;
+  // The VFs finished (indexes in run.vfs), not those left to the rest of the pass.
+  [[nodiscard]] std::set<std::size_t> finished() const;
   // Where each request is, in the order added.
   [[nodiscard]] const std::vector<VfRequest>& requests() const { return requests_; }
 
@@ -99,9 +106,6 @@ class VfRequests {
   // Steps the requests an event or a bound has come for (every one, once udev's events
   // were lost). Never waits.
   void step_pending();
-  // Waits (poll) for the probe's answer, a udev event, or the first bound.
-  void wait();
-  [[nodiscard]] bool ended() const;
 
   PfRun& run_;
   std::vector<VfRequest> requests_;
