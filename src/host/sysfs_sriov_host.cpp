@@ -2,6 +2,7 @@
 #include "vfready/host/sysfs_sriov_host.hpp"
 
 #include <cerrno>
+#include <functional>
 #include <vector>
 
 #include "vfready/host/host_reader.hpp"
@@ -35,6 +36,34 @@ void add_ofed_writes(std::vector<DeviceOp>& ops, const model::PciAddress& pf, ui
   ops.push_back({DeviceOp::Kind::kWrite, dir + "port", guid.str()});
   ops.push_back({DeviceOp::Kind::kWrite, dir + "policy", model::to_string(policy)});
 }
+
+// A call started on a device, its answer judged by `judge` (which may ask the host more)
+// once it has come.
+template <class T>
+class StartedOnDevice final : public StartedCall<T> {
+ public:
+  using Judge = std::function<T(const std::vector<DeviceOpResult>&)>;
+  StartedOnDevice(Sysfs& sysfs, DeviceCallStart call, Judge judge)
+      : sysfs_(sysfs), call_(std::move(call)), judge_(std::move(judge)) {}
+  [[nodiscard]] int fd() const override { return call_.pending ? call_.pending->fd() : -1; }
+  [[nodiscard]] std::chrono::steady_clock::time_point until() const override {
+    return call_.pending ? call_.pending->until() : std::chrono::steady_clock::time_point{};
+  }
+  T finish() override {
+    if (call_.pending) {
+      call_.answer = sysfs_.finish_on_device(std::move(*call_.pending));
+      call_.pending.reset();  // finished once: a second finish has the answer kept
+    }
+    return judge_(call_.answer);
+  }
+
+ private:
+  Sysfs& sysfs_;
+  DeviceCallStart call_;
+  Judge judge_;
+};
+
+int last_err(const std::vector<DeviceOpResult>& got) { return got.back().err; }
 
 // A VF's probe, written to a drivers_probe its helper keeps open.
 DeviceOp probe_write(const model::PciAddress& vf) {
@@ -130,17 +159,25 @@ std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAd
   return std::nullopt;
 }
 
-std::vector<std::optional<OfedGuidError>> SysfsSriovHost::set_vf_guids_ofed(
-    const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
-    model::GuidPolicy policy) {
+namespace {
+
+std::vector<DeviceOp> ofed_ops(const model::PciAddress& pf,
+                               std::span<const std::pair<uint16_t, model::Guid>> vfs,
+                               model::GuidPolicy policy) {
   std::vector<DeviceOp> ops;
   for (const auto& [index, guid] : vfs) {
     add_ofed_writes(ops, pf, index, guid, policy);
   }
-  // Each VF's three files within the bound one VF's have on their own.
-  const auto got =
-      sysfs_.on_device(pf.str(), ops, deadlines_.other * static_cast<int64_t>(vfs.size()));
-  std::vector<std::optional<OfedGuidError>> out(vfs.size());
+  return ops;
+}
+
+}  // namespace
+
+OfedGuidErrors SysfsSriovHost::ofed_errors(const model::PciAddress& pf,
+                                           std::span<const std::pair<uint16_t, model::Guid>> vfs,
+                                           model::GuidPolicy policy,
+                                           const std::vector<DeviceOpResult>& got) {
+  OfedGuidErrors out(vfs.size());
   std::size_t next = 0;  // the first VF the call did not reach
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (got[i].err != 0) {
@@ -155,6 +192,49 @@ std::vector<std::optional<OfedGuidError>> SysfsSriovHost::set_vf_guids_ofed(
     out[v] = set_vf_guid_ofed(pf, vfs[v].first, vfs[v].second, policy);
   }
   return out;
+}
+
+OfedGuidErrors SysfsSriovHost::set_vf_guids_ofed(
+    const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+    model::GuidPolicy policy) {
+  // Each VF's three files within the bound one VF's have on their own.
+  return ofed_errors(pf, vfs, policy,
+                     sysfs_.on_device(pf.str(), ofed_ops(pf, vfs, policy),
+                                      deadlines_.other * static_cast<int64_t>(vfs.size())));
+}
+
+std::unique_ptr<StartedCall<OfedGuidErrors>> SysfsSriovHost::start_set_vf_guids_ofed(
+    const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+    model::GuidPolicy policy) {
+  auto call = sysfs_.start_on_device(pf.str(), ofed_ops(pf, vfs, policy),
+                                     deadlines_.other * static_cast<int64_t>(vfs.size()));
+  return std::make_unique<StartedOnDevice<OfedGuidErrors>>(
+      sysfs_, std::move(call),
+      [this, pf, vfs = std::vector<std::pair<uint16_t, model::Guid>>(vfs.begin(), vfs.end()),
+       policy](const std::vector<DeviceOpResult>& got) {
+        return ofed_errors(pf, vfs, policy, got);
+      });
+}
+
+std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_set_autoprobe(const model::PciAddress& pf,
+                                                                      bool on) {
+  return std::make_unique<StartedOnDevice<int>>(
+      sysfs_,
+      sysfs_.start_on_device(
+          pf.str(),
+          {{DeviceOp::Kind::kWrite, pf_dir(pf) + "sriov_drivers_autoprobe", on ? "1" : "0"}},
+          deadlines_.other),
+      last_err);
+}
+
+std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_set_num_vfs(const model::PciAddress& pf,
+                                                                    uint16_t count) {
+  return std::make_unique<StartedOnDevice<int>>(
+      sysfs_,
+      sysfs_.start_on_device(
+          pf.str(), {{DeviceOp::Kind::kWrite, pf_dir(pf) + "sriov_numvfs", std::to_string(count)}},
+          deadlines_.numvfs),
+      last_err);
 }
 
 namespace {
@@ -206,35 +286,11 @@ std::unique_ptr<StartedProbe> SysfsSriovHost::start_probe_vf(const model::PciAdd
                                                              uint16_t index, bool ofed) {
   // The answer, read by the host that started it (vf_port_guid for a VF without OFED's
   // port file).
-  class Started final : public StartedProbe {
-   public:
-    Started(SysfsSriovHost& host, model::PciAddress pf, uint16_t index, bool ofed,
-            DeviceCallStart call)
-        : host_(host), pf_(pf), index_(index), ofed_(ofed), call_(std::move(call)) {}
-    [[nodiscard]] int fd() const override { return call_.pending ? call_.pending->fd() : -1; }
-    [[nodiscard]] std::chrono::steady_clock::time_point until() const override {
-      return call_.pending ? call_.pending->until() : std::chrono::steady_clock::time_point{};
-    }
-    ProbedVf finish() override {
-      auto got = call_.answer;
-      if (call_.pending) {
-        got = host_.sysfs_.finish_on_device(std::move(*call_.pending));
-        call_.pending.reset();  // finished once: a second finish has the answer kept
-        call_.answer = got;
-      }
-      return host_.probed(pf_, index_, ofed_, got);
-    }
-
-   private:
-    SysfsSriovHost& host_;
-    model::PciAddress pf_;
-    uint16_t index_;
-    bool ofed_;
-    DeviceCallStart call_;
-  };
-  return std::make_unique<Started>(
-      *this, pf, index, ofed,
-      sysfs_.start_on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe));
+  return std::make_unique<StartedOnDevice<ProbedVf>>(
+      sysfs_, sysfs_.start_on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe),
+      [this, pf, index, ofed](const std::vector<DeviceOpResult>& got) {
+        return probed(pf, index, ofed, got);
+      });
 }
 
 int SysfsSriovHost::unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,

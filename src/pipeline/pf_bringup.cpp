@@ -45,9 +45,9 @@ Task<std::set<std::size_t>> run_requests(VfRequests& requests) {
 // finished.
 Task<std::set<std::size_t>> set_guids_and_probe(PfRun& run) {
   VfRequests requests(run);
-  assign_guids(run, [&](std::size_t at, uint16_t /*index*/, const model::PciAddress& /*vf*/) {
-    requests.add(at);
-  });
+  auto assigned = assign_guids(run, [&](std::size_t at, uint16_t /*index*/,
+                                        const model::PciAddress& /*vf*/) { requests.add(at); });
+  co_await assigned;
   auto requested = run_requests(requests);
   auto finished = co_await requested;
   co_return finished;
@@ -128,20 +128,23 @@ class PfPass {
   bool stuck() { return run_.os.calls.stuck(run_.target.pci).has_value(); }
 
   // Steps "vfs" and autoprobe on again: false when the pass ends there.
-  bool make_vfs(AutoprobeGuard& autoprobe) {
+  Task<bool> make_vfs(AutoprobeGuard& autoprobe) {
     step(StepNames::kVfs);
-    if (failed(ensure_vf_count(run_, autoprobe))) {
-      return false;  // autoprobe is restored as the guard goes
+    auto counted = ensure_vf_count(run_, autoprobe);
+    const auto made = co_await counted;
+    if (failed(made)) {
+      co_return false;  // autoprobe is restored before the pass ends
     }
     // On again before the first probe: the PCI core probes a VF only while its PF's
     // autoprobe is on (pci_device_can_probe()), and a drivers_probe write it refuses
     // still succeeds. Turning it on probes none of the VFs that exist, so each stays
     // unbound until its GUID is set and its own probe comes.
-    if (auto refused = autoprobe.restore()) {
+    auto restored = autoprobe.restoring();
+    if (auto refused = co_await restored) {
       failed(StepResult::failed(*refused));
-      return false;
+      co_return false;
     }
-    return !stuck();
+    co_return !stuck();
   }
 
   // The VFs not finished beside the probes (bound already with the right GUID, or whose
@@ -233,7 +236,16 @@ Task<model::PfStatus> pf_pass(const model::PfTarget& target, const model::Config
   AutoprobeGuard autoprobe(os.calls, target.pci, run.info.autoprobe);
   // Found off with the PF read: a pass that died, or another tool, left it so.
   run.status.changes.autoprobe_restored = !run.info.autoprobe && run.info.sriov;
-  if (!checked || !pass.make_vfs(autoprobe)) {
+  bool made = false;
+  if (checked) {
+    auto making = pass.make_vfs(autoprobe);
+    made = co_await making;
+  }
+  if (!made) {
+    auto restored = autoprobe.restoring();  // on again however the pass ends
+    if (auto refused = co_await restored) {
+      run.status.problems.push_back(std::move(*refused));
+    }
     co_return finish(run, start);
   }
   pass.step(StepNames::kGuids);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "vfready/host/errno_name.hpp"
+#include "vfready/pipeline/started_call.hpp"
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {
@@ -114,17 +115,16 @@ namespace {
 class OfedBatch {
  public:
   OfedBatch(PfRun& run, const ToProbeFn& to_probe) : run_(run), to_probe_(to_probe) {}
-  void add(const model::VfTarget& vt, VfWork vs, const model::PciAddress& pci) {
+  // Whether the batch is full: write() is due.
+  bool add(const model::VfTarget& vt, VfWork vs, const model::PciAddress& pci) {
     pending_.push_back({&vt, std::move(vs), pci});
-    if (pending_.size() >= batch_) {
-      write();
-    }
+    return pending_.size() >= batch_;
   }
   // Writes what waits; each VF goes to run.vfs in order and to its probe, even one
   // whose GUID could not be set (its problem keeps it from being ready).
-  void write() {
+  Task<Done> write() {
     if (pending_.empty()) {
-      return;
+      co_return Done{};
     }
     std::vector<std::pair<uint16_t, model::Guid>> vfs;
     vfs.reserve(pending_.size());
@@ -132,8 +132,9 @@ class OfedBatch {
       vfs.emplace_back(p.vt->index, p.vt->guid);
     }
     auto& status = run_.status;
-    const auto errors =
-        run_.os.calls.set_vf_guids_ofed(run_.target.pci, vfs, run_.target.guid_policy);
+    auto written = answer(
+        run_.os.calls.start_set_vf_guids_ofed(run_.target.pci, vfs, run_.target.guid_policy));
+    const auto errors = co_await written;
     for (std::size_t i = 0; i < pending_.size(); ++i) {
       auto& p = pending_[i];
       if (i < errors.size() && errors[i]) {
@@ -146,6 +147,7 @@ class OfedBatch {
     }
     pending_.clear();
     batch_ = kBatch;
+    co_return Done{};
   }
 
  private:
@@ -199,7 +201,7 @@ void assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInfo& vf,
 
 }  // namespace
 
-void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
+Task<Done> assign_guids(PfRun& run, ToProbeFn to_probe) {
   const auto path = guid_path(run.info);
   OfedBatch batch(run, to_probe);
   for (const auto& vt : run.target.vf) {
@@ -211,13 +213,19 @@ void assign_guids(PfRun& run, const ToProbeFn& to_probe) {
     vs.pci = vf.pci;
     const auto action = guid_action(vt, vf, path);
     if (action == GuidAction::kSetAndProbe && path == GuidPath::kOfedSysfs) {
-      batch.add(vt, std::move(vs), vf.pci);
+      if (batch.add(vt, std::move(vs), vf.pci)) {
+        auto full = batch.write();
+        co_await full;
+      }
       continue;
     }
-    batch.write();  // first: run.vfs keeps the VFs' order
+    auto first = batch.write();  // first: run.vfs keeps the VFs' order
+    co_await first;
     assign_guid(run, vt, vf, action, std::move(vs), to_probe);
   }
-  batch.write();
+  auto rest = batch.write();
+  co_await rest;
+  co_return Done{};
 }
 
 Probe judge_probe(PfRun& run, const model::PciAddress& vf, const host::ProbedVf& probed) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Step "vfs": make sriov_numvfs what the config says, never destroying VFs in use.
 #include "vfready/host/errno_name.hpp"
+#include "vfready/pipeline/started_call.hpp"
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {
@@ -66,59 +67,79 @@ StepResult locate_new_vfs(PfRun& run) {
   return StepResult::done();
 }
 
+// VFs in use, which a change of the count would destroy: the problem, if any is.
+std::optional<model::Problem> vfs_in_use(const PfRun& run) {
+  const auto& target = run.target;
+  const auto& info = run.info;
+  std::string busy;
+  for (const auto& vf : info.vfs) {
+    if (auto why = in_use(vf)) {
+      busy += (busy.empty() ? "" : "; ") + ("VF " + vf.pci.str() + ": " + why.text());
+    }
+  }
+  if (busy.empty()) {
+    return std::nullopt;
+  }
+  return model::problem(
+      model::EventKind::kVfsInUse,
+      "PF " + target.pci.str() + " has " + std::to_string(info.numvfs) + " VFs, " +
+          std::to_string(target.vfs) +
+          " configured, and changing the count destroys them all, but some are in use (" + busy +
+          "): left as it is; free them or configure " + std::to_string(info.numvfs),
+      target.pci.str());
+}
+
+model::Problem autoprobe_off_failed(PfRun& run, int err) {
+  if (err == host::kStuck) {
+    return stuck_problem(run);
+  }
+  return model::problem(model::EventKind::kAutoprobeFailed,
+                        "cannot turn off sriov_drivers_autoprobe of PF " + run.target.pci.str() +
+                            ": " + host::errno_name(err),
+                        run.target.pci.str());
+}
+
+// One write of sriov_numvfs, its answer waited for by the pass.
+Task<int> write_count(PfRun& run, uint16_t count) {
+  ++run.status.sriov_writes;
+  auto written = answer(run.os.calls.start_set_num_vfs(run.target.pci, count));
+  co_return co_await written;
+}
+
 }  // namespace
 
-StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe) {
+Task<StepResult> ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe) {
   const auto& target = run.target;
   const auto& info = run.info;
   if (info.numvfs == target.vfs) {
-    return StepResult::done();
+    co_return StepResult::done();
   }
   if (info.numvfs != 0) {
-    std::string busy;
-    for (const auto& vf : info.vfs) {
-      if (auto why = in_use(vf)) {
-        busy += (busy.empty() ? "" : "; ") + ("VF " + vf.pci.str() + ": " + why.text());
-      }
-    }
-    if (!busy.empty()) {
-      return StepResult::failed(model::problem(
-          model::EventKind::kVfsInUse,
-          "PF " + target.pci.str() + " has " + std::to_string(info.numvfs) + " VFs, " +
-              std::to_string(target.vfs) +
-              " configured, and changing the count destroys them all, but some are in use (" +
-              busy + "): left as it is; free them or configure " + std::to_string(info.numvfs),
-          target.pci.str()));
+    if (auto busy = vfs_in_use(run)) {
+      co_return StepResult::failed(std::move(*busy));
     }
   }
   if (target.vfs > 0) {
-    if (const int err = autoprobe.turn_off(); err != 0) {
-      if (err == host::kStuck) {
-        return StepResult::failed(stuck_problem(run));
-      }
-      return StepResult::failed(model::problem(model::EventKind::kAutoprobeFailed,
-                                               "cannot turn off sriov_drivers_autoprobe of PF " +
-                                                   target.pci.str() + ": " + host::errno_name(err),
-                                               target.pci.str()));
+    auto off = autoprobe.turning_off();
+    if (const int err = co_await off; err != 0) {
+      co_return StepResult::failed(autoprobe_off_failed(run, err));
     }
   }
-  const auto write_count = [&](uint16_t count) {
-    ++run.status.sriov_writes;
-    return run.os.calls.set_num_vfs(target.pci, count);
-  };
   // A different nonzero count needs 0 first (the kernel answers EBUSY otherwise).
   if (info.numvfs != 0) {
-    if (const int err = write_count(0); err != 0) {
-      return StepResult::failed(numvfs_error(run, 0, err));
+    auto zero = write_count(run, 0);
+    if (const int err = co_await zero; err != 0) {
+      co_return StepResult::failed(numvfs_error(run, 0, err));
     }
   }
   if (target.vfs != 0) {
-    if (const int err = write_count(target.vfs); err != 0) {
-      return StepResult::failed(numvfs_error(run, target.vfs, err));
+    auto count = write_count(run, target.vfs);
+    if (const int err = co_await count; err != 0) {
+      co_return StepResult::failed(numvfs_error(run, target.vfs, err));
     }
     run.status.changes.vfs_created += target.vfs;
   }
-  return locate_new_vfs(run);
+  co_return locate_new_vfs(run);
 }
 
 }  // namespace vfready::pipeline

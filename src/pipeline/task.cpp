@@ -29,4 +29,9 @@ void wait_for(const Wait& wait) {
   }
 }
 
+bool readable(int fd) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, 0) > 0;
+}
+
 }  // namespace vfready::pipeline

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/pipeline/vf_requests.hpp"
 
-#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,11 +26,6 @@ constexpr auto kAnnounced = std::chrono::seconds(1);
 // A netdev whose udev event came before the pass listened would hold its wait to the
 // bound: libudev is asked after a second, and at the bound.
 constexpr auto kAskAfter = std::chrono::seconds(1);
-
-bool readable(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  return ::poll(&p, 1, 0) > 0;
-}
 
 }  // namespace
 

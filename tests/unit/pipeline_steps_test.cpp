@@ -90,14 +90,14 @@ TEST_F(AStep, VfCountIsDoneWithoutAWriteWhenTheCountIsRight) {
   host.create_vfs(kPf, 4);
   auto& r = run();
   AutoprobeGuard autoprobe(host, planned.pci, true);
-  EXPECT_TRUE(vfready::pipeline::ensure_vf_count(r, autoprobe).is_done());
+  EXPECT_TRUE(vfready::pipeline::drive(vfready::pipeline::ensure_vf_count(r, autoprobe)).is_done());
   EXPECT_THAT(host.calls(), IsEmpty());
 }
 
 TEST_F(AStep, VfCountCreatesUnboundVfsAndKnowsWhereTheyAre) {
   auto& r = run();
   AutoprobeGuard autoprobe(host, planned.pci, true);
-  ASSERT_TRUE(vfready::pipeline::ensure_vf_count(r, autoprobe).is_done());
+  ASSERT_TRUE(vfready::pipeline::drive(vfready::pipeline::ensure_vf_count(r, autoprobe)).is_done());
   EXPECT_TRUE(autoprobe.off());
   ASSERT_EQ(r.info.vfs.size(), 4u);
   EXPECT_EQ(r.info.vfs[3].pci.str(), "0000:18:00.4");
@@ -109,7 +109,7 @@ TEST_F(AStep, VfCountFailsWithTheKernelsReasonInWords) {
   host.fail("numvfs", ERANGE);
   auto& r = run();
   AutoprobeGuard autoprobe(host, planned.pci, true);
-  const auto result = vfready::pipeline::ensure_vf_count(r, autoprobe);
+  const auto result = vfready::pipeline::drive(vfready::pipeline::ensure_vf_count(r, autoprobe));
   ASSERT_TRUE(result.is_failed());
   EXPECT_THAT(texts(result.problems),
               ElementsAre("writing 4 to sriov_numvfs of PF 0000:18:00.0 failed "

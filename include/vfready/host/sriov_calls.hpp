@@ -38,28 +38,39 @@ struct OfedGuidError {
   int err = 0;
 };
 
-// A probe under way: fd() turns readable once it has answered; then, or at until(),
-// finish() gives the answer (kStuck when it had not answered by until()). fd() < 0: the
-// answer is there at once.
-class StartedProbe {
+// A call into the driver under way: fd() turns readable once it has answered; then, or
+// at until(), finish() gives the answer (kStuck where it had not answered by until()).
+// fd() < 0: the answer is there at once.
+template <class T>
+class StartedCall {
  public:
-  virtual ~StartedProbe() = default;
+  virtual ~StartedCall() = default;
   [[nodiscard]] virtual int fd() const = 0;
   [[nodiscard]] virtual std::chrono::steady_clock::time_point until() const = 0;
-  virtual ProbedVf finish() = 0;
+  virtual T finish() = 0;
 };
 
-// A probe made before it was handed out: its answer is there.
-class AnsweredProbe final : public StartedProbe {
+// A call made before it was handed out: its answer is there.
+template <class T>
+class AnsweredCall final : public StartedCall<T> {
  public:
-  explicit AnsweredProbe(ProbedVf answer) : answer_(std::move(answer)) {}
+  explicit AnsweredCall(T answer) : answer_(std::move(answer)) {}
   [[nodiscard]] int fd() const override { return -1; }
   [[nodiscard]] std::chrono::steady_clock::time_point until() const override { return {}; }
-  ProbedVf finish() override { return std::move(answer_); }
+  T finish() override { return std::move(answer_); }
 
  private:
-  ProbedVf answer_;
+  T answer_;
 };
+
+template <class T>
+std::unique_ptr<StartedCall<T>> answered(T answer) {
+  return std::make_unique<AnsweredCall<T>>(std::move(answer));
+}
+
+using StartedProbe = StartedCall<ProbedVf>;
+using AnsweredProbe = AnsweredCall<ProbedVf>;
+using OfedGuidErrors = std::vector<std::optional<OfedGuidError>>;
 
 class SriovCalls {
  public:
@@ -76,10 +87,10 @@ class SriovCalls {
                                                         model::GuidPolicy policy) = 0;
   // set_vf_guid_ofed for several VFs (index, GUID) in order: one error slot per VF. A
   // host may make them one call into the driver.
-  virtual std::vector<std::optional<OfedGuidError>> set_vf_guids_ofed(
-      const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
-      model::GuidPolicy policy) {
-    std::vector<std::optional<OfedGuidError>> out;
+  virtual OfedGuidErrors set_vf_guids_ofed(const model::PciAddress& pf,
+                                           std::span<const std::pair<uint16_t, model::Guid>> vfs,
+                                           model::GuidPolicy policy) {
+    OfedGuidErrors out;
     for (const auto& [index, guid] : vfs) {
       out.push_back(set_vf_guid_ofed(pf, index, guid, policy));
     }
@@ -96,6 +107,21 @@ class SriovCalls {
                                                        const model::PciAddress& vf, uint16_t index,
                                                        bool ofed) {
     return std::make_unique<AnsweredProbe>(probe_vf_reading_guid(pf, vf, index, ofed));
+  }
+  // The calls above, started: they do not wait for the driver. A host that cannot start
+  // a call makes it at once (the defaults).
+  virtual std::unique_ptr<StartedCall<int>> start_set_autoprobe(const model::PciAddress& pf,
+                                                                bool on) {
+    return answered(set_autoprobe(pf, on));
+  }
+  virtual std::unique_ptr<StartedCall<int>> start_set_num_vfs(const model::PciAddress& pf,
+                                                              uint16_t count) {
+    return answered(set_num_vfs(pf, count));
+  }
+  virtual std::unique_ptr<StartedCall<OfedGuidErrors>> start_set_vf_guids_ofed(
+      const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+      model::GuidPolicy policy) {
+    return answered(set_vf_guids_ofed(pf, vfs, policy));
   }
   // Unbinds VF `vf` of PF `pf` from `driver`.
   virtual int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,

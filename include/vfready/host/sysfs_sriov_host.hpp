@@ -47,9 +47,9 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
                                                 model::Guid guid,
                                                 model::GuidPolicy policy) override;
   // The VFs' files in one device call; those after a failed write one by one.
-  std::vector<std::optional<OfedGuidError>> set_vf_guids_ofed(
-      const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
-      model::GuidPolicy policy) override;
+  OfedGuidErrors set_vf_guids_ofed(const model::PciAddress& pf,
+                                   std::span<const std::pair<uint16_t, model::Guid>> vfs,
+                                   model::GuidPolicy policy) override;
   // The probe, the VF's uevent (its driver) and, with OFED's sriov/<n>/port, the GUID
   // in one device call.
   ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
@@ -58,10 +58,23 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::unique_ptr<StartedProbe> start_probe_vf(const model::PciAddress& pf,
                                                const model::PciAddress& vf, uint16_t index,
                                                bool ofed) override;
+  // The writes above, started (one device call each).
+  std::unique_ptr<StartedCall<int>> start_set_autoprobe(const model::PciAddress& pf,
+                                                        bool on) override;
+  std::unique_ptr<StartedCall<int>> start_set_num_vfs(const model::PciAddress& pf,
+                                                      uint16_t count) override;
+  std::unique_ptr<StartedCall<OfedGuidErrors>> start_set_vf_guids_ofed(
+      const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+      model::GuidPolicy policy) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                 const std::string& driver) override;
 
  private:
+  // What the VFs' OFED writes answered, one error slot a VF; the VFs after a failed write
+  // are written one by one.
+  OfedGuidErrors ofed_errors(const model::PciAddress& pf,
+                             std::span<const std::pair<uint16_t, model::Guid>> vfs,
+                             model::GuidPolicy policy, const std::vector<DeviceOpResult>& got);
   // What a probe's device call answered, as a ProbedVf.
   ProbedVf probed(const model::PciAddress& pf, uint16_t index, bool ofed,
                   const std::vector<DeviceOpResult>& got);

@@ -7,6 +7,7 @@
 #include "vfready/host/sriov_calls.hpp"
 #include "vfready/model/pci_address.hpp"
 #include "vfready/model/problem.hpp"
+#include "vfready/pipeline/task.hpp"
 
 // sriov_drivers_autoprobe of one PF is off only while a pass creates its VFs: on again
 // on every way out of the pass (this object's end), and turned on by a pass that finds
@@ -26,8 +27,11 @@ class AutoprobeGuard {
   // Off, for VFs about to be created; 0 or the errno.
   int turn_off();
   // On again if it is off; the problem when that fails (the kernel then probes none of
-  // the PF's VFs). Once.
+  // the PF's VFs). Once. (What the guard's end does, should a pass end by an exception.)
   std::optional<model::Problem> restore();
+  // turn_off() and restore() as a pass's tasks: the write's answer is waited for there.
+  Task<int> turning_off();
+  Task<std::optional<model::Problem>> restoring();
   [[nodiscard]] bool off() const { return off_; }
 
  private:

@@ -32,7 +32,7 @@ StepResult check_hardware(PfRun& run, const model::CompatTable& table, const mod
 // Step "vfs": sriov_numvfs as configured, never destroying VFs in use. New VFs stay
 // unbound (autoprobe off, through `autoprobe`) so that their GUIDs are set before their
 // one probe; then where each new VF is goes into run.info.
-StepResult ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe);
+Task<StepResult> ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe);
 
 // Why a VF is in use and must be left alone (false when it is not): bound to another
 // driver (vfio-pci), or bound to mlx5 with its netdev gone from this namespace (a
@@ -59,7 +59,7 @@ StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path);
 // probe to `to_probe` (its index in run.vfs, its VF index, its address) as soon as its
 // GUID is set.
 using ToProbeFn = std::function<void(std::size_t at, uint16_t index, const model::PciAddress& vf)>;
-void assign_guids(PfRun& run, const ToProbeFn& to_probe);
+Task<Done> assign_guids(PfRun& run, ToProbeFn to_probe);
 
 // A VF's probe: the problem when it failed, else the GUID its port took, read back
 // right after it (nothing when it cannot be read).

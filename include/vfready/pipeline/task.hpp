@@ -151,6 +151,8 @@ struct Done {};
 
 // Waits (poll) until one of `wait.fds` is readable or `wait.until`.
 void wait_for(const Wait& wait);
+// Whether `fd` is readable now (never waits).
+bool readable(int fd);
 
 // Drives `task` to its end on this thread, waiting as it asks; its value.
 template <class T>
