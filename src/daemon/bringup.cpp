@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "log.hpp"
+#include "pass_runner.hpp"
 #include "vfready/pipeline/pf_bringup.hpp"
 
 namespace vfready::daemon {
@@ -214,6 +215,7 @@ std::vector<model::PfStatus> Bringup::carried_over(const model::HostInfo& host) 
 }
 
 void Bringup::start_workers(const std::shared_ptr<const model::HostInfo>& host) {
+  std::vector<RunnerPf> pfs;
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     if (running_[i].finished) {
       continue;  // not part of this pass
@@ -226,7 +228,10 @@ void Bringup::start_workers(const std::shared_ptr<const model::HostInfo>& host) 
       mark_stuck(i, busy_->given_up(pci).value_or(host::StuckCall{pci, "?", {}, {}}));
       continue;
     }
-    start_pf_worker(channel_, busy_, names_, i, targets_[i], in_, host, udev_);
+    pfs.push_back({i, targets_[i]});
+  }
+  if (!pfs.empty()) {
+    start_pf_runner(channel_, busy_, names_, std::move(pfs), in_, host, udev_);
   }
 }
 

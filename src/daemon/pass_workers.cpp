@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "vfready/model/checks.hpp"
-#include "vfready/pipeline/pf_bringup.hpp"
 
 namespace vfready::daemon {
 
@@ -119,34 +118,6 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
                                           std::string("reading the host failed: ") + e.what()));
     }
     channel->post(std::move(m));
-  }).detach();
-}
-
-void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyPfs> busy,
-                     std::shared_ptr<pipeline::NameRegistry> names, std::size_t index,
-                     model::PfTarget target, BringupInputs in,
-                     std::shared_ptr<const model::HostInfo> host,
-                     std::shared_ptr<host::UdevWait> udev) {
-  // Detached: a worker past its step's bound (its calls into the driver are bounded,
-  // udev and port waits too, but the sum may be long) must not hold the daemon.
-  std::thread([channel = std::move(channel), busy = std::move(busy), names = std::move(names),
-               index, target = std::move(target), in = std::move(in), host = std::move(host),
-               udev = std::move(udev)] {
-    model::PfStatus status;
-    try {
-      const auto os = in.hosts->pf_os(in, *udev);
-      status = pipeline::bring_up_pf(
-          target, in.config, in.table, *host, os->host(), *names, [&](const char* step) {
-            channel->post({.kind = PassMessage::Kind::kStep, .pf = index, .step = step});
-          });
-    } catch (const std::exception& e) {
-      status.pci = target.pci;
-      status.state = model::PfState::kFailed;
-      status.problems.push_back(
-          model::problem(model::EventKind::kInternalError, e.what(), target.pci.str()));
-    }
-    busy->leave(target.pci.str());
-    channel->post({.kind = PassMessage::Kind::kDone, .pf = index, .done = std::move(status)});
   }).detach();
 }
 

@@ -108,12 +108,4 @@ class PassChannel {
 // kPlanned or kStopped.
 void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in);
 
-// Brings PF `index` of the plan up; posts kStep as each step starts and kDone at the end.
-// Its PF stays in `busy` until it returns.
-void start_pf_worker(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyPfs> busy,
-                     std::shared_ptr<pipeline::NameRegistry> names, std::size_t index,
-                     model::PfTarget target, BringupInputs in,
-                     std::shared_ptr<const model::HostInfo> host,
-                     std::shared_ptr<host::UdevWait> udev);
-
 }  // namespace vfready::daemon

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "pass_workers.hpp"
+
+// The PFs of one pass, each a task (pipeline::pf_pass), driven together by one thread:
+// it waits for what any of them waits on (a helper's answer, udev, a bound) and resumes
+// those whose wait has come. Their steps that do not wait (reading sysfs, netlink) run
+// on that thread, one PF's at a time.
+namespace vfready::daemon {
+
+// A PF of the plan the runner brings up: its place in the plan and its target.
+struct RunnerPf {
+  std::size_t index = 0;
+  model::PfTarget target;
+};
+
+// Starts the runner's thread for `pfs` (each entered in `busy` by the caller); posts
+// kStep as each PF's step starts and kDone as each ends, when its PF leaves `busy`.
+void start_pf_runner(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyPfs> busy,
+                     std::shared_ptr<pipeline::NameRegistry> names, std::vector<RunnerPf> pfs,
+                     BringupInputs in, std::shared_ptr<const model::HostInfo> host,
+                     std::shared_ptr<host::UdevWait> udev);
+
+}  // namespace vfready::daemon
