@@ -16,9 +16,9 @@ namespace {
 
 // How long a step may take before its PF is given up as stuck: past the bounds of the
 // step's own calls (a call made in a helper names itself when it outlives its deadline),
-// so each has slack beyond the calls it makes. It guards what a worker waits for in the
-// kernel outside a helper (netlink under rtnl_lock; see BusyPfs), and is how long systemd
-// is told a step may take (EXTEND_TIMEOUT_USEC).
+// so each has slack beyond the calls it makes. It guards what the pass's runner waits
+// for in the kernel outside a helper (netlink under rtnl_lock; see BusyPfs), and is how long
+// systemd is told a step may take (EXTEND_TIMEOUT_USEC).
 std::chrono::milliseconds step_bound(const std::string& step, const model::Config& config,
                                      uint16_t vfs) {
   const auto& t = config.timeouts;
@@ -166,7 +166,7 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
   for (const auto& t : targets_) {
     configured.insert(t.pci.str());
   }
-  // The registry knows the configured PFs before any worker names a link.
+  // The registry knows the configured PFs before any PF's pass names a link.
   names_->configure(std::move(configured));
   status_.pfs = carried_over(*host);
   running_.assign(targets_.size(), Running{"start", Clock::now(), false});
@@ -179,14 +179,14 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
   status_.text = "Bringing up " + std::to_string(left_) + " PFs";
   hooks_.progress(status_.text, std::chrono::milliseconds(30000));
   hooks_.changed();
-  start_workers(host);
+  start_runner(host);
   if (left_ == 0) {
     finish();
   }
 }
 
 std::vector<model::PfStatus> Bringup::carried_over(const model::HostInfo& host) const {
-  // Keep what is known of PFs still configured (names, VFs) until their workers report.
+  // Keep what is known of PFs still configured (names, VFs) until their passes report.
   std::vector<model::PfStatus> pfs;
   for (const auto& t : targets_) {
     const auto pci = t.pci.str();
@@ -214,7 +214,7 @@ std::vector<model::PfStatus> Bringup::carried_over(const model::HostInfo& host) 
   return pfs;
 }
 
-void Bringup::start_workers(const std::shared_ptr<const model::HostInfo>& host) {
+void Bringup::start_runner(const std::shared_ptr<const model::HostInfo>& host) {
   std::vector<RunnerPf> pfs;
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     if (running_[i].finished) {
@@ -222,7 +222,7 @@ void Bringup::start_workers(const std::shared_ptr<const model::HostInfo>& host) 
     }
     const auto pci = targets_[i].pci.str();
     if (!busy_->enter(pci)) {
-      // Its worker of an earlier pass is still in the kernel: the PF is stuck as it was.
+      // An earlier pass's runner still holds it, in the kernel: the PF is stuck as it was.
       running_[i].finished = true;
       --left_;
       mark_stuck(i, busy_->given_up(pci).value_or(host::StuckCall{pci, "?", {}, {}}));
@@ -303,7 +303,7 @@ void Bringup::on_done(std::size_t pf, model::PfStatus status) {
 void Bringup::give_up(std::size_t i) {
   host::StuckCall call{targets_[i].pci.str(), running_[i].step, bound_of(i), running_[i].since};
   if (!busy_->give_up(call)) {
-    return;  // its worker has just returned: its outcome comes next
+    return;  // its pass has just ended: its outcome comes next
   }
   running_[i].finished = true;
   --left_;
@@ -327,9 +327,9 @@ void Bringup::mark_stuck(std::size_t i, const host::StuckCall& call) {
       model::EventKind::kPfStuck,
       "PF " + pci + " is stuck: step " + call.call + " of its bring-up did not finish within " +
           std::to_string(call.deadline.count()) +
-          " ms; its worker waits in the kernel (a call the driver holds up, such as a netlink "
-          "request under rtnl_lock), and the PF is left alone until it returns (see the kernel "
-          "log)",
+          " ms; vfreadyd waits in the kernel (a call the driver holds up, such as a netlink "
+          "request under rtnl_lock), and the PF is left alone until that call returns (see the "
+          "kernel log)",
       pci)};
   log_problem(spdlog::level::err, pf.step, "", pf.problems.back());
   hooks_.changed();
@@ -353,7 +353,7 @@ void Bringup::stop(const std::string& why, std::vector<model::Problem> problems)
 
 void Bringup::finish() {
   finished_ = true;
-  udev_.reset();  // its monitor is for this pass's netdevs; workers hold their own
+  udev_.reset();  // its monitor is for this pass's netdevs; the runner holds its own
   outcome_ = model::outcome_of(status_.pfs);
   std::size_t ready = 0;
   status_.changes = {};

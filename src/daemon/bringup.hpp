@@ -18,9 +18,10 @@
 #include "vfready/pipeline/name_registry.hpp"
 
 // One bring-up of every configured PF, driven by the event loop: reading the host and
-// the driver check run on a worker thread, then each PF on a worker of its own, all at
-// once. Workers post progress through an eventfd; the loop keeps the status, the step
-// deadlines and the log. Nothing here blocks the loop.
+// the driver check run on a thread of the pass (the planner), then every PF's pass as a
+// task on one runner thread (pass_runner.hpp), all at once. They post progress through
+// an eventfd; the loop keeps the status, the step deadlines and the log. Nothing here
+// blocks the loop.
 namespace vfready::daemon {
 
 struct BringupHooks {
@@ -66,13 +67,13 @@ class Bringup final : public EventSource {
   // The status's PFs for this pass's targets: what is known of those still configured
   // (names, VFs) is kept until their workers report.
   [[nodiscard]] std::vector<model::PfStatus> carried_over(const model::HostInfo& host) const;
-  // A worker for each PF of this pass, but those an earlier pass's worker still holds.
-  void start_workers(const std::shared_ptr<const model::HostInfo>& host);
+  // The runner for the PFs of this pass, but those an earlier pass's runner still holds.
+  void start_runner(const std::shared_ptr<const model::HostInfo>& host);
   void on_step(std::size_t pf, const std::string& step);
   void on_done(std::size_t pf, model::PfStatus status);
-  // The PF's worker is past its step's bound: the PF is stuck until the worker returns.
+  // The PF's pass is past its step's bound: the PF is stuck until its runner returns.
   void give_up(std::size_t i);
-  // PF `i` is stuck: its worker has been in step `call.call` for longer than its bound.
+  // PF `i` is stuck: its pass has been in step `call.call` for longer than its bound.
   void mark_stuck(std::size_t i, const host::StuckCall& call);
   void stop(const std::string& why, std::vector<model::Problem> problems);
   void finish();
@@ -89,7 +90,7 @@ class Bringup final : public EventSource {
   BringupHooks hooks_;
   std::set<std::string> only_;
   std::shared_ptr<PassChannel> channel_;
-  std::shared_ptr<host::UdevWait> udev_;  // the pass's: every PF worker waits through it
+  std::shared_ptr<host::UdevWait> udev_;  // the pass's: every PF's pass waits through it
   std::vector<model::PfTarget> targets_;
   std::shared_ptr<const model::HostInfo> host_;
   std::vector<Running> running_;

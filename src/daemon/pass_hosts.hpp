@@ -14,14 +14,14 @@
 #include "vfready/model/inventory.hpp"
 #include "vfready/pipeline/pf_host.hpp"
 
-// The host a pass works on, made anew for each pass and each PF's worker. vfreadyd's
+// The host a pass works on, made anew for each pass and each PF's pass. vfreadyd's
 // (system_hosts()) is sysfs with its device calls in helpers, netlink and libudev; unit
 // tests give one over MemoryHost, so that a whole pass runs without root.
 namespace vfready::daemon {
 
 struct BringupInputs;
 
-// What one PF's worker works through, and owns what it is made of.
+// What one PF's pass works through, and owns what it is made of.
 class PfOs {
  public:
   virtual ~PfOs() = default;
@@ -48,7 +48,7 @@ class PassHosts {
   // once what it waits for. Then the host as the plan needs it.
   virtual model::HostInfo read_host(const BringupInputs& in,
                                     const std::function<void(std::string)>& waiting) = 0;
-  // The OS for one PF's worker, its udev waits going to `udev` (the pass's).
+  // The OS for one PF's pass, its udev waits going to `udev` (the pass's).
   virtual std::unique_ptr<PfOs> pf_os(const BringupInputs& in, host::UdevWait& udev) = 0;
   // The calls into drivers that were stuck and have since returned (their PFs may be
   // brought up again), each once.

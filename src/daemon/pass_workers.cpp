@@ -54,7 +54,7 @@ void BusyPfs::leave(const std::string& pci) {
   std::lock_guard lock(mu_);
   running_.erase(pci);
   if (auto it = given_up_.find(pci); it != given_up_.end()) {
-    it->second.call = "its worker in step " + it->second.call;
+    it->second.call = "its pass in step " + it->second.call;
     returned_.push_back({std::move(it->second), 0});
     given_up_.erase(it);
   }

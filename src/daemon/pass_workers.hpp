@@ -24,10 +24,10 @@
 #include "vfready/model/status.hpp"
 #include "vfready/pipeline/name_registry.hpp"
 
-// The threads of a pass, which do what can block (reading sysfs, calls into the driver)
-// and tell the loop what happened through a channel. A worker may outlive the pass that
-// gave up on it (a write that never returns): what it touches is its own copy or owned
-// by shared_ptr, never by the loop's stack.
+// The threads of a pass (its planner, its runner: pass_runner.hpp), which do what can
+// block (reading sysfs, netlink) and tell the loop what happened through a channel. A
+// thread may outlive the pass that gave up on it (a netlink request the kernel holds):
+// what it touches is its own copy or owned by shared_ptr, never by the loop's stack.
 namespace vfready::daemon {
 
 struct BringupInputs {
@@ -40,29 +40,29 @@ struct BringupInputs {
   // The daemon's one reader of udev's events, made before anything is read; null when
   // libudev could not make a monitor (a pass then stops at once, saying so).
   std::shared_ptr<host::UdevEventReader> udev{};
-  // What the pass's planner and workers read and change the host through.
+  // What the pass's planner and runner read and change the host through.
   std::shared_ptr<PassHosts> hosts = system_hosts();
 };
 
-// PFs with a worker still running, across passes. With the step bound, the guard against
-// a worker that waits in the kernel outside a helper (a netlink call the driver holds up
+// PFs whose pass is still running, across passes. With the step bound, the guard against
+// a runner that waits in the kernel outside a helper (a netlink call the driver holds up
 // under rtnl_lock, a sysfs read under net/): calls that take a device lock have their
 // own deadline in a helper (DeviceCalls), these do not. The loop gives such a step up
-// past its bound and calls the PF stuck; the PF stays out of later passes until its
-// worker returns, and then is brought up again, as after a helper's call. Workers leave
-// it from their threads: its mutex guards nothing else.
+// past its bound and calls the PF stuck; the PF stays out of later passes until its pass
+// ends, and then is brought up again, as after a helper's call. Runners leave it from
+// their threads: its mutex guards nothing else.
 class BusyPfs {
  public:
-  // A worker starts for `pci`: false when one (given up) is still running.
+  // A pass starts for `pci`: false when one (given up) is still running.
   bool enter(const std::string& pci);
-  // The worker for `pci` returns.
+  // The pass of `pci` ends.
   void leave(const std::string& pci);
-  // The loop gives up on the worker for `call.device`, waiting in step `call.call`: false
-  // when it has returned already (its outcome is on its way to the loop).
+  // The loop gives up on the pass of `call.device`, waiting in step `call.call`: false
+  // when it has ended already (its outcome is on its way to the loop).
   bool give_up(host::StuckCall call);
-  // The step a worker given up on for `pci` is still in, if one is.
+  // The step a pass given up on for `pci` is still in, if one is.
   std::optional<host::StuckCall> given_up(const std::string& pci);
-  // The workers given up on that have returned since the last collect(), each once.
+  // The passes given up on that have ended since the last collect(), each once.
   std::vector<host::ReturnedCall> collect();
 
  private:
@@ -81,7 +81,7 @@ struct PassMessage {
   std::optional<model::PfStatus> done{};
   std::vector<model::PfTarget> targets{};
   std::shared_ptr<const model::HostInfo> host{};
-  std::shared_ptr<host::UdevWait> udev{};  // the pass's, for every PF worker
+  std::shared_ptr<host::UdevWait> udev{};  // the pass's, for every PF's pass
   std::vector<model::Problem> problems{};
   std::vector<model::Problem> warnings{};
 };
