@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // A pass's wait for udev: the netdev events the daemon's one reader hears, handed to the
-// workers whose netdev they name; libudev asked (through UdevDevices) where events may
+// PFs' passes whose netdev they name; libudev asked (through UdevDevices) where events may
 // have gone unheard.
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -73,7 +73,7 @@ bool LibudevWait::take_woken(int fd, std::vector<std::string>* pcis) {
 
 std::optional<AddedNetdev> LibudevWait::take_added(const std::string& pci, bool* look) {
   std::lock_guard lock(mu_);
-  // As wait_added: nothing to wait for without udevd, once events were lost, or once a
+  // Nothing to wait for without udevd, once events were lost, or once a
   // wait timed out with no add heard at all.
   *look = !devices_.udev_active() || lost_ != 0 || (add_missed_ && adds_heard_ == 0);
   const auto it = added_.find(pci);
@@ -123,9 +123,6 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
       continue;
     }
     initialized_.insert(e.ifindex);
-    if (auto it = waiting_.find(e.ifindex); it != waiting_.end()) {
-      it->second.cv.notify_all();
-    }
     const auto pci = pci_of_netdev_devpath(e.devpath);
     if (const auto it = watchers_.find(pci); it != watchers_.end()) {
       wake.insert(it->second);
@@ -147,9 +144,6 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
       if (!fresh && it->second.netdev.ifindex != e.ifindex) {
         it->second.ambiguous = true;
       }
-      if (auto it = waiting_added_.find(pci); it != waiting_added_.end()) {
-        it->second.cv.notify_all();
-      }
     }
   }
   const uint64_t one = 1;
@@ -160,14 +154,7 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
     static_cast<void>(::write(fd, &one, sizeof one));
   }
   if (overflowed) {
-    // Lost events: every waiter looks its netdev up again.
-    ++lost_;
-    for (auto& [ifindex, waiters] : waiting_) {
-      waiters.cv.notify_all();
-    }
-    for (auto& [pci, waiters] : waiting_added_) {
-      waiters.cv.notify_all();
-    }
+    ++lost_;  // lost events: every waiter looks its netdev up again, asking libudev
   }
 }
 
@@ -180,87 +167,6 @@ bool LibudevWait::ask_libudev(std::unique_lock<std::mutex>& lock, int ifindex) {
   }
   lock.lock();
   return done;
-}
-
-bool LibudevWait::wait_initialized(int ifindex, Netdev netdev,
-                                   std::chrono::steady_clock::time_point deadline) {
-  std::unique_lock lock(mu_);
-  if (!devices_.udev_active()) {
-    return true;  // no udevd: nobody to wait for
-  }
-  if (initialized_.contains(ifindex)) {
-    return true;
-  }
-  // A netdev that was there before the pass may have been initialized long ago.
-  if (netdev == Netdev::kExisting && ask_libudev(lock, ifindex)) {
-    initialized_.insert(ifindex);
-    return true;
-  }
-  // A wait that is over before it starts (a pass looking in as it goes by) only asks
-  // what the events have said: libudev's answer costs a dozen sysfs round trips, and the
-  // wait to come, if the netdev is not done yet, asks it at its own deadline. Once events
-  // have been lost, every look asks libudev, as the event may be among them.
-  const auto start = std::chrono::steady_clock::now();
-  const bool poll = deadline <= start && lost_ == 0;
-  // A netdev whose event came before this monitor listened would hold its wait to the
-  // deadline: a wait that has lasted a second asks libudev once then.
-  constexpr auto kAskAfter = std::chrono::seconds(1);
-  auto ask_at = std::min(deadline, start + kAskAfter);
-  if (lost_ != 0 && ask_libudev(lock, ifindex)) {
-    initialized_.insert(ifindex);  // events lost or never heard: libudev first
-    return true;
-  }
-  auto& waiters = waiting_[ifindex];
-  ++waiters.count;
-  bool done = false;
-  for (;;) {
-    const auto lost = lost_;
-    done = waiters.cv.wait_until(lock, poll ? deadline : ask_at,
-                                 [&] { return initialized_.contains(ifindex) || lost_ != lost; });
-    ask_at = deadline;
-    // After a second, at the deadline or after lost events: libudev is asked, so that a
-    // missed event does not fail a netdev udev is done with.
-    done = done && initialized_.contains(ifindex);
-    if (done || (!poll && ask_libudev(lock, ifindex))) {
-      initialized_.insert(ifindex);  // the step's next look (a poll) finds it
-      done = true;
-      break;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      break;
-    }
-  }
-  if (--waiters.count == 0) {
-    waiting_.erase(ifindex);
-  }
-  return done;
-}
-
-std::optional<AddedNetdev> LibudevWait::wait_added(const std::string& pci,
-                                                   std::chrono::steady_clock::time_point until) {
-  std::unique_lock lock(mu_);
-  // No udevd (nothing is announced), events lost (the announcement may be among them),
-  // or a wait that timed out while no add came at all (a udevd whose messages do not
-  // reach this namespace): sysfs is asked, without a second's wait for each VF.
-  if (!devices_.udev_active() || lost_ != 0 || (add_missed_ && adds_heard_ == 0)) {
-    return std::nullopt;
-  }
-  auto& waiters = waiting_added_[pci];
-  ++waiters.count;
-  const bool heard =
-      waiters.cv.wait_until(lock, until, [&] { return added_.contains(pci) || lost_ != 0; });
-  add_missed_ = add_missed_ || !heard;
-  std::optional<AddedNetdev> out;
-  if (const auto it = added_.find(pci); it != added_.end() && lost_ == 0) {
-    if (!it->second.ambiguous) {
-      out = std::move(it->second.netdev);
-    }
-    added_.erase(it);
-  }
-  if (--waiters.count == 0) {
-    waiting_added_.erase(pci);
-  }
-  return out;
 }
 
 void LibudevWait::forget_added(const std::string& pci, int ifindex) {

@@ -44,7 +44,8 @@ StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev) {
     vs.ifindex = link->ifindex;
     vs.name = link->name;
   }
-  if (os.udev.wait_initialized(vs.ifindex, netdev, std::chrono::steady_clock::now())) {
+  // A netdev that was there before the pass may have been initialized long ago: asked.
+  if (os.udev.initialized_now(vs.ifindex, netdev, netdev == host::UdevWait::Netdev::kExisting)) {
     return StepResult::done();
   }
   const auto bound = std::to_string(run.config.timeouts.udev_ms);

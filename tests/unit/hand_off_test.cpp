@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The queue between a PF's prober thread and its worker.
+// The queue the benchmark's floor hands its renames through, from the thread that probes.
 #include "../bench/hand_off.hpp"
 
 #include <gtest/gtest.h>

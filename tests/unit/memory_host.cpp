@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <functional>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 
 namespace vfready::testing {
@@ -709,16 +708,7 @@ int MemoryHost::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, mode
 
 // --- host::UdevWait
 
-bool MemoryHost::wait_initialized(int ifindex, Netdev /*netdev*/,
-                                  std::chrono::steady_clock::time_point deadline) {
-  {
-    std::lock_guard lock(mu_);
-    if (initialized_.contains(ifindex)) {
-      return true;
-    }
-  }
-  // Nothing here initializes it later: the wait takes its whole bound, as udevd's would.
-  std::this_thread::sleep_until(deadline);
+bool MemoryHost::initialized_now(int ifindex, Netdev /*netdev*/, bool /*ask*/) {
   std::lock_guard lock(mu_);
   return initialized_.contains(ifindex);
 }

@@ -128,9 +128,8 @@ class MemoryHost final : public host::SriovReads,
   // set, gone), until the object goes; one at a time.
   std::unique_ptr<host::LinkEvents> open_link_events();
 
-  // --- host::UdevWait: an uninitialized netdev stays so, and the wait lasts its bound.
-  bool wait_initialized(int ifindex, Netdev netdev,
-                        std::chrono::steady_clock::time_point deadline) override;
+  // --- host::UdevWait: an uninitialized netdev stays so (a wait lasts its bound).
+  bool initialized_now(int ifindex, Netdev netdev, bool ask) override;
 
  private:
   struct Failure {

@@ -55,9 +55,6 @@ class ScriptedUdev final : public host::UdevWait {
   int missed = 0;
   int asked = 0;  // looks that asked libudev
 
-  bool wait_initialized(int ifindex, Netdev /*netdev*/, Clock::time_point /*deadline*/) override {
-    return initialized_.contains(ifindex);
-  }
   bool no_fd = false;  // subscribe() has no descriptor to give
   int subscribe() override { return no_fd ? -1 : fd_; }
   bool take_woken(int /*fd*/, std::vector<std::string>* pcis) override {

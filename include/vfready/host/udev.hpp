@@ -2,7 +2,6 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -102,10 +101,11 @@ class UdevEventReader {
   const bool hearing_;
 };
 
-// UdevWait for all the PF workers of a pass (thread-safe), over the daemon's reader: a
-// netdev is initialized when udev's event for it has come while this listened, or, for
-// one that was there before the pass, when libudev says so. The reader wakes the worker
-// waiting for the netdev an event names (and no other). Make it before the pass creates
+// UdevWait for all the PFs of a pass (thread-safe: the loop's reader tells it, the
+// pass's runner asks), over the daemon's reader: a netdev is initialized when udev's
+// event for it has come while this listened, or, for one that was there before the
+// pass, when libudev says so. The reader wakes the fd that watches the netdev an event
+// names (and no other). Make it before the pass creates
 // netdevs, so that no event of theirs is missed.
 class LibudevWait final : public UdevWait {
  public:
@@ -114,10 +114,6 @@ class LibudevWait final : public UdevWait {
   ~LibudevWait() override;
   LibudevWait(const LibudevWait&) = delete;
   LibudevWait& operator=(const LibudevWait&) = delete;
-  bool wait_initialized(int ifindex, Netdev netdev,
-                        std::chrono::steady_clock::time_point deadline) override;
-  std::optional<AddedNetdev> wait_added(const std::string& pci,
-                                        std::chrono::steady_clock::time_point until) override;
   void forget_added(const std::string& pci, int ifindex) override;
   int subscribe() override;
   void unsubscribe(int fd) override;
@@ -131,7 +127,8 @@ class LibudevWait final : public UdevWait {
 
  private:
   friend class UdevEventReader;
-  // From the reader's thread: events received, `overflowed` when some before them were lost.
+  // From the loop's thread (the reader): events received, `overflowed` when some before them were
+  // lost.
   void hear(const std::vector<UdevNetdevEvent>& events, bool overflowed);
 
   // Whether udev is done with `ifindex`, asked of libudev with mu_ released (a dozen
@@ -143,21 +140,15 @@ class LibudevWait final : public UdevWait {
   std::mutex devices_mu_;
   UdevDevices devices_;        // lookups with devices_mu_ held; udev_active() is set at start
   std::set<int> initialized_;  // by the events received so far
-  struct Waiters {
-    std::condition_variable cv;
-    int count = 0;
-  };
-  std::map<int, Waiters> waiting_;  // by ifindex: the workers waiting for it
   struct Added {
     AddedNetdev netdev;
     bool ambiguous = false;  // another netdev was announced for the function too
   };
-  std::map<std::string, Added> added_;            // by PCI function: announced, not taken
-  std::map<std::string, Waiters> waiting_added_;  // by PCI function
+  std::map<std::string, Added> added_;  // by PCI function: announced, not taken
   std::set<int> going_;      // netdevs an unbind takes away: their late adds are not taken
   uint64_t adds_heard_ = 0;  // adds with a PCI function, this pass
   std::chrono::steady_clock::time_point last_add_{};  // when the last of them was heard
-  bool add_missed_ = false;                           // a wait_added timed out
+  bool add_missed_ = false;                           // a wait for an add timed out
   std::vector<int> subscribers_;                      // eventfds of the callers that wait on many
   std::map<std::string, int> watchers_;               // PCI function -> the eventfd its events wake
   std::map<int, std::pair<int, std::string>> netdev_watchers_;  // ifindex -> eventfd, function

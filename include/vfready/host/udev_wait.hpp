@@ -7,7 +7,7 @@
 #include <vector>
 
 // Waiting for udev to finish with a netdev (its add event processed, renames
-// included), event driven, bounded by a deadline.
+// included), event driven: the caller waits on an event fd and its own bounds.
 namespace vfready::host {
 
 // A netdev as udev announced it, once udevd was done with it.
@@ -22,24 +22,12 @@ class UdevWait {
   // there before it (udev may have finished with it long ago).
   enum class Netdev { kNew, kExisting };
   virtual ~UdevWait() = default;
-  // True once the netdev is initialized; false at the deadline.
-  virtual bool wait_initialized(int ifindex, Netdev netdev,
-                                std::chrono::steady_clock::time_point deadline) = 0;
-  // The netdev udev announced (its add) for the PCI function `pci` (the device its
-  // DEVPATH is under) since the pass began listening, waited for until `until`, and
-  // taken: a later probe of the function waits for its own. It is initialized. Nothing
-  // at `until`, where udev does not run, once events were lost, when two netdevs were
-  // announced for the function, or at once after a wait that timed out with no add
-  // heard at all: the caller then looks in sysfs. (This one announces nothing.)
-  virtual std::optional<AddedNetdev> wait_added(const std::string& /*pci*/,
-                                                std::chrono::steady_clock::time_point /*until*/) {
-    return std::nullopt;
-  }
   // Forgets what was announced for `pci`: its netdev `ifindex` (0: not known) is about
   // to go (an unbind), and an add of it heard later is not taken for the next one's.
   virtual void forget_added(const std::string& /*pci*/, int /*ifindex*/) {}
 
-  // --- The same, for a caller that waits on many things at once: nothing below blocks.
+  // Nothing here blocks: a caller waits on the fd below (with what else it waits on) and
+  // looks again.
   // An eventfd of the caller's own that turns readable when an event is heard of a PCI
   // function it watches, or events were lost (the caller reads it to clear it); -1 when
   // nothing is ever heard (deadlines alone move the caller on). unsubscribe() closes it.
@@ -53,7 +41,9 @@ class UdevWait {
   // The watched PCI functions whose events woke `fd` since the last call, each once; true
   // when events were lost meanwhile (every netdev is to be looked at again).
   virtual bool take_woken(int /*fd*/, std::vector<std::string>* /*pcis*/) { return false; }
-  // What udev's add said of `pci` so far: the netdev, taken (as wait_added takes it). Or
+  // What udev's add said of `pci` (a PCI function, the device its DEVPATH is under) since
+  // the pass began listening: the netdev, initialized, and taken (a later probe of the
+  // function waits for its own). Or
   // nothing: with *look set when no add is to be waited for (no udevd, events lost, two
   // netdevs announced, none heard after a wait that timed out), so that the caller looks
   // in sysfs; else the add has not come yet.
@@ -61,16 +51,16 @@ class UdevWait {
     *look = true;
     return std::nullopt;
   }
-  // A wait for an add reached its bound in vain (as a wait_added that timed out).
+  // A wait for an add reached its bound in vain.
   virtual void add_missed() {}
   // When udev's last add of a PCI function's netdev was heard (any function's; the
   // epoch for none). While adds come, udev is behind with its queue rather than silent.
   virtual std::chrono::steady_clock::time_point last_add() { return {}; }
   // Whether udev is done with `ifindex`, by what was heard; with `ask`, libudev is asked
-  // too (as wait_initialized asks it after a second and at its deadline).
-  virtual bool initialized_now(int ifindex, Netdev netdev, bool /*ask*/) {
-    return wait_initialized(ifindex, netdev, std::chrono::steady_clock::now());
-  }
+  // too (a waiter asks after a second and at its bound, an event may have been missed;
+  // one for a netdev that was there before the pass asks at once). Once events were
+  // lost, it is always asked.
+  virtual bool initialized_now(int ifindex, Netdev netdev, bool ask) = 0;
 };
 
 }  // namespace vfready::host
