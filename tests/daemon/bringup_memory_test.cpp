@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Whole passes of the daemon's Bringup, driven by its event loop, on MemoryHost: the
-// planner, a worker per PF and the loop's bookkeeping, without root or a fake host.
+// planner, the runner of every PF's pass and the loop's bookkeeping, without root or a
+// fake host.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -91,6 +92,33 @@ TEST_F(ABringupOnMemory, BringsEveryPfUpAndReportsEachVf) {
   EXPECT_EQ(status.state, model::DaemonState::kReady);
   EXPECT_EQ(status.changes.vfs_created, 8U);
   EXPECT_GT(changes, 0);
+}
+
+TEST_F(ABringupOnMemory, APfWaitingForItsProbeHoldsNoOtherPfOnTheRunner) {
+  // PF 0's first probe does not answer until PF 1 is ready: one runner drives both, so
+  // PF 1 must get there while PF 0 waits.
+  host->hold_probes_of(kPf0);
+  bool pf1_ready_while_pf0_held = false;
+  EventLoop loop;
+  BringupHooks hooks;
+  hooks.changed = [&] {
+    if (status.pfs.size() == 2 && status.pfs[1].state == model::PfState::kReady &&
+        host->held_probes() > 0) {
+      pf1_ready_while_pf0_held = status.pfs[0].state == model::PfState::kPending;
+      host->stop_holding();
+    }
+  };
+  hooks.progress = [](const std::string& /*line*/, std::chrono::milliseconds /*bound*/) {};
+  hooks.finished = [&loop] { loop.quit(0); };
+  auto bringup = std::make_shared<Bringup>(inputs(config(4)), status, Clock::now(), busy, names,
+                                           std::move(hooks), std::set<std::string>{});
+  bringup->start();
+  loop.add(bringup);
+  loop.add_timer(Clock::now() + std::chrono::seconds(20), [&loop] { loop.quit(2); });
+  ASSERT_EQ(loop.run(), 0) << "the pass did not end within 20 s";
+  EXPECT_TRUE(pf1_ready_while_pf0_held);
+  EXPECT_EQ(bringup->outcome(), model::Outcome::kReady);
+  EXPECT_EQ(status.pfs[0].state, model::PfState::kReady);
 }
 
 TEST_F(ABringupOnMemory, AVfThatFailsItsProbeFailsItsPfAlone) {

@@ -496,7 +496,12 @@ class HeldProbe final : public host::StartedProbe {
 std::unique_ptr<host::StartedProbe> MemoryHost::start_probe_vf(const model::PciAddress& pf,
                                                                const model::PciAddress& vf,
                                                                uint16_t index, bool ofed) {
-  if (!hold_probes) {
+  bool hold = hold_probes;
+  {
+    std::lock_guard lock(mu_);
+    hold = hold || held_pfs_.contains(pf.str());
+  }
+  if (!hold) {
     return std::make_unique<host::AnsweredProbe>(probe_vf_reading_guid(pf, vf, index, ofed));
   }
   auto held = std::make_unique<HeldProbe>(
@@ -509,6 +514,25 @@ std::unique_ptr<host::StartedProbe> MemoryHost::start_probe_vf(const model::PciA
   std::lock_guard lock(mu_);
   held_.push_back(held->fd());
   return held;
+}
+
+void MemoryHost::hold_probes_of(const std::string& pf_pci) {
+  std::lock_guard lock(mu_);
+  held_pfs_.insert(pf_pci);
+}
+
+void MemoryHost::stop_holding() {
+  {
+    std::lock_guard lock(mu_);
+    held_pfs_.clear();
+  }
+  while (release_probe()) {
+  }
+}
+
+std::size_t MemoryHost::held_probes() {
+  std::lock_guard lock(mu_);
+  return held_.size();
 }
 
 bool MemoryHost::release_probe() {

@@ -67,6 +67,11 @@ class MemoryHost final : public host::SriovReads,
   std::vector<host::ReturnedCall> collect_returned();
   std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
   bool hold_probes = false;
+  // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().
+  void hold_probes_of(const std::string& pf_pci);
+  // No probe of hold_probes_of()'s PFs is held from now on; every one held answers.
+  void stop_holding();
+  [[nodiscard]] std::size_t held_probes();
   std::chrono::milliseconds held_bound{60000};
   // The oldest held probe answers; false when none is held.
   bool release_probe();
@@ -161,7 +166,8 @@ class MemoryHost final : public host::SriovReads,
   std::map<std::string, Failure> failures_;
   std::map<std::string, host::StuckCall> stuck_;  // PF -> the call that did not return
   std::vector<host::ReturnedCall> returned_;
-  std::vector<int> held_;  // eventfds of the held probes not released yet, oldest first
+  std::vector<int> held_;           // eventfds of the held probes not released yet, oldest first
+  std::set<std::string> held_pfs_;  // hold_probes_of()
   std::vector<std::string> calls_;
   int next_ifindex_ = 10;
   int link_fd_ = -1;  // eventfd of the open link events
