@@ -298,4 +298,15 @@ int SysfsSriovHost::unbind_vf(const model::PciAddress& pf, const model::PciAddre
   return write_on(sysfs_, pf, "bus/pci/drivers/" + driver + "/unbind", vf.str(), deadlines_.other);
 }
 
+std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_unbind_vf(const model::PciAddress& pf,
+                                                                  const model::PciAddress& vf,
+                                                                  const std::string& driver) {
+  return std::make_unique<StartedOnDevice<int>>(
+      sysfs_,
+      sysfs_.start_on_device(
+          pf.str(), {{DeviceOp::Kind::kWrite, "bus/pci/drivers/" + driver + "/unbind", vf.str()}},
+          deadlines_.other),
+      last_err);
+}
+
 }  // namespace vfready::host

@@ -2,6 +2,7 @@
 // Step "guids": every VF gets its GUID while unbound, then one probe; a bound VF with
 // a wrong GUID is set, unbound and probed again, unless a pod uses it. The probes
 // themselves run beside this step (bring_up_pf).
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -15,27 +16,13 @@ namespace {
 
 constexpr const char* kDriver = "mlx5_core";
 
-// `ifindex`: the VF's netdev, which goes (0: none known).
-std::optional<model::Problem> unbind(PfRun& run, const model::PciAddress& vf, int ifindex) {
-  run.os.udev.forget_added(vf.str(), ifindex);  // the probe after waits for its own netdev
-  const int err = run.os.calls.unbind_vf(run.target.pci, vf, kDriver);
-  if (err == host::kStuck) {
-    return stuck_problem(run);
-  }
-  if (err != 0) {
-    return model::problem(model::EventKind::kUnbindFailed,
-                          "unbinding VF " + vf.str() + " failed: " + host::errno_name(err),
-                          run.target.pci.str(), vf.str());
-  }
-  return std::nullopt;
-}
-
 model::Problem guid_set_failed(const PfRun& run, const model::VfTarget& vt, std::string text) {
   return model::problem(model::EventKind::kGuidSetFailed, std::move(text), run.target.pci.str(),
                         vt.pci ? vt.pci->str() : "");
 }
 
-// What a failed write of OFED's files says.
+}  // namespace
+
 model::Problem ofed_problem(PfRun& run, const model::VfTarget& vt, const host::OfedGuidError& e) {
   if (e.err == host::kStuck) {
     return stuck_problem(run);
@@ -51,7 +38,17 @@ model::Problem ofed_problem(PfRun& run, const model::VfTarget& vt, const host::O
           " failed: " + host::errno_name(e.err));
 }
 
-}  // namespace
+std::optional<model::Problem> unbind_problem(PfRun& run, const model::PciAddress& vf, int err) {
+  if (err == host::kStuck) {
+    return stuck_problem(run);
+  }
+  if (err != 0) {
+    return model::problem(model::EventKind::kUnbindFailed,
+                          "unbinding VF " + vf.str() + " failed: " + host::errno_name(err),
+                          run.target.pci.str(), vf.str());
+  }
+  return std::nullopt;
+}
 
 GuidPath guid_path(const model::PfInfo& info) {
   if (info.ofed_sriov) {
@@ -163,15 +160,41 @@ class OfedBatch {
   std::size_t batch_ = 1;
 };
 
+// The GUID of one VF, set by the PF's path (OFED's files as a started call): its
+// problems, none when it is set.
+Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget& vt) {
+  const auto path = guid_path(run.info);
+  if (path != GuidPath::kOfedSysfs) {
+    co_return set_vf_guid(run, vt, path).problems;  // netlink, or no way at all
+  }
+  const std::pair<uint16_t, model::Guid> guid{vt.index, vt.guid};
+  auto written = answer(run.os.calls.start_set_vf_guids_ofed(run.target.pci, std::span(&guid, 1),
+                                                             run.target.guid_policy));
+  const auto errors = co_await written;
+  std::vector<model::Problem> out;
+  if (!errors.empty() && errors.front()) {
+    out.push_back(ofed_problem(run, vt, *errors.front()));
+  }
+  co_return out;
+}
+
+// Unbinds VF `vf`, its netdev `ifindex` (0: none known) about to go: the problem, if any.
+Task<std::optional<model::Problem>> unbind(PfRun& run, model::PciAddress vf, int ifindex) {
+  run.os.udev.forget_added(vf.str(), ifindex);  // the probe after waits for its own netdev
+  auto unbound = answer(run.os.calls.start_unbind_vf(run.target.pci, vf, kDriver));
+  const int err = co_await unbound;
+  co_return unbind_problem(run, vf, err);
+}
+
 // One VF that is not simply set and probed: kept, in use, a conflict, or set (netlink)
 // and probed, or set, unbound and probed again.
-void assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInfo& vf, GuidAction action,
-                 VfWork vs, const ToProbeFn& to_probe) {
+Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInfo& vf,
+                       GuidAction action, VfWork vs, const ToProbeFn& to_probe) {
   auto& status = run.status;
   if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
     vs.in_use = action == GuidAction::kInUse ? in_use(vf) : model::VfUse{};
     run.vfs.push_back(std::move(vs));
-    return;
+    co_return Done{};
   }
   if (action == GuidAction::kConflict) {
     vs.problems.push_back(model::problem(
@@ -180,23 +203,26 @@ void assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInfo& vf,
             ", not " + vt.guid.str() + ", but a pod uses it: not rebinding",
         run.target.pci.str(), vs.pci.str()));
     run.vfs.push_back(std::move(vs));
-    return;
+    co_return Done{};
   }
   // A VF whose GUID could not be set is probed all the same (a VF nobody probes has no
   // netdev to report); its problem keeps it from being ready.
-  vs.problems = set_vf_guid(run, vt, guid_path(run.info)).problems;
+  auto set = set_one_guid(run, vt);
+  vs.problems = co_await set;
   status.changes.guids_set += vs.problems.empty() ? 1 : 0;
   if (action == GuidAction::kSetAndRebind) {
-    if (auto error = unbind(run, vf.pci, vf.ifindex)) {
+    auto unbound = unbind(run, vf.pci, vf.ifindex);
+    if (auto error = co_await unbound) {
       vs.problems.push_back(*error);
       run.vfs.push_back(std::move(vs));
-      return;
+      co_return Done{};
     }
     ++status.changes.vfs_rebound;
   }
   const std::size_t at = run.vfs.size();
   run.vfs.push_back(std::move(vs));
   to_probe(at, vt.index, vf.pci);
+  co_return Done{};
 }
 
 }  // namespace
@@ -221,7 +247,8 @@ Task<Done> assign_guids(PfRun& run, ToProbeFn to_probe) {
     }
     auto first = batch.write();  // first: run.vfs keeps the VFs' order
     co_await first;
-    assign_guid(run, vt, vf, action, std::move(vs), to_probe);
+    auto one = assign_guid(run, vt, vf, action, std::move(vs), to_probe);
+    co_await one;
   }
   auto rest = batch.write();
   co_await rest;
@@ -265,20 +292,6 @@ Probe judge_probe(PfRun& run, const model::PciAddress& vf, const host::ProbedVf&
             std::nullopt};
   }
   return {std::nullopt, probed.guid};
-}
-
-std::optional<model::Problem> prepare_reprobe(PfRun& run, uint16_t index,
-                                              const model::PciAddress& vf, int ifindex) {
-  const auto set = set_vf_guid(run, run.target.vf.at(index), guid_path(run.info));
-  if (set.is_failed()) {
-    return set.problems.front();
-  }
-  ++run.status.changes.guids_set;
-  if (auto error = unbind(run, vf, ifindex)) {
-    return error;
-  }
-  ++run.status.changes.vfs_rebound;
-  return std::nullopt;
 }
 
 }  // namespace vfready::pipeline

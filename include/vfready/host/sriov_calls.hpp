@@ -126,6 +126,11 @@ class SriovCalls {
   // Unbinds VF `vf` of PF `pf` from `driver`.
   virtual int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                         const std::string& driver) = 0;
+  virtual std::unique_ptr<StartedCall<int>> start_unbind_vf(const model::PciAddress& pf,
+                                                            const model::PciAddress& vf,
+                                                            const std::string& driver) {
+    return answered(unbind_vf(pf, vf, driver));
+  }
 };
 
 }  // namespace vfready::host

@@ -68,6 +68,9 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
       model::GuidPolicy policy) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                 const std::string& driver) override;
+  std::unique_ptr<StartedCall<int>> start_unbind_vf(const model::PciAddress& pf,
+                                                    const model::PciAddress& vf,
+                                                    const std::string& driver) override;
 
  private:
   // What the VFs' OFED writes answered, one error slot a VF; the VFs after a failed write

@@ -70,11 +70,10 @@ struct Probe {
 // What the probe of VF `vf` answered (SriovCalls::start_probe_vf), judged: whether a
 // driver, and the right one, took it (the kernel log's lines on it when not).
 Probe judge_probe(PfRun& run, const model::PciAddress& vf, const host::ProbedVf& probed);
-// For a VF whose probe did not take its GUID (a bind by someone else won a race with
-// this pass's): its GUID again, and unbind, before another probe. `ifindex`: its netdev
-// now. The problem when either failed.
-std::optional<model::Problem> prepare_reprobe(PfRun& run, uint16_t index,
-                                              const model::PciAddress& vf, int ifindex);
+// What a failed write of a VF's OFED GUID files says (pf-stuck for kStuck).
+model::Problem ofed_problem(PfRun& run, const model::VfTarget& vt, const host::OfedGuidError& e);
+// What an unbind of VF `vf` that answered `err` says: nothing for 0, pf-stuck for kStuck.
+std::optional<model::Problem> unbind_problem(PfRun& run, const model::PciAddress& vf, int err);
 
 // Step "udev", for one VF: its netdev is here and udev is done with it. Waiting while
 // udev is not; done for a VF in use (nothing to wait for). `netdev`: whether this pass

@@ -31,15 +31,17 @@ namespace vfready::pipeline {
 
 struct VfRequest {
   enum class Step : uint8_t {
-    kProbe,     // waiting for its turn to probe
-    kProbing,   // its probe is under way
-    kNetdev,    // waiting for udev's add to name its netdev
-    kUdev,      // waiting for udev to be done with it
-    kName,      // name, altnames, MTU
-    kValidate,  // its GUID and names read back
-    kReprobe,   // waiting for its turn to set its GUID again and probe once more
-    kFinished,  // judged
-    kLeft,      // its probe failed: the rest of the pass reads it back with the VFs not probed
+    kProbe,      // waiting for its turn to probe
+    kProbing,    // its probe is under way
+    kNetdev,     // waiting for udev's add to name its netdev
+    kUdev,       // waiting for udev to be done with it
+    kName,       // name, altnames, MTU
+    kValidate,   // its GUID and names read back
+    kReprobe,    // waiting for its turn to set its GUID again and probe once more
+    kResetGuid,  // its GUID written again (OFED's files), in its turn
+    kUnbinding,  // unbound from its driver, in its turn, before its second probe
+    kFinished,   // judged
+    kLeft,       // its probe failed: the rest of the pass reads it back with the VFs not probed
   };
   using Clock = std::chrono::steady_clock;
 
@@ -49,7 +51,9 @@ struct VfRequest {
   bool announced = false;  // its netdev is the one udev's add named (not looked up)
   int watched = 0;         // the netdev whose udev events wake it
   std::unique_ptr<host::StartedProbe> call;
-  std::optional<model::Guid> guid;   // read back with its probe
+  std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> guid_call;  // kResetGuid
+  std::unique_ptr<host::StartedCall<int>> unbind_call;                 // kUnbinding
+  std::optional<model::Guid> guid;                                     // read back with its probe
   Clock::time_point netdev_until{};  // how long udev's add is waited for (see netdev())
   Clock::time_point udev_until{};    // how long udev's "done" is waited for
   Clock::time_point ask_at{};        // when libudev is asked (an event may have been missed)
@@ -103,6 +107,11 @@ class VfRequests {
   Answer name(VfRequest& r);
   Answer validate(VfRequest& r);
   Answer reprobe(VfRequest& r);
+  Answer resetting_guid(VfRequest& r, Clock::time_point now);
+  Answer start_unbind(VfRequest& r);
+  Answer unbinding(VfRequest& r, Clock::time_point now);
+  // A reprobe that failed before its probe: the VF ends with `problem`, the turn goes on.
+  Answer end_reprobe(VfRequest& r, model::Problem problem);
   // Steps the requests an event or a bound has come for (every one, once udev's events
   // were lost). Never waits.
   void step_pending();
@@ -110,7 +119,7 @@ class VfRequests {
   PfRun& run_;
   std::vector<VfRequest> requests_;
   std::map<std::string, std::size_t> by_pci_;  // a VF's PCI address -> its request
-  std::optional<std::size_t> probing_;         // the request whose probe is under way
+  std::optional<std::size_t> probing_;         // the request whose probe (or reprobe) is under way
   std::set<std::size_t> in_line_;              // those waiting for their turn to probe
   int udev_fd_ = -1;                           // udev's events, for these requests
   std::vector<std::string> woken_;             // the VFs udev's events named (step_pending)

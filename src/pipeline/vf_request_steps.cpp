@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+// The steps of a VF's request (vf_requests.hpp): each answers done, waiting or ended.
+#include <algorithm>
+
+#include "vfready/pipeline/steps.hpp"
+#include "vfready/pipeline/vf_requests.hpp"
+
+namespace vfready::pipeline {
+
+namespace {
+
+using Step = VfRequest::Step;
+using Clock = VfRequest::Clock;
+
+// udev's add is waited for a second (a quarter of the udev bound, if less) while udev is
+// silent: one not announced by then (events lost, no udevd, the netdev moved away) is
+// looked for in sysfs. While udev announces other functions' netdevs it is behind with
+// its queue, not silent, and the add is waited for up to the udev bound: a look in sysfs
+// and libudev for each VF costs some fifty sysfs round trips, and at 16 PFs of 127 VFs
+// those looks kept udev behind (`vfready_bench --only scale`, 5 ms probes: 49 FUSE
+// requests a VF against 25, READY at 2.7 times the floor with renames against 1.7).
+constexpr auto kAnnounced = std::chrono::seconds(1);
+// A netdev whose udev event came before the pass listened would hold its wait to the
+// bound: libudev is asked after a second, and at the bound.
+constexpr auto kAskAfter = std::chrono::seconds(1);
+
+}  // namespace
+
+VfRequests::Answer VfRequests::step(VfRequest& r, Clock::time_point now) {
+  switch (r.step) {
+    case Step::kProbe:
+      return probe(r);
+    case Step::kProbing:
+      return probing(r, now);
+    case Step::kNetdev:
+      return netdev(r, now);
+    case Step::kUdev:
+      return udev(r, now);
+    case Step::kName:
+      return name(r);
+    case Step::kValidate:
+      return validate(r);
+    case Step::kReprobe:
+      return reprobe(r);
+    case Step::kResetGuid:
+      return resetting_guid(r, now);
+    case Step::kUnbinding:
+      return unbinding(r, now);
+    case Step::kFinished:
+    case Step::kLeft:
+      break;
+  }
+  return Answer::kEnded;
+}
+
+VfRequests::Answer VfRequests::probe(VfRequest& r) {
+  const auto& vs = run_.vfs[r.at];
+  r.call = run_.os.calls.start_probe_vf(run_.target.pci, vs.pci, vs.index, run_.info.ofed_sriov);
+  probing_ = static_cast<std::size_t>(&r - requests_.data());
+  in_line_.erase(*probing_);  // its turn, whoever stepped it
+  r.step = Step::kProbing;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::probing(VfRequest& r, Clock::time_point now) {
+  if (r.call->fd() >= 0 && now < r.call->until() && !readable(r.call->fd())) {
+    return Answer::kWaiting;
+  }
+  auto& vs = run_.vfs[r.at];
+  const auto probe = judge_probe(run_, vs.pci, r.call->finish());
+  r.call.reset();
+  probing_.reset();
+  if (probe.error) {
+    vs.problems.push_back(*probe.error);
+    // A first probe that failed is read back with the VFs not probed, its netdev looked
+    // for again; a second one ends the VF.
+    r.step = r.reprobed ? Step::kFinished : Step::kLeft;
+    return Answer::kEnded;
+  }
+  r.guid = probe.guid;
+  now = Clock::now();  // the bounds below count from the probe's answer
+  vs.ifindex = 0;      // the probe made a new netdev
+  vs.name.clear();
+  const auto bound = std::chrono::milliseconds(run_.config.timeouts.udev_ms);
+  r.udev_until = now + bound;
+  r.netdev_until = now + announce_window();
+  r.ask_at = std::min(r.udev_until, now + kAskAfter);
+  r.announced = false;
+  r.step = Step::kNetdev;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::netdev(VfRequest& r, Clock::time_point now) {
+  auto& vs = run_.vfs[r.at];
+  // udev's add names the netdev the probe made (ifindex and name) and says udev is done
+  // with it: nothing to look up in sysfs or netlink.
+  bool look = false;
+  if (auto added = run_.os.udev.take_added(vs.pci.str(), &look)) {
+    vs.ifindex = added->ifindex;
+    vs.name = std::move(added->name);
+    r.announced = true;
+  } else if (!look && now < waiting_for_add_until(r, now)) {
+    return Answer::kWaiting;
+  } else if (!look) {
+    run_.os.udev.add_missed();
+  }
+  r.step = Step::kUdev;
+  return Answer::kDone;
+}
+
+VfRequests::Clock::duration VfRequests::announce_window() const {
+  return std::min<Clock::duration>(std::chrono::milliseconds(run_.config.timeouts.udev_ms) / 4,
+                                   kAnnounced);
+}
+
+VfRequests::Clock::time_point VfRequests::waiting_for_add_until(VfRequest& r,
+                                                                Clock::time_point now) {
+  if (now >= r.netdev_until) {
+    // Past the wait for a silent udev: on while udev is heard announcing others.
+    const auto silent_at = run_.os.udev.last_add() + announce_window();
+    if (silent_at > now) {
+      r.netdev_until = std::min(silent_at, r.udev_until);
+    }
+  }
+  return r.netdev_until;
+}
+
+VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
+  auto& vs = run_.vfs[r.at];
+  // A netdev known (announced, or looked up before) is looked at without settle_vf:
+  // after a second and at the bound libudev is asked too (a missed event must not fail a
+  // netdev udev is done with), and once events were lost, at each look, but once only.
+  const bool known = !vs.in_use && vs.ifindex != 0;
+  if (known && r.watched != vs.ifindex && udev_fd_ >= 0) {
+    run_.os.udev.watch_netdev(udev_fd_, vs.pci.str(), vs.ifindex);
+    r.watched = vs.ifindex;
+  }
+  if (known) {
+    const bool ask = now >= r.ask_at;
+    if (ask) {
+      r.ask_at = r.udev_until;  // once more at the bound
+    }
+    if (!run_.os.udev.initialized_now(vs.ifindex, host::UdevWait::Netdev::kNew, ask) &&
+        now < r.udev_until) {
+      return Answer::kWaiting;
+    }
+  }
+  auto result = settle_vf(run_, vs, host::UdevWait::Netdev::kNew);
+  if (result.is_waiting()) {
+    if (!known && now < r.udev_until) {
+      return Answer::kDone;  // looked up just now: from here on it is known
+    }
+    result = StepResult::failed(result.on_timeout);
+  }
+  vs.problems.insert(vs.problems.end(), result.problems.begin(), result.problems.end());
+  r.step = Step::kName;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::name(VfRequest& r) {
+  auto& vs = run_.vfs[r.at];
+  if (name_vf(run_, vs, r.announced) == Naming::kGone) {
+    // The netdev udev announced is gone by now: udev was behind and it was an older one
+    // of the VF's, or it has moved to another namespace. sysfs says what the VF has.
+    vs.ifindex = 0;
+    vs.name.clear();
+    r.announced = false;
+    r.step = Step::kUdev;
+    return Answer::kDone;
+  }
+  r.step = Step::kValidate;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::validate(VfRequest& r) {
+  auto& vs = run_.vfs[r.at];
+  const bool right = validate_vf(run_, vs, &r.guid);
+  // A VF that is ours (its netdev is here) but does not use its GUID came up before its
+  // GUID was set: someone else bound it between this pass's look and its own probe (a VF
+  // re-created while drift is repaired), or it was mid-probe when the pass looked and
+  // seemed a pod's. Once more: GUID, unbind, probe, and through the rest again.
+  r.step =
+      !right && !vs.in_use && vs.ifindex != 0 && !r.reprobed ? Step::kReprobe : Step::kFinished;
+  return r.step == Step::kReprobe ? Answer::kDone : Answer::kEnded;
+}
+
+VfRequests::Answer VfRequests::reprobe(VfRequest& r) {
+  // Its turn, held until its second probe has answered: one call into the device at a
+  // time, as for the probes.
+  auto& vs = run_.vfs[r.at];
+  vs.problems.clear();
+  r.reprobed = true;
+  probing_ = static_cast<std::size_t>(&r - requests_.data());
+  in_line_.erase(*probing_);
+  const auto& vt = run_.target.vf.at(vs.index);
+  const auto path = guid_path(run_.info);
+  if (path == GuidPath::kOfedSysfs) {
+    const std::pair<uint16_t, model::Guid> guid{vt.index, vt.guid};
+    r.guid_call =
+        run_.os.calls.start_set_vf_guids_ofed(run_.target.pci, {&guid, 1}, run_.target.guid_policy);
+    r.step = Step::kResetGuid;
+    return Answer::kDone;
+  }
+  auto set = set_vf_guid(run_, vt, path);  // netlink, or no way at all
+  if (set.is_failed()) {
+    return end_reprobe(r, std::move(set.problems.front()));
+  }
+  ++run_.status.changes.guids_set;
+  return start_unbind(r);
+}
+
+VfRequests::Answer VfRequests::resetting_guid(VfRequest& r, Clock::time_point now) {
+  if (r.guid_call->fd() >= 0 && now < r.guid_call->until() && !readable(r.guid_call->fd())) {
+    return Answer::kWaiting;
+  }
+  const auto errors = r.guid_call->finish();
+  r.guid_call.reset();
+  auto& vs = run_.vfs[r.at];
+  if (!errors.empty() && errors.front()) {
+    return end_reprobe(r, ofed_problem(run_, run_.target.vf.at(vs.index), *errors.front()));
+  }
+  ++run_.status.changes.guids_set;
+  return start_unbind(r);
+}
+
+VfRequests::Answer VfRequests::start_unbind(VfRequest& r) {
+  const auto& vs = run_.vfs[r.at];
+  run_.os.udev.forget_added(vs.pci.str(), vs.ifindex);  // its probe waits for its own netdev
+  r.unbind_call = run_.os.calls.start_unbind_vf(run_.target.pci, vs.pci, "mlx5_core");
+  r.step = Step::kUnbinding;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::unbinding(VfRequest& r, Clock::time_point now) {
+  if (r.unbind_call->fd() >= 0 && now < r.unbind_call->until() && !readable(r.unbind_call->fd())) {
+    return Answer::kWaiting;
+  }
+  const int err = r.unbind_call->finish();
+  r.unbind_call.reset();
+  if (auto problem = unbind_problem(run_, run_.vfs[r.at].pci, err)) {
+    return end_reprobe(r, std::move(*problem));
+  }
+  ++run_.status.changes.vfs_rebound;
+  return probe(r);
+}
+
+VfRequests::Answer VfRequests::end_reprobe(VfRequest& r, model::Problem problem) {
+  run_.vfs[r.at].problems.push_back(std::move(problem));
+  probing_.reset();
+  r.step = Step::kFinished;
+  return Answer::kEnded;
+}
+
+}  // namespace vfready::pipeline
