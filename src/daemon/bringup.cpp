@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "log.hpp"
-#include "pass_runner.hpp"
 #include "vfready/pipeline/pf_bringup.hpp"
 
 namespace vfready::daemon {
@@ -92,7 +91,7 @@ PollSpec Bringup::prepare() {
   PollSpec spec{channel_->fd(), static_cast<short>(finished_ ? 0 : POLLIN), std::nullopt};
   for (std::size_t i = 0; i < running_.size() && !finished_; ++i) {
     if (!running_[i].finished) {
-      const auto until = running_[i].since + bound_of(i);
+      const auto until = bound_end(i);
       spec.deadline = spec.deadline ? std::min(*spec.deadline, until) : until;
     }
   }
@@ -101,6 +100,11 @@ PollSpec Bringup::prepare() {
 
 std::chrono::milliseconds Bringup::bound_of(std::size_t pf) const {
   return step_bound(running_[pf].step, in_.config, targets_[pf].vfs);
+}
+
+Clock::time_point Bringup::bound_end(std::size_t pf) const {
+  const Clock::time_point progress{Clock::duration(progress_->load(std::memory_order_relaxed))};
+  return std::max(running_[pf].since, progress) + bound_of(pf);
 }
 
 void Bringup::dispatch(short revents) {
@@ -114,7 +118,7 @@ void Bringup::dispatch(short revents) {
   }
   const auto now = Clock::now();
   for (std::size_t i = 0; i < running_.size(); ++i) {
-    if (!running_[i].finished && running_[i].since + bound_of(i) <= now) {
+    if (!running_[i].finished && bound_end(i) <= now) {
       give_up(i);
     }
   }
@@ -231,7 +235,7 @@ void Bringup::start_runner(const std::shared_ptr<const model::HostInfo>& host) {
     pfs.push_back({i, targets_[i]});
   }
   if (!pfs.empty()) {
-    start_pf_runner(channel_, busy_, names_, std::move(pfs), in_, host, udev_);
+    start_pf_runner(channel_, busy_, names_, std::move(pfs), in_, host, udev_, progress_);
   }
 }
 

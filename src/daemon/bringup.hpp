@@ -10,6 +10,7 @@
 
 #include "event_loop.hpp"
 #include "host_roots.hpp"
+#include "pass_runner.hpp"
 #include "pass_workers.hpp"
 #include "vfready/model/compat_table.hpp"
 #include "vfready/model/config.hpp"
@@ -79,6 +80,9 @@ class Bringup final : public EventSource {
   void finish();
   [[nodiscard]] double since_epoch_ms() const;
   [[nodiscard]] std::chrono::milliseconds bound_of(std::size_t pf) const;
+  // When PF `pf`'s step bound runs out: its bound from the later of its step's start and
+  // the runner's last progress (a runner busy with other PFs is not held in the kernel).
+  [[nodiscard]] Clock::time_point bound_end(std::size_t pf) const;
   void close_step(std::size_t pf, model::StepState state);
 
   BringupInputs in_;
@@ -94,6 +98,7 @@ class Bringup final : public EventSource {
   std::vector<model::PfTarget> targets_;
   std::shared_ptr<const model::HostInfo> host_;
   std::vector<Running> running_;
+  std::shared_ptr<RunnerProgress> progress_ = std::make_shared<RunnerProgress>(0);
   std::size_t left_ = 0;
   bool finished_ = false;
   model::Outcome outcome_ = model::Outcome::kFailed;

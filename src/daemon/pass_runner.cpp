@@ -34,13 +34,15 @@ class Runner {
  public:
   Runner(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyPfs> busy,
          std::shared_ptr<pipeline::NameRegistry> names, BringupInputs in,
-         std::shared_ptr<const model::HostInfo> host, std::shared_ptr<host::UdevWait> udev)
+         std::shared_ptr<const model::HostInfo> host, std::shared_ptr<host::UdevWait> udev,
+         std::shared_ptr<RunnerProgress> progress)
       : channel_(std::move(channel)),
         busy_(std::move(busy)),
         names_(std::move(names)),
         in_(std::move(in)),
         host_(std::move(host)),
-        udev_(std::move(udev)) {}
+        udev_(std::move(udev)),
+        progress_(std::move(progress)) {}
 
   void run(std::vector<RunnerPf> pfs) {
     for (auto& pf : pfs) {
@@ -50,8 +52,9 @@ class Runner {
       while (std::any_of(pfs_.begin(), pfs_.end(), [](const auto& d) { return !d->ended; })) {
         wait_and_resume();
       }
-    } catch (const std::system_error& e) {
-      // poll() itself failed: nothing can be waited for. The PFs not ended end here.
+    } catch (const std::exception& e) {
+      // poll() failed, or memory ran out: nothing can be waited for. The PFs not ended
+      // end here.
       for (auto& d : pfs_) {
         if (!d->ended) {
           end(*d, internal_error(*d, e));
@@ -61,7 +64,12 @@ class Runner {
   }
 
  private:
+  void stamp() {
+    progress_->store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  }
+
   void start(RunnerPf pf) {
+    stamp();
     auto& d = *pfs_.emplace_back(std::make_unique<Driven>());
     d.index = pf.index;
     d.target = std::move(pf.target);
@@ -118,6 +126,7 @@ class Runner {
   }
 
   void resume(Driven& d) {
+    stamp();
     try {
       std::exchange(d.slot.resume, {}).resume();
     } catch (const std::exception& e) {
@@ -163,6 +172,7 @@ class Runner {
   BringupInputs in_;
   std::shared_ptr<const model::HostInfo> host_;
   std::shared_ptr<host::UdevWait> udev_;
+  std::shared_ptr<RunnerProgress> progress_;
   std::vector<std::unique_ptr<Driven>> pfs_;
 };
 
@@ -171,14 +181,15 @@ class Runner {
 void start_pf_runner(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyPfs> busy,
                      std::shared_ptr<pipeline::NameRegistry> names, std::vector<RunnerPf> pfs,
                      BringupInputs in, std::shared_ptr<const model::HostInfo> host,
-                     std::shared_ptr<host::UdevWait> udev) {
+                     std::shared_ptr<host::UdevWait> udev,
+                     std::shared_ptr<RunnerProgress> progress) {
   // Detached: a runner past a step's bound (a netlink request the kernel holds under
   // rtnl_lock, a read under net/) must not hold the daemon; the loop gives its PFs up.
   std::thread([channel = std::move(channel), busy = std::move(busy), names = std::move(names),
                pfs = std::move(pfs), in = std::move(in), host = std::move(host),
-               udev = std::move(udev)]() mutable {
+               udev = std::move(udev), progress = std::move(progress)]() mutable {
     Runner runner(std::move(channel), std::move(busy), std::move(names), std::move(in),
-                  std::move(host), std::move(udev));
+                  std::move(host), std::move(udev), std::move(progress));
     runner.run(std::move(pfs));
   }).detach();
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <vector>
@@ -19,11 +21,18 @@ struct RunnerPf {
   model::PfTarget target;
 };
 
+// When the runner last went on with a PF (started or resumed its pass), in
+// steady_clock's ticks: a PF's step bound counts from it as well as from the step's
+// start, so that a step waiting its turn behind other PFs' work is not taken for one
+// held in the kernel. Written by the runner, read by the loop.
+using RunnerProgress = std::atomic<std::chrono::steady_clock::rep>;
+
 // Starts the runner's thread for `pfs` (each entered in `busy` by the caller); posts
 // kStep as each PF's step starts and kDone as each ends, when its PF leaves `busy`.
 void start_pf_runner(std::shared_ptr<PassChannel> channel, std::shared_ptr<BusyPfs> busy,
                      std::shared_ptr<pipeline::NameRegistry> names, std::vector<RunnerPf> pfs,
                      BringupInputs in, std::shared_ptr<const model::HostInfo> host,
-                     std::shared_ptr<host::UdevWait> udev);
+                     std::shared_ptr<host::UdevWait> udev,
+                     std::shared_ptr<RunnerProgress> progress);
 
 }  // namespace vfready::daemon

@@ -52,9 +52,9 @@ Task<std::optional<model::Problem>> AutoprobeGuard::restoring() {
   if (!off_) {
     co_return std::nullopt;
   }
-  off_ = false;
   auto written = answer(host_.start_set_autoprobe(pf_, true));
   const int err = co_await written;
+  off_ = false;  // after the answer: a pass ended meanwhile restores it as the guard goes
   co_return restore_problem(pf_, err);
 }
 

@@ -65,6 +65,10 @@ Task<StepResult> run_until(PfHost& os, std::chrono::steady_clock::time_point dea
   // not be had) would hold the wait to its deadline: libudev is asked after a second.
   constexpr auto kAskAfter = std::chrono::seconds(1);
   auto ask_at = Clock::time_point::min();
+  if (watch.fd >= 0) {
+    // Before the first look: an event that comes between it and the wait still wakes it.
+    os.udev.watch(watch.fd, watch.pci);
+  }
   for (;;) {
     auto result = step();
     if (!result.is_waiting()) {
@@ -82,7 +86,6 @@ Task<StepResult> run_until(PfHost& os, std::chrono::steady_clock::time_point dea
     if (ask_at == Clock::time_point::min()) {
       ask_at = std::min(deadline, now + kAskAfter);
       if (watch.fd >= 0) {
-        os.udev.watch(watch.fd, watch.pci);
         os.udev.watch_netdev(watch.fd, watch.pci, result.wait_ifindex);
       }
     }
