@@ -459,33 +459,36 @@ std::optional<host::OfedGuidError> MemoryHost::set_vf_guid_ofed(const model::Pci
 
 namespace {
 
-// A probe under way until its eventfd is written (release_probe) or its bound passes.
-class HeldProbe final : public host::StartedProbe {
+// A call under way until its eventfd is written (release_probe) or its bound passes.
+template <class T>
+class HeldCall final : public host::StartedCall<T> {
  public:
-  HeldProbe(std::function<host::ProbedVf()> make, std::function<void(int)> gone,
-            std::chrono::milliseconds bound)
+  HeldCall(std::function<T()> make, T stuck, std::function<void(int)> gone,
+           std::chrono::milliseconds bound)
       : make_(std::move(make)),
+        stuck_(std::move(stuck)),
         gone_(std::move(gone)),
         fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
         until_(std::chrono::steady_clock::now() + bound) {}
-  ~HeldProbe() override {
+  ~HeldCall() override {
     gone_(fd_);  // no longer released by the host
     ::close(fd_);
   }
-  HeldProbe(const HeldProbe&) = delete;
-  HeldProbe& operator=(const HeldProbe&) = delete;
+  HeldCall(const HeldCall&) = delete;
+  HeldCall& operator=(const HeldCall&) = delete;
   [[nodiscard]] int fd() const override { return fd_; }
   [[nodiscard]] std::chrono::steady_clock::time_point until() const override { return until_; }
-  host::ProbedVf finish() override {
+  T finish() override {
     uint64_t n = 0;
     if (::read(fd_, &n, sizeof n) != sizeof n) {
-      return {.err = host::kStuck, .bound = false, .driver = {}, .guid = std::nullopt};
+      return stuck_;
     }
     return make_();
   }
 
  private:
-  std::function<host::ProbedVf()> make_;
+  std::function<T()> make_;
+  T stuck_;
   std::function<void(int)> gone_;
   int fd_;
   std::chrono::steady_clock::time_point until_;
@@ -504,8 +507,15 @@ std::unique_ptr<host::StartedProbe> MemoryHost::start_probe_vf(const model::PciA
   if (!hold) {
     return std::make_unique<host::AnsweredProbe>(probe_vf_reading_guid(pf, vf, index, ofed));
   }
-  auto held = std::make_unique<HeldProbe>(
+  return held_call<host::ProbedVf>(
       [this, pf, vf, index, ofed] { return probe_vf_reading_guid(pf, vf, index, ofed); },
+      {.err = host::kStuck, .bound = false, .driver = {}, .guid = std::nullopt});
+}
+
+template <class T>
+std::unique_ptr<host::StartedCall<T>> MemoryHost::held_call(std::function<T()> make, T stuck) {
+  auto held = std::make_unique<HeldCall<T>>(
+      std::move(make), std::move(stuck),
       [this](int fd) {
         std::lock_guard lock(mu_);
         std::erase(held_, fd);
@@ -514,6 +524,28 @@ std::unique_ptr<host::StartedProbe> MemoryHost::start_probe_vf(const model::PciA
   std::lock_guard lock(mu_);
   held_.push_back(held->fd());
   return held;
+}
+
+std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> MemoryHost::start_set_vf_guids_ofed(
+    const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+    model::GuidPolicy policy) {
+  std::vector<std::pair<uint16_t, model::Guid>> copy(vfs.begin(), vfs.end());
+  if (!hold_guid_writes) {
+    return host::answered(set_vf_guids_ofed(pf, copy, policy));
+  }
+  return held_call<host::OfedGuidErrors>(
+      [this, pf, copy, policy] { return set_vf_guids_ofed(pf, copy, policy); },
+      host::OfedGuidErrors(copy.size(),
+                           host::OfedGuidError{host::OfedGuidError::File::kNode, host::kStuck}));
+}
+
+std::unique_ptr<host::StartedCall<int>> MemoryHost::start_unbind_vf(const model::PciAddress& pf,
+                                                                    const model::PciAddress& vf,
+                                                                    const std::string& driver) {
+  if (!hold_unbinds) {
+    return host::answered(unbind_vf(pf, vf, driver));
+  }
+  return held_call<int>([this, pf, vf, driver] { return unbind_vf(pf, vf, driver); }, host::kStuck);
 }
 
 void MemoryHost::hold_probes_of(const std::string& pf_pci) {

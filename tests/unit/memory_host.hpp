@@ -2,6 +2,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -67,6 +68,8 @@ class MemoryHost final : public host::SriovReads,
   std::vector<host::ReturnedCall> collect_returned();
   std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
   bool hold_probes = false;
+  bool hold_guid_writes = false;  // started OFED GUID writes, as probes
+  bool hold_unbinds = false;      // started unbinds, as probes
   // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().
   void hold_probes_of(const std::string& pf_pci);
   // No probe of hold_probes_of()'s PFs is held from now on; every one held answers.
@@ -117,6 +120,14 @@ class MemoryHost final : public host::SriovReads,
                                                      bool ofed) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                 const std::string& driver) override;
+  // With hold_guid_writes or hold_unbinds, these started calls are held as probes are
+  // (release_probe() lets the oldest held call of any kind answer).
+  std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> start_set_vf_guids_ofed(
+      const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+      model::GuidPolicy policy) override;
+  std::unique_ptr<host::StartedCall<int>> start_unbind_vf(const model::PciAddress& pf,
+                                                          const model::PciAddress& vf,
+                                                          const std::string& driver) override;
   std::optional<host::StuckCall> stuck(const model::PciAddress& pf) override;
 
   // --- host::Links
@@ -168,6 +179,10 @@ class MemoryHost final : public host::SriovReads,
   std::vector<host::ReturnedCall> returned_;
   std::vector<int> held_;           // eventfds of the held probes not released yet, oldest first
   std::set<std::string> held_pfs_;  // hold_probes_of()
+  // A started call held until release_probe() or held_bound: `make` makes it then;
+  // `stuck` is its answer when its bound passed first.
+  template <class T>
+  std::unique_ptr<host::StartedCall<T>> held_call(std::function<T()> make, T stuck);
   std::vector<std::string> calls_;
   int next_ifindex_ = 10;
   int link_fd_ = -1;  // eventfd of the open link events

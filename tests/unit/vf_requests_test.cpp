@@ -408,6 +408,37 @@ TEST_F(AVfRequest, WaitsForItsTurnToProbeAgainWhileAnotherProbeIsUnderWay) {
   EXPECT_EQ(host.calls_named("unbind").size(), 1U);
 }
 
+TEST_F(AVfRequest, WaitsForItsGuidWriteThenItsUnbindBeforeItsSecondProbe) {
+  udev.look = true;
+  auto& run = unbound(1, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
+                                                   "\"udev_ms\": 5000"));
+  EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), 0, model::Guid{0x99}, {}));  // taken at the probe
+  host.hold_guid_writes = true;
+  host.hold_unbinds = true;
+  pipeline::VfRequests requests(run);
+  const auto step = [&] { return requests.requests().at(0).step; };
+  requests.add(0);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  requests.advance();
+  // Its GUID read back wrong: the write is under way, and nothing else touches the VF.
+  ASSERT_EQ(step(), Step::kResetGuid);
+  EXPECT_TRUE(host.calls_named("unbind").empty());
+  requests.advance();  // a look before the answer changes nothing
+  EXPECT_EQ(step(), Step::kResetGuid);
+  ASSERT_TRUE(host.release_probe());
+  requests.advance();
+  ASSERT_EQ(step(), Step::kUnbinding);
+  EXPECT_EQ(host.pf(kPf).vfs.at(0).configured, planned.vf.at(0).guid);
+  EXPECT_TRUE(host.calls_named("unbind").empty());  // made when it answers
+  ASSERT_TRUE(host.release_probe());
+  requests.advance();
+  // Unbound, probed again (at once here), its new netdev looked for.
+  EXPECT_EQ(host.calls_named("unbind").size(), 1U);
+  EXPECT_EQ(host.calls_named("probe").size(), 2U);
+  EXPECT_EQ(step(), Step::kUdev);
+  EXPECT_EQ(run.status.changes.vfs_rebound, 1U);
+}
+
 TEST_F(AVfRequest, IsAnsweredAtOnceWhenItsPfIsStuckBeforeItsProbe) {
   udev.look = true;
   auto& run = unbound(2);
