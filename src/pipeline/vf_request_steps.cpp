@@ -2,6 +2,7 @@
 // The steps of a VF's request (vf_requests.hpp): each answers done, waiting or ended.
 #include <algorithm>
 
+#include "vfready/pipeline/started_call.hpp"
 #include "vfready/pipeline/steps.hpp"
 #include "vfready/pipeline/vf_requests.hpp"
 
@@ -63,7 +64,7 @@ VfRequests::Answer VfRequests::probe(VfRequest& r) {
 }
 
 VfRequests::Answer VfRequests::probing(VfRequest& r, Clock::time_point now) {
-  if (r.call->fd() >= 0 && now < r.call->until() && !readable(r.call->fd())) {
+  if (!answer_due(*r.call, now)) {
     return Answer::kWaiting;
   }
   auto& vs = run_.vfs[r.at];
@@ -210,7 +211,7 @@ VfRequests::Answer VfRequests::reprobe(VfRequest& r) {
 }
 
 VfRequests::Answer VfRequests::resetting_guid(VfRequest& r, Clock::time_point now) {
-  if (r.guid_call->fd() >= 0 && now < r.guid_call->until() && !readable(r.guid_call->fd())) {
+  if (!answer_due(*r.guid_call, now)) {
     return Answer::kWaiting;
   }
   const auto errors = r.guid_call->finish();
@@ -232,7 +233,7 @@ VfRequests::Answer VfRequests::start_unbind(VfRequest& r) {
 }
 
 VfRequests::Answer VfRequests::unbinding(VfRequest& r, Clock::time_point now) {
-  if (r.unbind_call->fd() >= 0 && now < r.unbind_call->until() && !readable(r.unbind_call->fd())) {
+  if (!answer_due(*r.unbind_call, now)) {
     return Answer::kWaiting;
   }
   const int err = r.unbind_call->finish();
