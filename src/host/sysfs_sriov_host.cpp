@@ -171,48 +171,40 @@ std::vector<DeviceOp> ofed_ops(const model::PciAddress& pf,
   return ops;
 }
 
-}  // namespace
-
-OfedGuidErrors SysfsSriovHost::ofed_errors(const model::PciAddress& pf,
-                                           std::span<const std::pair<uint16_t, model::Guid>> vfs,
-                                           model::GuidPolicy policy,
-                                           const std::vector<DeviceOpResult>& got) {
-  OfedGuidErrors out(vfs.size());
-  std::size_t next = 0;  // the first VF the call did not reach
-  for (std::size_t i = 0; i < got.size(); ++i) {
+// What a call writing `vfs` VFs' OFED files answered: an error slot for each VF it
+// reached. It stops at the first failed write; the VFs after it are the caller's to
+// write again.
+OfedGuidErrors ofed_errors(std::size_t vfs, const std::vector<DeviceOpResult>& got) {
+  OfedGuidErrors out(vfs);
+  std::size_t reached = 0;
+  for (std::size_t i = 0; i < got.size() && i / 3 < vfs; ++i) {
     if (got[i].err != 0) {
       out[i / 3] = OfedGuidError{kOfedFiles[i % 3], got[i].err};
-      next = i / 3 + 1;
+      reached = i / 3 + 1;
       break;
     }
-    next = (i + 1) / 3;
+    reached = (i + 1) / 3;
   }
-  // The call stopped at a failed write: the VFs after it, each on its own.
-  for (std::size_t v = next; v < vfs.size(); ++v) {
-    out[v] = set_vf_guid_ofed(pf, vfs[v].first, vfs[v].second, policy);
+  if (reached == 0 && vfs > 0) {
+    // The call answered no op of the first VF: its file could not be written.
+    out[0] = OfedGuidError{kOfedFiles[got.size() % 3], EIO};
+    reached = 1;
   }
+  out.resize(reached);
   return out;
 }
 
-OfedGuidErrors SysfsSriovHost::set_vf_guids_ofed(
-    const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
-    model::GuidPolicy policy) {
-  // Each VF's three files within the bound one VF's have on their own.
-  return ofed_errors(pf, vfs, policy,
-                     sysfs_.on_device(pf.str(), ofed_ops(pf, vfs, policy),
-                                      deadlines_.other * static_cast<int64_t>(vfs.size())));
-}
+}  // namespace
 
 std::unique_ptr<StartedCall<OfedGuidErrors>> SysfsSriovHost::start_set_vf_guids_ofed(
     const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
     model::GuidPolicy policy) {
+  // Each VF's three files within the bound one VF's have on their own.
   auto call = sysfs_.start_on_device(pf.str(), ofed_ops(pf, vfs, policy),
                                      deadlines_.other * static_cast<int64_t>(vfs.size()));
   return std::make_unique<StartedOnDevice<OfedGuidErrors>>(
-      sysfs_, std::move(call),
-      [this, pf, vfs = std::vector<std::pair<uint16_t, model::Guid>>(vfs.begin(), vfs.end()),
-       policy](const std::vector<DeviceOpResult>& got) {
-        return ofed_errors(pf, vfs, policy, got);
+      sysfs_, std::move(call), [count = vfs.size()](const std::vector<DeviceOpResult>& got) {
+        return ofed_errors(count, got);
       });
 }
 
@@ -290,6 +282,34 @@ std::unique_ptr<StartedProbe> SysfsSriovHost::start_probe_vf(const model::PciAdd
       sysfs_, sysfs_.start_on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe),
       [this, pf, index, ofed](const std::vector<DeviceOpResult>& got) {
         return probed(pf, index, ofed, got);
+      });
+}
+
+std::unique_ptr<StartedCall<ReadGuids>> SysfsSriovHost::start_read_vf_guids(
+    const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) {
+  std::vector<uint16_t> vfs(indices.begin(), indices.end());
+  const auto from_rdma = [this, pf](uint16_t index) {
+    return read_vf_port_guid(sysfs_, pf, index, /*ofed=*/false);
+  };
+  if (!ofed || vfs.empty()) {
+    ReadGuids out;
+    for (const auto index : vfs) {
+      out.push_back(from_rdma(index));
+    }
+    return answered(std::move(out));
+  }
+  std::vector<DeviceOp> ops;
+  for (const auto index : vfs) {
+    ops.push_back({DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}});
+  }
+  return std::make_unique<StartedOnDevice<ReadGuids>>(
+      sysfs_, sysfs_.start_on_device(pf.str(), std::move(ops), deadlines_.other),
+      [vfs, from_rdma](const std::vector<DeviceOpResult>& got) {
+        ReadGuids out(vfs.size());
+        for (std::size_t i = 0; i < got.size() && i < vfs.size(); ++i) {
+          out[i] = got[i].err == ENOENT ? from_rdma(vfs[i]) : parsed_guid(got[i]);
+        }
+        return out;
       });
 }
 

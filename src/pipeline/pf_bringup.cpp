@@ -179,10 +179,15 @@ class PfPass {
     // The port's wait may have lasted: these VFs' netdevs are asked again, not taken
     // from naming's answers (which stand only for a VF validated right after it is named).
     run_.named.clear();
+    std::vector<uint16_t> indices;
+    for_not_done(done, [&](VfWork& vs) { indices.push_back(vs.index); });
+    auto reading = read_back_guids(run_, indices);
+    const auto guids = co_await reading;
     VfRequests again(run_);
-    for (std::size_t i = 0; i < vfs.size(); ++i) {
+    for (std::size_t i = 0, k = 0; i < vfs.size(); ++i) {
       auto& vs = vfs[i];
-      if (!done.contains(i) && !validate_vf(run_, vs) && !vs.in_use && vs.ifindex != 0) {
+      if (!done.contains(i) && !validate_vf(run_, vs, guids.at(k++)) && !vs.in_use &&
+          vs.ifindex != 0) {
         again.add(i, VfRequest::Step::kReprobe);
       }
     }

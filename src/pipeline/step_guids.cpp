@@ -2,6 +2,7 @@
 // Step "guids": every VF gets its GUID while unbound, then one probe; a bound VF with
 // a wrong GUID is set, unbound and probed again, unless a pod uses it. The probes
 // themselves run beside this step (bring_up_pf).
+#include <cerrno>
 #include <span>
 #include <utility>
 #include <vector>
@@ -129,9 +130,18 @@ class OfedBatch {
       vfs.emplace_back(p.vt->index, p.vt->guid);
     }
     auto& status = run_.status;
-    auto written = answer(
-        run_.os.calls.start_set_vf_guids_ofed(run_.target.pci, vfs, run_.target.guid_policy));
-    const auto errors = co_await written;
+    host::OfedGuidErrors errors;
+    while (errors.size() < vfs.size()) {
+      // A call stops at a failed write: the VFs after it go in the next.
+      const auto rest = std::span(vfs).subspan(errors.size());
+      auto written = answer(
+          run_.os.calls.start_set_vf_guids_ofed(run_.target.pci, rest, run_.target.guid_policy));
+      const auto got = co_await written;
+      errors.insert(errors.end(), got.begin(), got.end());
+      if (got.empty()) {  // a host that reached none: the first is not written
+        errors.emplace_back(host::OfedGuidError{host::OfedGuidError::File::kNode, EIO});
+      }
+    }
     for (std::size_t i = 0; i < pending_.size(); ++i) {
       auto& p = pending_[i];
       if (i < errors.size() && errors[i]) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Step "validate": everything read back; what is not as configured is a problem.
 #include <algorithm>
+#include <span>
 
+#include "vfready/pipeline/started_call.hpp"
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {
@@ -16,13 +18,26 @@ void add(PfRun& run, VfWork& vs, model::EventKind kind, std::string text) {
 
 }  // namespace
 
-bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>* probed) {
+Task<host::ReadGuids> read_back_guids(PfRun& run, std::vector<uint16_t> indices) {
+  host::ReadGuids out;
+  out.reserve(indices.size());
+  constexpr auto kBatch = host::SriovCalls::kMaxGuidReads;
+  for (std::size_t at = 0; at < indices.size(); at += kBatch) {
+    const auto batch = std::span(indices).subspan(at, std::min(kBatch, indices.size() - at));
+    auto read =
+        answer(run.os.calls.start_read_vf_guids(run.target.pci, batch, run.info.ofed_sriov));
+    auto got = co_await read;
+    got.resize(batch.size());
+    out.insert(out.end(), got.begin(), got.end());
+  }
+  co_return out;
+}
+
+bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_back) {
   auto& os = run.os;
   const auto& vt = run.target.vf.at(vs.index);
   // The GUID its port uses, read back: a VF is ready only with proof that it is its own.
-  const auto effective = probed != nullptr
-                             ? *probed
-                             : os.reads.vf_port_guid(run.target.pci, vs.index, run.info.ofed_sriov);
+  const auto& effective = read_back;
   vs.guid = effective;
   const bool guid_right = effective == vt.guid;
   if (!guid_right && vs.problems.empty() && !vs.in_use) {

@@ -175,7 +175,7 @@ VfRequests::Answer VfRequests::name(VfRequest& r) {
 
 VfRequests::Answer VfRequests::validate(VfRequest& r) {
   auto& vs = run_.vfs[r.at];
-  const bool right = validate_vf(run_, vs, &r.guid);
+  const bool right = validate_vf(run_, vs, r.guid);
   // A VF that is ours (its netdev is here) but does not use its GUID came up before its
   // GUID was set: someone else bound it between this pass's look and its own probe (a VF
   // re-created while drift is repaired), or it was mid-probe when the pass looked and

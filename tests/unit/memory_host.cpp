@@ -548,6 +548,23 @@ std::unique_ptr<host::StartedCall<int>> MemoryHost::start_unbind_vf(const model:
   return held_call<int>([this, pf, vf, driver] { return unbind_vf(pf, vf, driver); }, host::kStuck);
 }
 
+std::unique_ptr<host::StartedCall<host::ReadGuids>> MemoryHost::start_read_vf_guids(
+    const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) {
+  std::vector<uint16_t> copy(indices.begin(), indices.end());
+  ++guid_read_calls;
+  auto read = [this, pf, copy, ofed] {
+    host::ReadGuids out;
+    for (const auto index : copy) {
+      out.push_back(stuck(pf) ? std::nullopt : vf_port_guid(pf, index, ofed));
+    }
+    return out;
+  };
+  if (!hold_guid_reads) {
+    return host::answered(read());
+  }
+  return held_call<host::ReadGuids>(std::move(read), host::ReadGuids(copy.size()));
+}
+
 void MemoryHost::hold_probes_of(const std::string& pf_pci) {
   std::lock_guard lock(mu_);
   held_pfs_.insert(pf_pci);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -68,8 +69,10 @@ class MemoryHost final : public host::SriovReads,
   std::vector<host::ReturnedCall> collect_returned();
   std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
   bool hold_probes = false;
-  bool hold_guid_writes = false;  // started OFED GUID writes, as probes
-  bool hold_unbinds = false;      // started unbinds, as probes
+  bool hold_guid_writes = false;                // started OFED GUID writes, as probes
+  bool hold_unbinds = false;                    // started unbinds, as probes
+  bool hold_guid_reads = false;                 // started GUID read-backs, as probes
+  std::atomic<std::size_t> guid_read_calls{0};  // started GUID read-backs so far
   // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().
   void hold_probes_of(const std::string& pf_pci);
   // No probe of hold_probes_of()'s PFs is held from now on; every one held answers.
@@ -128,6 +131,9 @@ class MemoryHost final : public host::SriovReads,
   std::unique_ptr<host::StartedCall<int>> start_unbind_vf(const model::PciAddress& pf,
                                                           const model::PciAddress& vf,
                                                           const std::string& driver) override;
+  // With hold_guid_reads, held as probes are; each counted in guid_read_calls.
+  std::unique_ptr<host::StartedCall<host::ReadGuids>> start_read_vf_guids(
+      const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) override;
   std::optional<host::StuckCall> stuck(const model::PciAddress& pf) override;
 
   // --- host::Links

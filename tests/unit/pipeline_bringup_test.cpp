@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "pipeline_fixture.hpp"
 
@@ -282,6 +284,82 @@ TEST_F(APfPass, WaitsForThePortAndReportsItNotActiveAfterItsBound) {
               ElementsAre("port 1 of PF 0000:18:00.0 is \"2: INIT\", not ACTIVE after 300 ms: "
                           "check the cable and the subnet manager"));
   EXPECT_TRUE(host.pf(kPf).autoprobe);
+}
+
+// The VFs a pass finds bound with the right GUID are not probed: their GUIDs are read
+// back through started device calls (OFED's files take the device's lock), fourteen VFs
+// a call, each awaited by the pass rather than waited for by its thread.
+class APfPassReadingGuidsBack : public APfPass {
+ protected:
+  std::string sixteen_vfs() {
+    auto json = pipeline_config();
+    const std::string four = "\"vfs\": 4";
+    return json.replace(json.find(four), four.size(), "\"vfs\": 16");
+  }
+  // Starts the pass over the plan made before; drives it until it ends or waits on a
+  // held call.
+  void start() {
+    names.configure({kPf});
+    pass.emplace(
+        vfready::pipeline::pf_pass(planned, config, table, info, os, names, [](const char*) {}));
+    pass->start(slot);
+    go_on();
+  }
+  void go_on() {
+    for (int turn = 0; turn < 1000 && !pass->done() && host.held_probes() == 0; ++turn) {
+      vfready::pipeline::wait_for(slot.wait);
+      std::exchange(slot.resume, {}).resume();
+    }
+  }
+  vfready::pipeline::TaskSlot slot;
+  std::optional<vfready::pipeline::Task<vfready::model::PfStatus>> pass;
+};
+
+TEST_F(APfPassReadingGuidsBack, AwaitsEachCallOfFourteenVfs) {
+  ASSERT_EQ(bring_up(sixteen_vfs()).state, PfState::kReady);
+  host.guid_read_calls = 0;
+  host.hold_guid_reads = true;
+  planned = target(sixteen_vfs());
+  start();
+  ASSERT_FALSE(pass->done());
+  EXPECT_EQ(host.guid_read_calls, 1U);
+  ASSERT_TRUE(host.release_probe());
+  go_on();
+  ASSERT_FALSE(pass->done()) << "the VFs past the first fourteen";
+  EXPECT_EQ(host.guid_read_calls, 2U);
+  ASSERT_TRUE(host.release_probe());
+  go_on();
+  ASSERT_TRUE(pass->done());
+  const auto s = pass->take();
+  EXPECT_EQ(s.state, PfState::kReady) << all_problems(s);
+  ASSERT_EQ(s.vfs.size(), 16U);
+  for (const auto& vf : s.vfs) {
+    EXPECT_EQ(vf.guid, planned.vf.at(vf.index).guid) << vf.index;
+  }
+  EXPECT_THAT(host.calls_named("probe"), testing::SizeIs(16)) << "none probed again";
+}
+
+TEST_F(APfPassReadingGuidsBack, CallsNoVfReadyWhoseReadDidNotAnswer) {
+  ASSERT_EQ(bring_up().state, PfState::kReady);
+  host.hold_guid_reads = true;
+  host.held_bound = std::chrono::milliseconds(20);
+  planned = target();
+  start();
+  ASSERT_FALSE(pass->done());
+  ASSERT_EQ(host.held_probes(), 1U);
+  // Not released: past its bound, the call answers without the GUIDs.
+  for (int turn = 0; turn < 1000 && !pass->done(); ++turn) {
+    vfready::pipeline::wait_for(slot.wait);
+    std::exchange(slot.resume, {}).resume();
+  }
+  ASSERT_TRUE(pass->done());
+  const auto s = pass->take();
+  EXPECT_NE(s.state, PfState::kReady);
+  for (const auto& vf : s.vfs) {
+    EXPECT_FALSE(vf.guid.has_value()) << vf.index;
+    EXPECT_THAT(vfready::model::texts(vf.problems), ElementsAre(HasSubstr("cannot be read back")))
+        << vf.index;
+  }
 }
 
 // Wherever the pass fails, sriov_drivers_autoprobe is on again at its end.

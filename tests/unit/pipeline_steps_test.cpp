@@ -180,7 +180,9 @@ TEST_F(AStep, ValidateOfAVfTellsAWrongGuidOnTheOfedPath) {
   VfWork vs;
   vs.index = 2;
   vs.pci = vfready::model::PciAddress::parse("0000:18:00.3").value();
-  EXPECT_FALSE(vfready::pipeline::validate_vf(r, vs));
+  const auto guids = vfready::pipeline::drive(vfready::pipeline::read_back_guids(r, {2}));
+  ASSERT_EQ(guids.size(), 1U);
+  EXPECT_FALSE(vfready::pipeline::validate_vf(r, vs, guids[0]));
   EXPECT_THAT(texts(vs.problems), ElementsAre(HasSubstr("uses GUID 02:00:00:00:00:00:00:03")));
 }
 

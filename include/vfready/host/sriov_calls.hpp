@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -71,6 +72,8 @@ std::unique_ptr<StartedCall<T>> answered(T answer) {
 using StartedProbe = StartedCall<ProbedVf>;
 using AnsweredProbe = AnsweredCall<ProbedVf>;
 using OfedGuidErrors = std::vector<std::optional<OfedGuidError>>;
+// GUIDs read back, one slot a VF: nothing where none could be read.
+using ReadGuids = std::vector<std::optional<model::Guid>>;
 
 class SriovCalls {
  public:
@@ -118,11 +121,20 @@ class SriovCalls {
                                                               uint16_t count) {
     return answered(set_num_vfs(pf, count));
   }
+  // set_vf_guids_ofed, started. Its answer may have fewer slots than VFs: a call stops
+  // at the first failed write, and the VFs after it are the caller's to write again
+  // (at least one slot, for the VF whose write failed).
   virtual std::unique_ptr<StartedCall<OfedGuidErrors>> start_set_vf_guids_ofed(
       const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
       model::GuidPolicy policy) {
     return answered(set_vf_guids_ofed(pf, vfs, policy));
   }
+  // The GUIDs the ports of PF `pf`'s VFs `indices` use, read back as
+  // SriovReads::vf_port_guid reads one, started: reading OFED's sriov/<n>/port takes
+  // the device's lock. At most kMaxGuidReads VFs a call.
+  static constexpr std::size_t kMaxGuidReads = 14;
+  virtual std::unique_ptr<StartedCall<ReadGuids>> start_read_vf_guids(
+      const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) = 0;
   // Unbinds VF `vf` of PF `pf` from `driver`.
   virtual int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                         const std::string& driver) = 0;

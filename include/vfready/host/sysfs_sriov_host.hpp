@@ -46,10 +46,6 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::optional<OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
                                                 model::Guid guid,
                                                 model::GuidPolicy policy) override;
-  // The VFs' files in one device call; those after a failed write one by one.
-  OfedGuidErrors set_vf_guids_ofed(const model::PciAddress& pf,
-                                   std::span<const std::pair<uint16_t, model::Guid>> vfs,
-                                   model::GuidPolicy policy) override;
   // The probe, the VF's uevent (its driver) and, with OFED's sriov/<n>/port, the GUID
   // in one device call.
   ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
@@ -63,9 +59,15 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
                                                         bool on) override;
   std::unique_ptr<StartedCall<int>> start_set_num_vfs(const model::PciAddress& pf,
                                                       uint16_t count) override;
+  // The VFs' files in one device call, which stops at a failed write.
   std::unique_ptr<StartedCall<OfedGuidErrors>> start_set_vf_guids_ofed(
       const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
       model::GuidPolicy policy) override;
+  // OFED's sriov/<n>/port files in one device call; a VF without one (ENOENT), or every
+  // VF without OFED, from its RDMA device (no device lock).
+  std::unique_ptr<StartedCall<ReadGuids>> start_read_vf_guids(const model::PciAddress& pf,
+                                                              std::span<const uint16_t> indices,
+                                                              bool ofed) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                 const std::string& driver) override;
   std::unique_ptr<StartedCall<int>> start_unbind_vf(const model::PciAddress& pf,
@@ -73,11 +75,6 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
                                                     const std::string& driver) override;
 
  private:
-  // What the VFs' OFED writes answered, one error slot a VF; the VFs after a failed write
-  // are written one by one.
-  OfedGuidErrors ofed_errors(const model::PciAddress& pf,
-                             std::span<const std::pair<uint16_t, model::Guid>> vfs,
-                             model::GuidPolicy policy, const std::vector<DeviceOpResult>& got);
   // What a probe's device call answered, as a ProbedVf.
   ProbedVf probed(const model::PciAddress& pf, uint16_t index, bool ofed,
                   const std::vector<DeviceOpResult>& got);

@@ -92,11 +92,14 @@ void name_pf(PfRun& run);
 enum class Naming : uint8_t { kNamed, kGone };
 Naming name_vf(PfRun& run, VfWork& vs, bool announced = false);
 
-// Step "validate", for one VF: read back its GUID (OFED) and names (those naming heard
-// from the kernel in this pass, or asked now). False when the GUID its port uses is not
-// its own. `probed`: the GUID read back right after this pass's probe of the VF (a GUID
-// is taken at the probe), which then is not read again; nullptr: read now.
-bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>* probed = nullptr);
+// Step "validate", for one VF: its GUID as read back (`read_back`: right after this
+// pass's probe of it, as a GUID is taken at the probe, or by read_back_guids) and its
+// names (those naming heard from the kernel in this pass, or asked now). False when the
+// GUID its port uses is not its own.
+bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_back);
+// Step "validate": the GUIDs the ports of VFs `indices` use, read back through started
+// device calls (OFED's files take the device's lock), one slot a VF.
+Task<host::ReadGuids> read_back_guids(PfRun& run, std::vector<uint16_t> indices);
 // Step "validate", for the PF: its port ACTIVE (waiting while the subnet manager
 // brings it up; the state has no event to wait for).
 StepResult check_port_active(PfRun& run);
