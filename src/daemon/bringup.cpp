@@ -98,9 +98,7 @@ PollSpec Bringup::prepare() {
   return spec;
 }
 
-std::chrono::milliseconds Bringup::bound_of(std::size_t pf) const {
-  return step_bound(running_[pf].step, in_.config, targets_[pf].vfs);
-}
+std::chrono::milliseconds Bringup::bound_of(std::size_t pf) const { return running_[pf].bound; }
 
 Clock::time_point Bringup::bound_end(std::size_t pf) const {
   const Clock::time_point progress{Clock::duration(progress_->load(std::memory_order_relaxed))};
@@ -173,7 +171,8 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
   // The registry knows the configured PFs before any PF's pass names a link.
   names_->configure(std::move(configured));
   status_.pfs = carried_over(*host);
-  running_.assign(targets_.size(), Running{"start", Clock::now(), false});
+  running_.assign(targets_.size(),
+                  Running{"start", Clock::now(), false, step_bound("start", in_.config, 0)});
   left_ = 0;
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     running_[i].finished = !only_.empty() && !only_.contains(targets_[i].pci.str()) &&
@@ -251,7 +250,7 @@ void Bringup::on_step(std::size_t pf, const std::string& step) {
   if (running_[pf].finished) {
     return;  // already given up as stuck
   }
-  running_[pf] = {step, Clock::now(), false};
+  running_[pf] = {step, Clock::now(), false, step_bound(step, in_.config, targets_[pf].vfs)};
   close_step(pf, model::StepState::kDone);
   auto& status = status_.pfs[pf];
   status.step = step;

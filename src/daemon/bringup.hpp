@@ -61,6 +61,7 @@ class Bringup final : public EventSource {
     std::string step;
     Clock::time_point since;
     bool finished = false;
+    std::chrono::milliseconds bound{0};  // the step's (step_bound), made as it starts
   };
   void on_message(PassMessage& m);
   void on_planned(std::vector<model::PfTarget> targets,

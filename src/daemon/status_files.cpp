@@ -44,7 +44,7 @@ void StatusFiles::changed() {
     return;
   }
   scheduled_ = true;
-  loop_.add_timer(Clock::now() + kCoalesce, [this] {
+  loop_.add_timer(Clock::now() + coalesce_after(model::vf_count(status_)), [this] {
     if (scheduled_) {
       flush();
     }

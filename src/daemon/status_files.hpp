@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -13,8 +14,8 @@
 // The files that carry the status beyond D-Bus and beyond the process: the status file
 // (`vfreadyctl status` reads it when vfreadyd is gone), Node Feature Discovery labels and
 // node_exporter metrics. Each is rewritten atomically from the loop's thread when the
-// status changes, at most every `kCoalesce` during a bring-up, and at once on an outcome
-// and before vfreadyd exits.
+// status changes, at most every coalesce_after() during a bring-up, and at once on an
+// outcome and before vfreadyd exits.
 namespace vfready::daemon {
 
 // Now, in ms since the Unix epoch: what the files' dates are made from.
@@ -29,13 +30,19 @@ void write_start_failure(const std::string& config_file, const std::string& reas
 
 class StatusFiles {
  public:
+  // A write renders every VF (some 2,000 instructions each): the time between writes
+  // grows with the VFs, so that their share of the loop's work does not.
   static constexpr std::chrono::milliseconds kCoalesce{200};
+  static constexpr std::chrono::microseconds kCoalescePerVf{250};
+  static std::chrono::milliseconds coalesce_after(uint32_t vfs) {
+    return kCoalesce + std::chrono::duration_cast<std::chrono::milliseconds>(kCoalescePerVf * vfs);
+  }
 
   StatusFiles(EventLoop& loop, const model::DaemonStatus& status, model::PublishConfig files)
       : loop_(loop), status_(status), files_(std::move(files)) {}
   // A reload may name other files: later writes go there.
   void configure(model::PublishConfig files) { files_ = std::move(files); }
-  // The status changed: written within kCoalesce.
+  // The status changed: written within coalesce_after(its VFs).
   void changed();
   // Written now.
   void flush();

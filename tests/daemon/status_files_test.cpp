@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// How long the status files wait to be written again during a bring-up.
+#include <gtest/gtest.h>
+
+#include "status_files.hpp"
+
+using vfready::daemon::StatusFiles;
+using namespace std::chrono_literals;
+
+// A write renders every VF: the wait between writes grows with them, so that a large
+// node's bring-up spends no larger a share of the loop on its status files.
+TEST(TheStatusFiles, WaitLongerBetweenWritesTheMoreVfsThereAre) {
+  EXPECT_EQ(StatusFiles::coalesce_after(0), StatusFiles::kCoalesce);
+  EXPECT_EQ(StatusFiles::coalesce_after(16), 204ms);
+  EXPECT_EQ(StatusFiles::coalesce_after(2032), 708ms);
+  EXPECT_LT(StatusFiles::coalesce_after(127), StatusFiles::coalesce_after(128));
+}
