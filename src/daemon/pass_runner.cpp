@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <optional>
+#include <stdexcept>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -103,11 +104,10 @@ class Runner {
         owner.push_back(d.get());
       }
     }
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Clock::now());
-    const int timeout = until == Clock::time_point::max()
-                            ? 60'000
-                            : static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
-    if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) {
+    if (fds.empty() && until == Clock::time_point::max()) {
+      throw std::logic_error("the PFs of a pass wait on nothing, forever");
+    }
+    if (::poll(fds.data(), fds.size(), pipeline::poll_timeout(until)) < 0 && errno != EINTR) {
       throw std::system_error(errno, std::generic_category(), "poll");
     }
     std::vector<Driven*> ready;

@@ -61,9 +61,6 @@ StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev) {
 Task<StepResult> run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
                            std::function<StepResult()> step, UdevWatch watch) {
   using Clock = std::chrono::steady_clock;
-  // A netdev whose event was missed (it came before the pass listened, or the fd could
-  // not be had) would hold the wait to its deadline: libudev is asked after a second.
-  constexpr auto kAskAfter = std::chrono::seconds(1);
   auto ask_at = Clock::time_point::min();
   if (watch.fd >= 0) {
     // Before the first look: an event that comes between it and the wait still wakes it.
@@ -84,7 +81,7 @@ Task<StepResult> run_until(PfHost& os, std::chrono::steady_clock::time_point dea
       continue;
     }
     if (ask_at == Clock::time_point::min()) {
-      ask_at = std::min(deadline, now + kAskAfter);
+      ask_at = std::min(deadline, now + kAskLibudevAfter);
       if (watch.fd >= 0) {
         os.udev.watch_netdev(watch.fd, watch.pci, result.wait_ifindex);
       }

@@ -10,21 +10,24 @@
 
 namespace vfready::pipeline {
 
+int poll_timeout(Wait::Clock::time_point until) {
+  if (until == Wait::Clock::time_point::max()) {
+    return -1;
+  }
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - Wait::Clock::now());
+  return static_cast<int>(std::clamp<int64_t>(left.count(), 0, 60'000));
+}
+
 void wait_for(const Wait& wait) {
   std::vector<pollfd> fds;
   fds.reserve(wait.fds.size());
   for (const int fd : wait.fds) {
     fds.push_back({fd, POLLIN, 0});
   }
-  int timeout = -1;
-  if (wait.until != Wait::Clock::time_point::max()) {
-    const auto left =
-        std::chrono::ceil<std::chrono::milliseconds>(wait.until - Wait::Clock::now()).count();
-    timeout = static_cast<int>(std::clamp<int64_t>(left, 0, 60'000));
-  } else if (fds.empty()) {
+  if (wait.until == Wait::Clock::time_point::max() && fds.empty()) {
     throw std::logic_error("a pass waits on nothing, forever");
   }
-  if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) {
+  if (::poll(fds.data(), fds.size(), poll_timeout(wait.until)) < 0 && errno != EINTR) {
     throw std::system_error(errno, std::generic_category(), "poll");
   }
 }

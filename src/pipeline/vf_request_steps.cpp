@@ -21,9 +21,6 @@ using Clock = VfRequest::Clock;
 // those looks kept udev behind (`vfready_bench --only scale`, 5 ms probes: 49 FUSE
 // requests a VF against 25, READY at 2.7 times the floor with renames against 1.7).
 constexpr auto kAnnounced = std::chrono::seconds(1);
-// A netdev whose udev event came before the pass listened would hold its wait to the
-// bound: libudev is asked after a second, and at the bound.
-constexpr auto kAskAfter = std::chrono::seconds(1);
 
 }  // namespace
 
@@ -85,7 +82,7 @@ VfRequests::Answer VfRequests::probing(VfRequest& r, Clock::time_point now) {
   const auto bound = std::chrono::milliseconds(run_.config.timeouts.udev_ms);
   r.udev_until = now + bound;
   r.netdev_until = now + announce_window();
-  r.ask_at = std::min(r.udev_until, now + kAskAfter);
+  r.ask_at = std::min(r.udev_until, now + kAskLibudevAfter);
   r.announced = false;
   r.step = Step::kNetdev;
   return Answer::kDone;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -106,6 +107,11 @@ StepResult check_port_active(PfRun& run);
 // Step "validate", for the PF: its name, link layer and port state read back. Failed
 // when the PF is gone.
 StepResult validate_pf(PfRun& run);
+
+// A netdev whose udev event came before the pass listened (or without an event fd to
+// hear it on) would hold its wait to the bound: libudev is asked after this, and at the
+// bound.
+inline constexpr std::chrono::seconds kAskLibudevAfter{1};
 
 // Where a step that waits on udev for a VF's netdev hears of it: an fd of
 // UdevWait::subscribe() (-1: none, the step looks again at its bounds) and the VF.

@@ -149,6 +149,9 @@ class [[nodiscard]] Task {
 // A task without a value.
 struct Done {};
 
+// poll()'s timeout for a wait until `until`: -1 for none (time_point::max()), else the
+// milliseconds left, rounded up, at most a minute (a wait past it is made again).
+int poll_timeout(Wait::Clock::time_point until);
 // Waits (poll) until one of `wait.fds` is readable or `wait.until`.
 void wait_for(const Wait& wait);
 // Whether `fd` is readable now (never waits).
