@@ -62,6 +62,15 @@ void LibudevWait::watch_netdev(int fd, const std::string& pci, int ifindex) {
   netdev_watchers_[ifindex] = {fd, pci};
 }
 
+void LibudevWait::unwatch(int fd, const std::string& pci) {
+  std::lock_guard lock(mu_);
+  if (const auto it = watchers_.find(pci); it != watchers_.end() && it->second == fd) {
+    watchers_.erase(it);
+  }
+  std::erase_if(netdev_watchers_,
+                [&](const auto& w) { return w.second.first == fd && w.second.second == pci; });
+}
+
 bool LibudevWait::take_woken(int fd, std::vector<std::string>* pcis) {
   std::lock_guard lock(mu_);
   if (auto it = woken_.find(fd); it != woken_.end()) {

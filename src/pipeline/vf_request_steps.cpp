@@ -53,6 +53,10 @@ VfRequests::Answer VfRequests::step(VfRequest& r, Clock::time_point now) {
 
 VfRequests::Answer VfRequests::probe(VfRequest& r) {
   const auto& vs = run_.vfs[r.at];
+  if (udev_fd_ >= 0) {
+    // From its probe to the end of its udev step, the events of its netdev wake the pass.
+    run_.os.udev.watch(udev_fd_, vs.pci.str());
+  }
   r.call = run_.os.calls.start_probe_vf(run_.target.pci, vs.pci, vs.index, run_.info.ofed_sriov);
   probing_ = static_cast<std::size_t>(&r - requests_.data());
   in_line_.erase(*probing_);  // its turn, whoever stepped it
@@ -151,6 +155,10 @@ VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
     result = StepResult::failed(result.on_timeout);
   }
   vs.problems.insert(vs.problems.end(), result.problems.begin(), result.problems.end());
+  if (udev_fd_ >= 0) {
+    run_.os.udev.unwatch(udev_fd_, vs.pci.str());  // the renames to come are the pass's own
+    r.watched = 0;
+  }
   r.step = Step::kName;
   return Answer::kDone;
 }

@@ -33,9 +33,6 @@ VfRequests::~VfRequests() {
 
 void VfRequests::add(std::size_t at, VfRequest::Step first) {
   const auto pci = run_.vfs[at].pci.str();
-  if (udev_fd_ >= 0) {
-    run_.os.udev.watch(udev_fd_, pci);
-  }
   by_pci_[pci] = requests_.size();
   requests_.push_back({});
   requests_.back().at = at;
