@@ -16,7 +16,9 @@ namespace vfready::testing {
 namespace {
 
 using pipeline::VfRequest;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 using Step = VfRequest::Step;
 using Clock = std::chrono::steady_clock;
 
@@ -51,7 +53,13 @@ class ScriptedUdev final : public host::UdevWait {
   void watch_netdev(int /*fd*/, const std::string& pci, int ifindex) override {
     netdevs_[ifindex] = pci;
   }
-  bool look = false;  // take_added answers "look in sysfs"
+  void watch(int /*fd*/, const std::string& pci) override { watched.insert(pci); }
+  void unwatch(int /*fd*/, const std::string& pci) override {
+    watched.erase(pci);
+    std::erase_if(netdevs_, [&](const auto& n) { return n.second == pci; });
+  }
+  std::set<std::string> watched;  // the VFs whose events wake the requests
+  bool look = false;              // take_added answers "look in sysfs"
   int missed = 0;
   int asked = 0;  // looks that asked libudev
 
@@ -437,6 +445,20 @@ TEST_F(AVfRequest, WaitsForItsGuidWriteThenItsUnbindBeforeItsSecondProbe) {
   EXPECT_EQ(host.calls_named("probe").size(), 2U);
   EXPECT_EQ(step(), Step::kUdev);
   EXPECT_EQ(run.status.changes.vfs_rebound, 1U);
+}
+
+TEST_F(AVfRequest, IsWokenByItsNetdevsEventsFromItsProbeToTheEndOfItsUdevStep) {
+  udev.look = true;
+  auto& run = unbound(1, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
+                                                   "\"udev_ms\": 5000"));
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kUdev);
+  EXPECT_THAT(udev.watched, ElementsAre(vf_pci(0))) << "probed: its netdev's events are awaited";
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  requests.advance();
+  EXPECT_EQ(requests.requests().at(0).step, Step::kFinished);
+  EXPECT_THAT(udev.watched, IsEmpty()) << "its renames are the pass's own: they wake nothing";
 }
 
 TEST_F(AVfRequest, IsAnsweredAtOnceWhenItsPfIsStuckBeforeItsProbe) {
