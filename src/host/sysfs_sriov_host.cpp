@@ -293,17 +293,21 @@ std::unique_ptr<StartedCall<ReadGuids>> SysfsSriovHost::start_read_vf_guids(
   };
   if (!ofed || vfs.empty()) {
     ReadGuids out;
+    out.reserve(vfs.size());
     for (const auto index : vfs) {
       out.push_back(from_rdma(index));
     }
     return answered(std::move(out));
   }
   std::vector<DeviceOp> ops;
+  ops.reserve(vfs.size());
   for (const auto index : vfs) {
     ops.push_back({DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}});
   }
   return std::make_unique<StartedOnDevice<ReadGuids>>(
-      sysfs_, sysfs_.start_on_device(pf.str(), std::move(ops), deadlines_.other),
+      sysfs_,
+      sysfs_.start_on_device(pf.str(), std::move(ops),
+                             deadlines_.other * static_cast<int64_t>(vfs.size())),
       [vfs, from_rdma](const std::vector<DeviceOpResult>& got) {
         ReadGuids out(vfs.size());
         for (std::size_t i = 0; i < got.size() && i < vfs.size(); ++i) {

@@ -183,6 +183,9 @@ class PfPass {
     for_not_done(done, [&](VfWork& vs) { indices.push_back(vs.index); });
     auto reading = read_back_guids(run_, indices);
     const auto guids = co_await reading;
+    if (stuck()) {
+      co_return false;  // a read that did not answer: nothing of these VFs is judged
+    }
     VfRequests again(run_);
     for (std::size_t i = 0, k = 0; i < vfs.size(); ++i) {
       auto& vs = vfs[i];

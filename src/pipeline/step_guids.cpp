@@ -74,6 +74,13 @@ GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, G
   return in_use(vf) ? GuidAction::kConflict : GuidAction::kSetAndRebind;
 }
 
+std::optional<host::OfedGuidError> one_vf_error(const host::OfedGuidErrors& errors) {
+  if (errors.empty()) {
+    return host::OfedGuidError{host::OfedGuidError::File::kNode, EIO};
+  }
+  return errors.front();
+}
+
 StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
   auto& os = run.os;
   const auto& pf = run.target.pci;
@@ -139,7 +146,7 @@ class OfedBatch {
       const auto got = co_await written;
       errors.insert(errors.end(), got.begin(), got.end());
       if (got.empty()) {  // a host that reached none: the first is not written
-        errors.emplace_back(host::OfedGuidError{host::OfedGuidError::File::kNode, EIO});
+        errors.push_back(one_vf_error(got));
       }
     }
     for (std::size_t i = 0; i < pending_.size(); ++i) {
@@ -182,8 +189,8 @@ Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget
                                                              run.target.guid_policy));
   const auto errors = co_await written;
   std::vector<model::Problem> out;
-  if (!errors.empty() && errors.front()) {
-    out.push_back(ofed_problem(run, vt, *errors.front()));
+  if (const auto error = one_vf_error(errors)) {
+    out.push_back(ofed_problem(run, vt, *error));
   }
   co_return out;
 }

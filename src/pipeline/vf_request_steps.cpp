@@ -222,8 +222,8 @@ VfRequests::Answer VfRequests::resetting_guid(VfRequest& r, Clock::time_point no
   const auto errors = r.guid_call->finish();
   r.guid_call.reset();
   auto& vs = run_.vfs[r.at];
-  if (!errors.empty() && errors.front()) {
-    return end_reprobe(r, ofed_problem(run_, run_.target.vf.at(vs.index), *errors.front()));
+  if (const auto error = one_vf_error(errors)) {
+    return end_reprobe(r, ofed_problem(run_, run_.target.vf.at(vs.index), *error));
   }
   ++run_.status.changes.guids_set;
   return start_unbind(r);

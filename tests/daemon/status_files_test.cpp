@@ -9,7 +9,7 @@ using namespace std::chrono_literals;
 
 // A write renders every VF: the wait between writes grows with them, so that a large
 // node's bring-up spends no larger a share of the loop on its status files.
-TEST(TheStatusFiles, WaitLongerBetweenWritesTheMoreVfsThereAre) {
+TEST(TheStatusFilesCoalesceTime, GrowsWithTheVfsAWriteRenders) {
   EXPECT_EQ(StatusFiles::coalesce_after(0), StatusFiles::kCoalesce);
   EXPECT_EQ(StatusFiles::coalesce_after(16), 204ms);
   EXPECT_EQ(StatusFiles::coalesce_after(2032), 708ms);

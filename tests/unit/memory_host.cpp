@@ -463,7 +463,7 @@ namespace {
 template <class T>
 class HeldCall final : public host::StartedCall<T> {
  public:
-  HeldCall(std::function<T()> make, T stuck, std::function<void(int)> gone,
+  HeldCall(std::function<T()> make, std::function<T()> stuck, std::function<void(int)> gone,
            std::chrono::milliseconds bound)
       : make_(std::move(make)),
         stuck_(std::move(stuck)),
@@ -481,14 +481,14 @@ class HeldCall final : public host::StartedCall<T> {
   T finish() override {
     uint64_t n = 0;
     if (::read(fd_, &n, sizeof n) != sizeof n) {
-      return stuck_;
+      return stuck_();
     }
     return make_();
   }
 
  private:
   std::function<T()> make_;
-  T stuck_;
+  std::function<T()> stuck_;  // its answer past its bound
   std::function<void(int)> gone_;
   int fd_;
   std::chrono::steady_clock::time_point until_;
@@ -514,6 +514,12 @@ std::unique_ptr<host::StartedProbe> MemoryHost::start_probe_vf(const model::PciA
 
 template <class T>
 std::unique_ptr<host::StartedCall<T>> MemoryHost::held_call(std::function<T()> make, T stuck) {
+  return held_call<T>(std::move(make), std::function<T()>([stuck] { return stuck; }));
+}
+
+template <class T>
+std::unique_ptr<host::StartedCall<T>> MemoryHost::held_call(std::function<T()> make,
+                                                            std::function<T()> stuck) {
   auto held = std::make_unique<HeldCall<T>>(
       std::move(make), std::move(stuck),
       [this](int fd) {
@@ -551,7 +557,10 @@ std::unique_ptr<host::StartedCall<int>> MemoryHost::start_unbind_vf(const model:
 std::unique_ptr<host::StartedCall<host::ReadGuids>> MemoryHost::start_read_vf_guids(
     const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) {
   std::vector<uint16_t> copy(indices.begin(), indices.end());
-  ++guid_read_calls;
+  {
+    std::lock_guard lock(mu_);
+    guid_reads.push_back(copy.size());
+  }
   auto read = [this, pf, copy, ofed] {
     host::ReadGuids out;
     for (const auto index : copy) {
@@ -562,7 +571,14 @@ std::unique_ptr<host::StartedCall<host::ReadGuids>> MemoryHost::start_read_vf_gu
   if (!hold_guid_reads) {
     return host::answered(read());
   }
-  return held_call<host::ReadGuids>(std::move(read), host::ReadGuids(copy.size()));
+  // Past its bound, as a device call past its deadline: the PF is stuck, nothing read.
+  return held_call<host::ReadGuids>(std::move(read), std::function<host::ReadGuids()>([this, pf] {
+                                      std::lock_guard lock(mu_);
+                                      stuck_[pf.str()] = {pf.str(), "guid-read " + pf.str(),
+                                                          held_bound,
+                                                          std::chrono::steady_clock::now()};
+                                      return host::ReadGuids{};
+                                    }));
 }
 
 void MemoryHost::hold_probes_of(const std::string& pf_pci) {

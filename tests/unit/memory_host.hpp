@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -69,10 +68,10 @@ class MemoryHost final : public host::SriovReads,
   std::vector<host::ReturnedCall> collect_returned();
   std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
   bool hold_probes = false;
-  bool hold_guid_writes = false;                // started OFED GUID writes, as probes
-  bool hold_unbinds = false;                    // started unbinds, as probes
-  bool hold_guid_reads = false;                 // started GUID read-backs, as probes
-  std::atomic<std::size_t> guid_read_calls{0};  // started GUID read-backs so far
+  bool hold_guid_writes = false;        // started OFED GUID writes, as probes
+  bool hold_unbinds = false;            // started unbinds, as probes
+  bool hold_guid_reads = false;         // started GUID read-backs, as probes
+  std::vector<std::size_t> guid_reads;  // the VFs of each started GUID read-back so far
   // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().
   void hold_probes_of(const std::string& pf_pci);
   // No probe of hold_probes_of()'s PFs is held from now on; every one held answers.
@@ -131,7 +130,8 @@ class MemoryHost final : public host::SriovReads,
   std::unique_ptr<host::StartedCall<int>> start_unbind_vf(const model::PciAddress& pf,
                                                           const model::PciAddress& vf,
                                                           const std::string& driver) override;
-  // With hold_guid_reads, held as probes are; each counted in guid_read_calls.
+  // With hold_guid_reads, held as probes are (past held_bound its PF is stuck, as after a
+  // device call past its deadline); each recorded in guid_reads.
   std::unique_ptr<host::StartedCall<host::ReadGuids>> start_read_vf_guids(
       const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) override;
   std::optional<host::StuckCall> stuck(const model::PciAddress& pf) override;
@@ -189,6 +189,9 @@ class MemoryHost final : public host::SriovReads,
   // `stuck` is its answer when its bound passed first.
   template <class T>
   std::unique_ptr<host::StartedCall<T>> held_call(std::function<T()> make, T stuck);
+  template <class T>
+  std::unique_ptr<host::StartedCall<T>> held_call(std::function<T()> make,
+                                                  std::function<T()> stuck);
   std::vector<std::string> calls_;
   int next_ifindex_ = 10;
   int link_fd_ = -1;  // eventfd of the open link events

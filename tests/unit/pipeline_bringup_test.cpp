@@ -317,16 +317,16 @@ class APfPassReadingGuidsBack : public APfPass {
 
 TEST_F(APfPassReadingGuidsBack, AwaitsEachCallOfFourteenVfs) {
   ASSERT_EQ(bring_up(sixteen_vfs()).state, PfState::kReady);
-  host.guid_read_calls = 0;
+  host.guid_reads.clear();
   host.hold_guid_reads = true;
   planned = target(sixteen_vfs());
   start();
   ASSERT_FALSE(pass->done());
-  EXPECT_EQ(host.guid_read_calls, 1U);
+  EXPECT_THAT(host.guid_reads, ElementsAre(14));
   ASSERT_TRUE(host.release_probe());
   go_on();
   ASSERT_FALSE(pass->done()) << "the VFs past the first fourteen";
-  EXPECT_EQ(host.guid_read_calls, 2U);
+  EXPECT_THAT(host.guid_reads, ElementsAre(14, 2));
   ASSERT_TRUE(host.release_probe());
   go_on();
   ASSERT_TRUE(pass->done());
@@ -339,7 +339,7 @@ TEST_F(APfPassReadingGuidsBack, AwaitsEachCallOfFourteenVfs) {
   EXPECT_THAT(host.calls_named("probe"), testing::SizeIs(16)) << "none probed again";
 }
 
-TEST_F(APfPassReadingGuidsBack, CallsNoVfReadyWhoseReadDidNotAnswer) {
+TEST_F(APfPassReadingGuidsBack, LeavesItsPfStuckAndItsVfsUncheckedWhenAReadDoesNotAnswer) {
   ASSERT_EQ(bring_up().state, PfState::kReady);
   host.hold_guid_reads = true;
   host.held_bound = std::chrono::milliseconds(20);
@@ -347,18 +347,18 @@ TEST_F(APfPassReadingGuidsBack, CallsNoVfReadyWhoseReadDidNotAnswer) {
   start();
   ASSERT_FALSE(pass->done());
   ASSERT_EQ(host.held_probes(), 1U);
-  // Not released: past its bound, the call answers without the GUIDs.
+  // Not released: past its bound, the call answers nothing and its PF is stuck.
   for (int turn = 0; turn < 1000 && !pass->done(); ++turn) {
     vfready::pipeline::wait_for(slot.wait);
     std::exchange(slot.resume, {}).resume();
   }
   ASSERT_TRUE(pass->done());
   const auto s = pass->take();
-  EXPECT_NE(s.state, PfState::kReady);
+  EXPECT_EQ(s.state, PfState::kStuck) << all_problems(s);
+  ASSERT_EQ(s.vfs.size(), 4U);
   for (const auto& vf : s.vfs) {
-    EXPECT_FALSE(vf.guid.has_value()) << vf.index;
-    EXPECT_THAT(vfready::model::texts(vf.problems), ElementsAre(HasSubstr("cannot be read back")))
-        << vf.index;
+    EXPECT_FALSE(vf.checked) << vf.index << ": listed as found, not judged";
+    EXPECT_THAT(vf.problems, IsEmpty()) << vf.index;
   }
 }
 

@@ -73,6 +73,9 @@ struct Probe {
 Probe judge_probe(PfRun& run, const model::PciAddress& vf, const host::ProbedVf& probed);
 // What a failed write of a VF's OFED GUID files says (pf-stuck for kStuck).
 model::Problem ofed_problem(PfRun& run, const model::VfTarget& vt, const host::OfedGuidError& e);
+// What a started write of one VF's OFED files answered: its error, if any. An answer
+// without a slot (the call reached none of its files) is one too: EIO.
+std::optional<host::OfedGuidError> one_vf_error(const host::OfedGuidErrors& errors);
 // What an unbind of VF `vf` that answered `err` says: nothing for 0, pf-stuck for kStuck.
 std::optional<model::Problem> unbind_problem(PfRun& run, const model::PciAddress& vf, int err);
 
