@@ -300,8 +300,7 @@ class APfPassReadingGuidsBack : public APfPass {
   // held call.
   void start() {
     names.configure({kPf});
-    pass.emplace(
-        vfready::pipeline::pf_pass(planned, config, table, info, os, names, [](const char*) {}));
+    pass.emplace(vfready::pipeline::pf_pass(planned, config, table, info, os, names, no_progress));
     pass->start(slot);
     go_on();
   }
@@ -311,6 +310,8 @@ class APfPassReadingGuidsBack : public APfPass {
       std::exchange(slot.resume, {}).resume();
     }
   }
+  // The pass holds a reference to it: it outlives the pass.
+  vfready::pipeline::ProgressFn no_progress = [](const char*) {};
   vfready::pipeline::TaskSlot slot;
   std::optional<vfready::pipeline::Task<vfready::model::PfStatus>> pass;
 };
