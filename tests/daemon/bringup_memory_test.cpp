@@ -121,6 +121,39 @@ TEST_F(ABringupOnMemory, APfWaitingForItsProbeHoldsNoOtherPfOnTheRunner) {
   EXPECT_EQ(status.pfs[0].state, model::PfState::kReady);
 }
 
+TEST_F(ABringupOnMemory, APfWhosePassThrowsOnTheRunnerFailsAloneWithAnInternalError) {
+  // PF 0's probes are held until PF 1 is ready, then answer by throwing: the runner meets
+  // the exception as it resumes PF 0's pass, not as it starts it.
+  host->hold_probes_of(kPf0);
+  host->probes_throw.insert(kPf0);
+  EventLoop loop;
+  BringupHooks hooks;
+  hooks.changed = [&] {
+    if (status.pfs.size() == 2 && status.pfs[1].state == model::PfState::kReady) {
+      host->stop_holding();
+    }
+  };
+  hooks.progress = [](const std::string& /*line*/, std::chrono::milliseconds /*bound*/) {};
+  hooks.finished = [&loop] { loop.quit(0); };
+  auto bringup = std::make_shared<Bringup>(inputs(config(4)), status, Clock::now(), busy, names,
+                                           std::move(hooks), std::set<std::string>{});
+  bringup->start();
+  loop.add(bringup);
+  loop.add_timer(Clock::now() + std::chrono::seconds(20), [&loop] { loop.quit(2); });
+  ASSERT_EQ(loop.run(), 0) << "the pass did not end within 20 s";
+  EXPECT_EQ(bringup->outcome(), model::Outcome::kDegraded);
+  ASSERT_EQ(status.pfs.size(), 2U);
+  EXPECT_EQ(status.pfs[1].state, model::PfState::kReady);
+  EXPECT_EQ(status.pfs[0].state, model::PfState::kFailed);
+  ASSERT_EQ(status.pfs[0].problems.size(), 1U);
+  EXPECT_EQ(status.pfs[0].problems[0].kind, model::EventKind::kInternalError);
+  EXPECT_NE(status.pfs[0].problems[0].text.find("threw"), std::string::npos)
+      << status.pfs[0].problems[0].text;
+  EXPECT_TRUE(host->pf(kPf0).autoprobe) << "turned back on as the pass unwound";
+  EXPECT_FALSE(busy->given_up(kPf0)) << "its pass has ended: the PF is free for the next";
+  EXPECT_TRUE(busy->enter(kPf0));
+}
+
 TEST_F(ABringupOnMemory, AVfThatFailsItsProbeFailsItsPfAlone) {
   host->probe_fails.insert(host->pf(kPf1).info.vf_address(2)->str());
   const auto bringup = pass(inputs(config(4)));

@@ -614,6 +614,9 @@ bool MemoryHost::release_probe() {
 host::ProbedVf MemoryHost::probe_vf_reading_guid(const model::PciAddress& pf,
                                                  const model::PciAddress& vf, uint16_t index,
                                                  bool ofed) {
+  if (probes_throw.contains(pf.str())) {
+    throw std::runtime_error("the probe of VF " + vf.str() + " threw");
+  }
   host::ProbedVf out{.err = probe_vf(pf, vf), .bound = false, .driver = {}, .guid = std::nullopt};
   if (out.err == 0) {
     const auto binding = vf_binding(pf, index);
