@@ -140,10 +140,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Four malloc arenas, not one per thread: the pass's workers (one per PF) allocate
-  // little, and an arena each kept a megabyte or more of peak RSS at 16 PFs; with two,
-  // their contention cost some 60 us of CPU per VF (docs/performance.md). glibc's
-  // MALLOC_ARENA_MAX (or glibc.malloc.arena_max in GLIBC_TUNABLES) still decides, when set.
+  // At most four malloc arenas, whatever the threads: when a pass had a worker thread per
+  // PF, an arena each kept a megabyte or more of peak RSS at 16 PFs, and two cost some
+  // 60 us of CPU per VF in contention (docs/performance.md). A bring-up now peaks at four
+  // threads. glibc's MALLOC_ARENA_MAX (or glibc.malloc.arena_max in GLIBC_TUNABLES)
+  // still decides, when set.
   const char* tunables = std::getenv("GLIBC_TUNABLES");  // NOLINT(concurrency-mt-unsafe)
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr &&      // NOLINT(concurrency-mt-unsafe)
       (tunables == nullptr || std::strstr(tunables, "glibc.malloc.arena_max") == nullptr)) {
