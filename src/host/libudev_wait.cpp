@@ -62,13 +62,15 @@ void LibudevWait::watch_netdev(int fd, const std::string& pci, int ifindex) {
   netdev_watchers_[ifindex] = {fd, pci};
 }
 
-void LibudevWait::unwatch(int fd, const std::string& pci) {
+void LibudevWait::unwatch(int fd, const std::string& pci, int ifindex) {
   std::lock_guard lock(mu_);
   if (const auto it = watchers_.find(pci); it != watchers_.end() && it->second == fd) {
     watchers_.erase(it);
   }
-  std::erase_if(netdev_watchers_,
-                [&](const auto& w) { return w.second.first == fd && w.second.second == pci; });
+  if (const auto it = netdev_watchers_.find(ifindex);
+      it != netdev_watchers_.end() && it->second.first == fd && it->second.second == pci) {
+    netdev_watchers_.erase(it);
+  }
 }
 
 bool LibudevWait::take_woken(int fd, std::vector<std::string>* pcis) {

@@ -73,6 +73,7 @@ VfRequests::Answer VfRequests::probing(VfRequest& r, Clock::time_point now) {
   r.call.reset();
   probing_.reset();
   if (probe.error) {
+    stop_watching(r);
     vs.problems.push_back(*probe.error);
     // A first probe that failed is read back with the VFs not probed, its netdev looked
     // for again; a second one ends the VF.
@@ -155,10 +156,7 @@ VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
     result = StepResult::failed(result.on_timeout);
   }
   vs.problems.insert(vs.problems.end(), result.problems.begin(), result.problems.end());
-  if (udev_fd_ >= 0) {
-    run_.os.udev.unwatch(udev_fd_, vs.pci.str());  // the renames to come are the pass's own
-    r.watched = 0;
-  }
+  stop_watching(r);  // the renames to come are the pass's own
   r.step = Step::kName;
   return Answer::kDone;
 }
@@ -248,6 +246,13 @@ VfRequests::Answer VfRequests::unbinding(VfRequest& r, Clock::time_point now) {
   }
   ++run_.status.changes.vfs_rebound;
   return probe(r);
+}
+
+void VfRequests::stop_watching(VfRequest& r) {
+  if (udev_fd_ >= 0) {
+    run_.os.udev.unwatch(udev_fd_, run_.vfs[r.at].pci.str(), r.watched);
+  }
+  r.watched = 0;
 }
 
 VfRequests::Answer VfRequests::end_reprobe(VfRequest& r, model::Problem problem) {

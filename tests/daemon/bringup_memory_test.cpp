@@ -121,7 +121,39 @@ TEST_F(ABringupOnMemory, APfWaitingForItsProbeHoldsNoOtherPfOnTheRunner) {
   EXPECT_EQ(status.pfs[0].state, model::PfState::kReady);
 }
 
-TEST_F(ABringupOnMemory, APfWhosePassThrowsOnTheRunnerFailsAloneWithAnInternalError) {
+TEST_F(ABringupOnMemory, APfWhosePassThrowsFailsAloneWithAnInternalErrorAutoprobeOn) {
+  // PF 0's write of sriov_numvfs throws (autoprobe is off for it then) while PF 1's
+  // first probe is held: PF 1 goes on once PF 0 has failed.
+  host->numvfs_throws.insert(kPf0);
+  host->hold_probes_of(kPf1);
+  bool pf1_pending_when_pf0_failed = false;
+  EventLoop loop;
+  BringupHooks hooks;
+  hooks.changed = [&] {
+    if (status.pfs.size() == 2 && status.pfs[0].state == model::PfState::kFailed &&
+        host->held_probes() > 0) {
+      pf1_pending_when_pf0_failed = status.pfs[1].state == model::PfState::kPending;
+      host->stop_holding();
+    }
+  };
+  hooks.progress = [](const std::string& /*line*/, std::chrono::milliseconds /*bound*/) {};
+  hooks.finished = [&loop] { loop.quit(0); };
+  auto bringup = std::make_shared<Bringup>(inputs(config(4)), status, Clock::now(), busy, names,
+                                           std::move(hooks), std::set<std::string>{});
+  bringup->start();
+  loop.add(bringup);
+  loop.add_timer(Clock::now() + std::chrono::seconds(20), [&loop] { loop.quit(2); });
+  ASSERT_EQ(loop.run(), 0) << "the pass did not end within 20 s";
+  EXPECT_TRUE(pf1_pending_when_pf0_failed);
+  EXPECT_EQ(bringup->outcome(), model::Outcome::kDegraded);
+  EXPECT_EQ(status.pfs[1].state, model::PfState::kReady);
+  ASSERT_EQ(status.pfs[0].problems.size(), 1U);
+  EXPECT_EQ(status.pfs[0].problems[0].kind, model::EventKind::kInternalError);
+  EXPECT_NE(status.pfs[0].problems[0].text.find("threw"), std::string::npos);
+  EXPECT_TRUE(host->pf(kPf0).autoprobe) << "turned back on as its pass unwound";
+}
+
+TEST_F(ABringupOnMemory, APfWhosePassThrowsAsItIsResumedFailsWithAnInternalError) {
   // PF 0's probes are held until PF 1 is ready, then answer by throwing: the runner meets
   // the exception as it resumes PF 0's pass, not as it starts it.
   host->hold_probes_of(kPf0);
@@ -149,7 +181,6 @@ TEST_F(ABringupOnMemory, APfWhosePassThrowsOnTheRunnerFailsAloneWithAnInternalEr
   EXPECT_EQ(status.pfs[0].problems[0].kind, model::EventKind::kInternalError);
   EXPECT_NE(status.pfs[0].problems[0].text.find("threw"), std::string::npos)
       << status.pfs[0].problems[0].text;
-  EXPECT_TRUE(host->pf(kPf0).autoprobe) << "turned back on as the pass unwound";
   EXPECT_FALSE(busy->given_up(kPf0)) << "its pass has ended: the PF is free for the next";
   EXPECT_TRUE(busy->enter(kPf0));
 }

@@ -401,6 +401,9 @@ int MemoryHost::set_autoprobe(const model::PciAddress& pci, bool on) {
 }
 
 int MemoryHost::set_num_vfs(const model::PciAddress& pci, uint16_t count) {
+  if (numvfs_throws.contains(pci.str())) {
+    throw std::runtime_error("the sriov_numvfs write of PF " + pci.str() + " threw");
+  }
   std::lock_guard lock(mu_);
   if (const int err = call_on(pci, "numvfs", pci.str() + " " + std::to_string(count)); err != 0) {
     return err;
@@ -572,13 +575,13 @@ std::unique_ptr<host::StartedCall<host::ReadGuids>> MemoryHost::start_read_vf_gu
     return host::answered(read());
   }
   // Past its bound, as a device call past its deadline: the PF is stuck, nothing read.
-  return held_call<host::ReadGuids>(std::move(read), std::function<host::ReadGuids()>([this, pf] {
-                                      std::lock_guard lock(mu_);
-                                      stuck_[pf.str()] = {pf.str(), "guid-read " + pf.str(),
-                                                          held_bound,
-                                                          std::chrono::steady_clock::now()};
-                                      return host::ReadGuids{};
-                                    }));
+  return held_call<host::ReadGuids>(
+      std::move(read), std::function<host::ReadGuids()>([this, pf, n = copy.size()] {
+        std::lock_guard lock(mu_);
+        stuck_[pf.str()] = {pf.str(), "guid-read " + pf.str(), held_bound,
+                            std::chrono::steady_clock::now()};
+        return host::ReadGuids(n);
+      }));
 }
 
 void MemoryHost::hold_probes_of(const std::string& pf_pci) {

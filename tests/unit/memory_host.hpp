@@ -67,8 +67,10 @@ class MemoryHost final : public host::SriovReads,
   void unstick(const std::string& pf_pci, int err = 0);
   std::vector<host::ReturnedCall> collect_returned();
   std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
-  // PFs whose VFs' probes throw std::runtime_error (as a bug in a pass would).
+  // PFs whose VFs' probes, or whose sriov_numvfs writes, throw std::runtime_error (as
+  // a bug in a pass would).
   std::set<std::string> probes_throw;
+  std::set<std::string> numvfs_throws;
   bool hold_probes = false;
   bool hold_guid_writes = false;        // started OFED GUID writes, as probes
   bool hold_unbinds = false;            // started unbinds, as probes

@@ -54,10 +54,13 @@ class ScriptedUdev final : public host::UdevWait {
     netdevs_[ifindex] = pci;
   }
   void watch(int /*fd*/, const std::string& pci) override { watched.insert(pci); }
-  void unwatch(int /*fd*/, const std::string& pci) override {
+  void unwatch(int /*fd*/, const std::string& pci, int ifindex) override {
     watched.erase(pci);
-    std::erase_if(netdevs_, [&](const auto& n) { return n.second == pci; });
+    if (const auto it = netdevs_.find(ifindex); it != netdevs_.end() && it->second == pci) {
+      netdevs_.erase(it);
+    }
   }
+  [[nodiscard]] bool watches_netdev(int ifindex) const { return netdevs_.contains(ifindex); }
   std::set<std::string> watched;  // the VFs whose events wake the requests
   bool look = false;              // take_added answers "look in sysfs"
   int missed = 0;
@@ -449,16 +452,37 @@ TEST_F(AVfRequest, WaitsForItsGuidWriteThenItsUnbindBeforeItsSecondProbe) {
 
 TEST_F(AVfRequest, IsWokenByItsNetdevsEventsFromItsProbeToTheEndOfItsUdevStep) {
   udev.look = true;
-  auto& run = unbound(1, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
+  auto& run = unbound(2, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
                                                    "\"udev_ms\": 5000"));
+  host.hold_probes = true;
   pipeline::VfRequests requests(run);
   requests.add(0);
+  requests.add(1);
+  // VF 0's probe is under way: its function's events are awaited. VF 1 waits its turn
+  // to be probed: nothing of it is.
+  ASSERT_EQ(requests.requests().at(0).step, Step::kProbing);
+  EXPECT_THAT(udev.watched, ElementsAre(vf_pci(0)));
+  ASSERT_TRUE(host.release_probe());
+  requests.advance();
   ASSERT_EQ(requests.requests().at(0).step, Step::kUdev);
-  EXPECT_THAT(udev.watched, ElementsAre(vf_pci(0))) << "probed: its netdev's events are awaited";
+  EXPECT_THAT(udev.watched, ElementsAre(vf_pci(0), vf_pci(1)));  // VF 1 probed in turn
+  EXPECT_TRUE(udev.watches_netdev(vf(0).ifindex));
   udev.done_with(vf_pci(0), vf(0).ifindex);
   requests.advance();
   EXPECT_EQ(requests.requests().at(0).step, Step::kFinished);
-  EXPECT_THAT(udev.watched, IsEmpty()) << "its renames are the pass's own: they wake nothing";
+  // VF 0's renames are the pass's own: they wake nothing.
+  EXPECT_FALSE(udev.watches_netdev(vf(0).ifindex));
+  EXPECT_THAT(udev.watched, ElementsAre(vf_pci(1)));
+}
+
+TEST_F(AVfRequest, WhoseProbeFailsIsNoLongerWokenByItsFunctionsEvents) {
+  udev.look = true;
+  auto& run = unbound(1);
+  host.probe_fails.insert(vf_pci(0));
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kLeft);
+  EXPECT_THAT(udev.watched, IsEmpty());
 }
 
 TEST_F(AVfRequest, IsAnsweredAtOnceWhenItsPfIsStuckBeforeItsProbe) {

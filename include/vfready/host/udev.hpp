@@ -119,7 +119,7 @@ class LibudevWait final : public UdevWait {
   void unsubscribe(int fd) override;
   void watch(int fd, const std::string& pci) override;
   void watch_netdev(int fd, const std::string& pci, int ifindex) override;
-  void unwatch(int fd, const std::string& pci) override;
+  void unwatch(int fd, const std::string& pci, int ifindex) override;
   bool take_woken(int fd, std::vector<std::string>* pcis) override;
   std::optional<AddedNetdev> take_added(const std::string& pci, bool* look) override;
   void add_missed() override;

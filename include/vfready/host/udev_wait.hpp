@@ -38,9 +38,9 @@ class UdevWait {
   // under its function (a virtual one's is not).
   virtual void watch(int /*fd*/, const std::string& /*pci*/) {}
   virtual void watch_netdev(int /*fd*/, const std::string& /*pci*/, int /*ifindex*/) {}
-  // The events of `pci` and of the netdevs watched as its no longer wake `fd` (its wait
-  // is over: the pass's own renames that follow would only wake it).
-  virtual void unwatch(int /*fd*/, const std::string& /*pci*/) {}
+  // The events of `pci`, and of its netdev `ifindex` (0: none watched), no longer wake
+  // `fd` (its wait is over: the pass's own renames that follow would only wake it).
+  virtual void unwatch(int /*fd*/, const std::string& /*pci*/, int /*ifindex*/) {}
   // The watched PCI functions whose events woke `fd` since the last call, each once; true
   // when events were lost meanwhile (every netdev is to be looked at again).
   virtual bool take_woken(int /*fd*/, std::vector<std::string>* /*pcis*/) { return false; }

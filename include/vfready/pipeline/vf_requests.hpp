@@ -112,6 +112,9 @@ class VfRequests {
   Answer unbinding(VfRequest& r, Clock::time_point now);
   // A reprobe that failed before its probe: the VF ends with `problem`, the turn goes on.
   Answer end_reprobe(VfRequest& r, model::Problem problem);
+  // Its netdev's events no longer wake the requests (from its probe to the end of its
+  // udev step they do).
+  void stop_watching(VfRequest& r);
   // Steps the requests an event or a bound has come for (every one, once udev's events
   // were lost). Never waits.
   void step_pending();
