@@ -502,17 +502,17 @@ class HeldCall final : public host::StartedCall<T> {
 std::unique_ptr<host::StartedProbe> MemoryHost::start_probe_vf(const model::PciAddress& pf,
                                                                const model::PciAddress& vf,
                                                                uint16_t index, bool ofed) {
-  bool hold = hold_probes;
   {
+    // Held and registered under one lock: a stop_holding() either sees it held and
+    // releases it, or comes first and it is not held.
     std::lock_guard lock(mu_);
-    hold = hold || held_pfs_.contains(pf.str());
+    if (hold_probes || held_pfs_.contains(pf.str())) {
+      return held_call<host::ProbedVf>(
+          [this, pf, vf, index, ofed] { return probe_vf_reading_guid(pf, vf, index, ofed); },
+          {.err = host::kStuck, .bound = false, .driver = {}, .guid = std::nullopt});
+    }
   }
-  if (!hold) {
-    return std::make_unique<host::AnsweredProbe>(probe_vf_reading_guid(pf, vf, index, ofed));
-  }
-  return held_call<host::ProbedVf>(
-      [this, pf, vf, index, ofed] { return probe_vf_reading_guid(pf, vf, index, ofed); },
-      {.err = host::kStuck, .bound = false, .driver = {}, .guid = std::nullopt});
+  return std::make_unique<host::AnsweredProbe>(probe_vf_reading_guid(pf, vf, index, ofed));
 }
 
 template <class T>
@@ -590,10 +590,8 @@ void MemoryHost::hold_probes_of(const std::string& pf_pci) {
 }
 
 void MemoryHost::stop_holding() {
-  {
-    std::lock_guard lock(mu_);
-    held_pfs_.clear();
-  }
+  std::lock_guard lock(mu_);  // recursive: release_probe() takes it too
+  held_pfs_.clear();
   while (release_probe()) {
   }
 }
