@@ -4,6 +4,7 @@
 // fake host.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -38,10 +39,17 @@ class ABringupOnMemory : public ::testing::Test {
 
   // One pass, run by the loop until its outcome (bounded: a pass that never ends fails
   // the test instead of hanging it).
-  std::shared_ptr<Bringup> pass(BringupInputs in, std::set<std::string> only = {}) {
+  // `on_change`: called at each change of the status, on the loop (a test's move).
+  std::shared_ptr<Bringup> pass(BringupInputs in, std::set<std::string> only = {},
+                                const std::function<void()>& on_change = {}) {
     EventLoop loop;
     BringupHooks hooks;
-    hooks.changed = [this] { ++changes; };
+    hooks.changed = [this, &on_change] {
+      ++changes;
+      if (on_change) {
+        on_change();
+      }
+    };
     hooks.progress = [this](const std::string& line, std::chrono::milliseconds /*bound*/) {
       lines.push_back(line);
     };
@@ -99,23 +107,15 @@ TEST_F(ABringupOnMemory, APfWaitingForItsProbeHoldsNoOtherPfOnTheRunner) {
   // PF 1 must get there while PF 0 waits.
   host->hold_probes_of(kPf0);
   bool pf1_ready_while_pf0_held = false;
-  EventLoop loop;
-  BringupHooks hooks;
-  hooks.changed = [&] {
+  const std::function<void()> on_change = [&] {
     if (status.pfs.size() == 2 && status.pfs[1].state == model::PfState::kReady &&
         host->held_probes() > 0) {
       pf1_ready_while_pf0_held = status.pfs[0].state == model::PfState::kPending;
       host->stop_holding();
     }
   };
-  hooks.progress = [](const std::string& /*line*/, std::chrono::milliseconds /*bound*/) {};
-  hooks.finished = [&loop] { loop.quit(0); };
-  auto bringup = std::make_shared<Bringup>(inputs(config(4)), status, Clock::now(), busy, names,
-                                           std::move(hooks), std::set<std::string>{});
-  bringup->start();
-  loop.add(bringup);
-  loop.add_timer(Clock::now() + std::chrono::seconds(20), [&loop] { loop.quit(2); });
-  ASSERT_EQ(loop.run(), 0) << "the pass did not end within 20 s";
+  const auto bringup = pass(inputs(config(4)), {}, on_change);
+  ASSERT_TRUE(bringup->finished()) << "the pass did not end within 20 s";
   EXPECT_TRUE(pf1_ready_while_pf0_held);
   EXPECT_EQ(bringup->outcome(), model::Outcome::kReady);
   EXPECT_EQ(status.pfs[0].state, model::PfState::kReady);
@@ -130,23 +130,15 @@ TEST_F(ABringupOnMemory, APfWhosePassThrowsFailsAloneWithAnInternalErrorAutoprob
   // pending either way, as no probe of it has answered.)
   bool pf0_failed = false;
   bool pf1_pending_when_pf0_failed = false;
-  EventLoop loop;
-  BringupHooks hooks;
-  hooks.changed = [&] {
+  const std::function<void()> on_change = [&] {
     if (!pf0_failed && status.pfs.size() == 2 && status.pfs[0].state == model::PfState::kFailed) {
       pf0_failed = true;
       pf1_pending_when_pf0_failed = status.pfs[1].state == model::PfState::kPending;
       host->stop_holding();
     }
   };
-  hooks.progress = [](const std::string& /*line*/, std::chrono::milliseconds /*bound*/) {};
-  hooks.finished = [&loop] { loop.quit(0); };
-  auto bringup = std::make_shared<Bringup>(inputs(config(4)), status, Clock::now(), busy, names,
-                                           std::move(hooks), std::set<std::string>{});
-  bringup->start();
-  loop.add(bringup);
-  loop.add_timer(Clock::now() + std::chrono::seconds(20), [&loop] { loop.quit(2); });
-  ASSERT_EQ(loop.run(), 0) << "the pass did not end within 20 s";
+  const auto bringup = pass(inputs(config(4)), {}, on_change);
+  ASSERT_TRUE(bringup->finished()) << "the pass did not end within 20 s";
   EXPECT_TRUE(pf1_pending_when_pf0_failed);
   EXPECT_EQ(bringup->outcome(), model::Outcome::kDegraded);
   EXPECT_EQ(status.pfs[1].state, model::PfState::kReady);
@@ -161,21 +153,13 @@ TEST_F(ABringupOnMemory, APfWhosePassThrowsAsItIsResumedFailsWithAnInternalError
   // the exception as it resumes PF 0's pass, not as it starts it.
   host->hold_probes_of(kPf0);
   host->probes_throw.insert(kPf0);
-  EventLoop loop;
-  BringupHooks hooks;
-  hooks.changed = [&] {
+  const std::function<void()> on_change = [&] {
     if (status.pfs.size() == 2 && status.pfs[1].state == model::PfState::kReady) {
       host->stop_holding();
     }
   };
-  hooks.progress = [](const std::string& /*line*/, std::chrono::milliseconds /*bound*/) {};
-  hooks.finished = [&loop] { loop.quit(0); };
-  auto bringup = std::make_shared<Bringup>(inputs(config(4)), status, Clock::now(), busy, names,
-                                           std::move(hooks), std::set<std::string>{});
-  bringup->start();
-  loop.add(bringup);
-  loop.add_timer(Clock::now() + std::chrono::seconds(20), [&loop] { loop.quit(2); });
-  ASSERT_EQ(loop.run(), 0) << "the pass did not end within 20 s";
+  const auto bringup = pass(inputs(config(4)), {}, on_change);
+  ASSERT_TRUE(bringup->finished()) << "the pass did not end within 20 s";
   EXPECT_EQ(bringup->outcome(), model::Outcome::kDegraded);
   ASSERT_EQ(status.pfs.size(), 2U);
   EXPECT_EQ(status.pfs[1].state, model::PfState::kReady);
