@@ -44,7 +44,7 @@ void StatusFiles::changed() {
     return;
   }
   scheduled_ = true;
-  loop_.add_timer(Clock::now() + coalesce_after(model::vf_count(status_)), [this] {
+  loop_.add_timer(Clock::now() + coalesce_after(model::vf_count(status_), last_write_), [this] {
     if (scheduled_) {
       flush();
     }
@@ -57,6 +57,7 @@ void StatusFiles::flush() {
   if (!files_.status_file && !files_.nfd_file && !files_.metrics_file) {
     return;
   }
+  const auto started = Clock::now();
   // A copy made printable only when some text is not: it is the whole status, each VF.
   std::optional<model::DaemonStatus> cleaned;
   const auto& status =
@@ -70,6 +71,7 @@ void StatusFiles::flush() {
   write(
       files_.metrics_file, "metrics file", [&] { return model::prometheus_metrics(status, now); },
       false);
+  last_write_ = Clock::now() - started;
 }
 
 void StatusFiles::write(const std::optional<std::string>& path, const std::string& what,

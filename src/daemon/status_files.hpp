@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -32,11 +33,18 @@ class StatusFiles {
  public:
   // A write renders every VF (the status file, labels and metrics: some 6,600
   // instructions a VF under callgrind): the time between writes grows with the VFs, so
-  // that their share of the loop's work does not.
+  // that their share of the loop's work does not; and it is at least kWriteShare times
+  // what the last write took, so that on a machine too busy (or too slow) for that, the
+  // writes still take no more than a twentieth of the loop's time.
   static constexpr std::chrono::milliseconds kCoalesce{200};
   static constexpr std::chrono::microseconds kCoalescePerVf{250};
-  static std::chrono::milliseconds coalesce_after(uint32_t vfs) {
-    return kCoalesce + std::chrono::duration_cast<std::chrono::milliseconds>(kCoalescePerVf * vfs);
+  static constexpr int kWriteShare = 20;
+  static std::chrono::milliseconds coalesce_after(
+      uint32_t vfs, std::chrono::nanoseconds last_write = std::chrono::nanoseconds{0}) {
+    using std::chrono::duration_cast;
+    using std::chrono::milliseconds;
+    return std::max(kCoalesce + duration_cast<milliseconds>(kCoalescePerVf * vfs),
+                    duration_cast<milliseconds>(last_write * kWriteShare));
   }
 
   StatusFiles(EventLoop& loop, const model::DaemonStatus& status, model::PublishConfig files)
@@ -56,6 +64,7 @@ class StatusFiles {
   const model::DaemonStatus& status_;
   model::PublishConfig files_;
   bool scheduled_ = false;
+  std::chrono::nanoseconds last_write_{0};  // what the last flush() took
   std::map<std::string, int> errors_;  // path -> the errno last logged for it
 };
 

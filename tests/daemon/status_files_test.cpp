@@ -15,3 +15,12 @@ TEST(TheStatusFilesCoalesceTime, GrowsWithTheVfsAWriteRenders) {
   EXPECT_EQ(StatusFiles::coalesce_after(2032), 708ms);
   EXPECT_LT(StatusFiles::coalesce_after(127), StatusFiles::coalesce_after(128));
 }
+
+// On a machine too busy or too slow for the wait above, the writes take no larger a
+// share of the loop than a twentieth: the wait is at least twenty times the last write.
+TEST(TheStatusFilesCoalesceTime, IsAtLeastTwentyTimesWhatTheLastWriteTook) {
+  EXPECT_EQ(StatusFiles::coalesce_after(2032, 10ms), 708ms);
+  EXPECT_EQ(StatusFiles::coalesce_after(2032, 100ms), 2000ms);
+  EXPECT_EQ(StatusFiles::coalesce_after(0, 1500us), StatusFiles::kCoalesce);
+  EXPECT_EQ(StatusFiles::coalesce_after(16, 11ms), 220ms);
+}
