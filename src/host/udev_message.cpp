@@ -116,10 +116,9 @@ bool read_properties(std::string_view text, Properties& p) {
     }
     auto entry = text.substr(0, end);
     text.remove_prefix(end + 1);
-    // (A loop rather than find_first_of("\n\r"), which asks memchr for each byte.)
-    const auto cut =
-        std::find_if(entry.begin(), entry.end(), [](char c) { return c == '\n' || c == '\r'; });
-    entry = entry.substr(0, static_cast<std::size_t>(cut - entry.begin()));
+    // Two memchr() scans, many bytes a step: find_first_of("\n\r") asks memchr for each
+    // byte, a loop over the bytes takes a few instructions for each.
+    entry = entry.substr(0, std::min(entry.find('\n'), entry.find('\r')));
     const auto eq = entry.find('=');
     if (eq == std::string_view::npos || !take(entry.substr(0, eq), entry.substr(eq + 1), p)) {
       return false;
