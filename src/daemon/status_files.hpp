@@ -65,7 +65,7 @@ class StatusFiles {
   model::PublishConfig files_;
   bool scheduled_ = false;
   std::chrono::nanoseconds last_write_{0};  // what the last flush() took
-  std::map<std::string, int> errors_;  // path -> the errno last logged for it
+  std::map<std::string, int> errors_;       // path -> the errno last logged for it
 };
 
 }  // namespace vfready::daemon
