@@ -301,34 +301,6 @@ void Service::start_next_pass() {
   schedule_pass();  // drift seen while the pass ran
 }
 
-void Service::watch_stuck() {
-  const bool any = std::any_of(status_.pfs.begin(), status_.pfs.end(),
-                               [](const auto& pf) { return pf.state == model::PfState::kStuck; });
-  if (stuck_watched_ || !any) {
-    return;
-  }
-  stuck_watched_ = true;
-  loop_.add_timer(Clock::now() + std::chrono::seconds(1), [this] {
-    stuck_watched_ = false;
-    auto returned = inputs_.hosts->returned(inputs_);
-    for (auto& r : busy_->collect()) {
-      returned.push_back(std::move(r));
-    }
-    for (const auto& r : returned) {
-      const auto took =
-          std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.stuck.since);
-      log::info({.pf = r.stuck.device},
-                "PF " + r.stuck.device + ": " + r.stuck.call + " returned after " +
-                    std::to_string(took.count()) + " s (" +
-                    (r.err == 0 ? std::string("it succeeded") : host::errno_name(r.err)) +
-                    "); bringing the PF up again");
-      dirty_.insert(r.stuck.device);
-    }
-    schedule_pass();
-    watch_stuck();
-  });
-}
-
 void Service::on_internal_error(const std::exception_ptr& error) {
   std::string what = "unknown exception";
   try {

@@ -5,6 +5,7 @@
 
 #include "pass_hosts.hpp"
 #include "pass_workers.hpp"
+#include "vfready/host/helper_links.hpp"
 #include "vfready/host/host_reader.hpp"
 #include "vfready/host/links.hpp"
 #include "vfready/host/sysfs.hpp"
@@ -61,13 +62,14 @@ class SystemPfOs final : public PfOs {
             {std::chrono::milliseconds(in.config.timeouts.numvfs_ms),
              std::chrono::milliseconds(in.config.timeouts.bind_ms), device_call_bound(in.config)},
             in.roots.kernel_log),
+        links_(in.calls, device_call_bound(in.config)),
         os_{sriov_, sriov_, links_, udev} {}
   pipeline::PfHost& host() override { return os_; }
 
  private:
   host::RootedSysfs sysfs_;
-  host::NetlinkLinks links_;
   host::SysfsSriovHost sriov_;
+  host::HelperLinks links_;  // every link request in a helper, under rtnl_lock's key
   pipeline::PfHost os_;
 };
 

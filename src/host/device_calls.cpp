@@ -29,8 +29,9 @@ std::string describe(std::span<const DeviceOp> ops) {
   std::string text;
   for (const auto& op : ops) {
     text += text.empty() ? "" : ", ";
-    text += op.kind == DeviceOp::Kind::kWrite ? "write " + op.value + " to " + op.path
-                                              : "read of " + op.path;
+    text += op.kind == DeviceOp::Kind::kWrite     ? "write " + op.value + " to " + op.path
+            : op.kind == DeviceOp::Kind::kNetlink ? op.path
+                                                  : "read of " + op.path;
     if (text.size() > 200) {
       return text + ", ...";
     }

@@ -253,14 +253,37 @@ int NetlinkLinks::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, mo
   return exchange(socket_->sk, vf_guids_message(pf_ifindex, vf, node, port));
 }
 
-std::vector<uint8_t> build_vf_guids_request(int pf_ifindex, uint32_t vf, model::Guid node,
-                                            model::Guid port) {
-  nl_msg* msg = vf_guids_message(pf_ifindex, vf, node, port);
+namespace {
+
+std::vector<uint8_t> bytes_of(nl_msg* msg) {
   const nlmsghdr* h = nlmsg_hdr(msg);
   const auto* bytes = reinterpret_cast<const uint8_t*>(h);  // NOLINT: raw message bytes
   std::vector<uint8_t> out(bytes, bytes + h->nlmsg_len);
   nlmsg_free(msg);
   return out;
+}
+
+}  // namespace
+
+std::vector<uint8_t> link_request_bytes(const LinkRequest& request) {
+  switch (request.kind) {
+    case LinkRequest::Kind::kGet:
+      return bytes_of(raw_link_message(Raw::kLookup, request.ifindex));
+    case LinkRequest::Kind::kByName:
+      return bytes_of(raw_link_message(Raw::kLookup, 0, request.name));
+    case LinkRequest::Kind::kSet:
+      return bytes_of(raw_link_message(Raw::kSetLink, request.ifindex, request.name, request.mtu));
+    case LinkRequest::Kind::kAddAltname:
+      return bytes_of(raw_link_message(Raw::kAddAltname, request.ifindex, request.name));
+    case LinkRequest::Kind::kDelAltname:
+      return bytes_of(raw_link_message(Raw::kDelAltname, request.ifindex, request.name));
+  }
+  return {};
+}
+
+std::vector<uint8_t> build_vf_guids_request(int pf_ifindex, uint32_t vf, model::Guid node,
+                                            model::Guid port) {
+  return bytes_of(vf_guids_message(pf_ifindex, vf, node, port));
 }
 
 // A link event monitor's socket, and the buffer its events are read into.

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "vfready/host/host_reader.hpp"
+#include "vfready/host/links.hpp"
+#include "vfready/host/started_on_device.hpp"
 
 namespace vfready::host {
 
@@ -37,31 +39,10 @@ void add_ofed_writes(std::vector<DeviceOp>& ops, const model::PciAddress& pf, ui
   ops.push_back({DeviceOp::Kind::kWrite, dir + "policy", model::to_string(policy)});
 }
 
-// A call started on a device, its answer judged by `judge` (which may ask the host more)
-// once it has come.
-template <class T>
-class StartedOnDevice final : public StartedCall<T> {
- public:
-  using Judge = std::function<T(const std::vector<DeviceOpResult>&)>;
-  StartedOnDevice(Sysfs& sysfs, DeviceCallStart call, Judge judge)
-      : sysfs_(sysfs), call_(std::move(call)), judge_(std::move(judge)) {}
-  [[nodiscard]] int fd() const override { return call_.pending ? call_.pending->fd() : -1; }
-  [[nodiscard]] std::chrono::steady_clock::time_point until() const override {
-    return call_.pending ? call_.pending->until() : std::chrono::steady_clock::time_point{};
-  }
-  T finish() override {
-    if (call_.pending) {
-      call_.answer = sysfs_.finish_on_device(std::move(*call_.pending));
-      call_.pending.reset();  // finished once: a second finish has the answer kept
-    }
-    return judge_(call_.answer);
-  }
-
- private:
-  Sysfs& sysfs_;
-  DeviceCallStart call_;
-  Judge judge_;
-};
+// What finishes a call started through `sysfs`.
+StartedOnDevice<int>::Finish finisher(Sysfs& sysfs) {
+  return [&sysfs](DeviceCalls::Pending call) { return sysfs.finish_on_device(std::move(call)); };
+}
 
 int last_err(const std::vector<DeviceOpResult>& got) { return got.back().err; }
 
@@ -128,7 +109,9 @@ std::vector<std::string> SysfsSriovHost::kernel_log_naming(const std::string& de
 }
 
 std::optional<StuckCall> SysfsSriovHost::stuck(const model::PciAddress& pf) {
-  return sysfs_.stuck(pf.str());
+  // A link request stuck on rtnl_lock holds up every PF's naming as well.
+  auto call = sysfs_.stuck(pf.str());
+  return call ? call : sysfs_.stuck(kLinksKey);
 }
 
 int SysfsSriovHost::set_autoprobe(const model::PciAddress& pf, bool on) {
@@ -203,7 +186,8 @@ std::unique_ptr<StartedCall<OfedGuidErrors>> SysfsSriovHost::start_set_vf_guids_
   auto call = sysfs_.start_on_device(pf.str(), ofed_ops(pf, vfs, policy),
                                      deadlines_.other * static_cast<int64_t>(vfs.size()));
   return std::make_unique<StartedOnDevice<OfedGuidErrors>>(
-      sysfs_, std::move(call), [count = vfs.size()](const std::vector<DeviceOpResult>& got) {
+      finisher(sysfs_), std::move(call),
+      [count = vfs.size()](const std::vector<DeviceOpResult>& got) {
         return ofed_errors(count, got);
       });
 }
@@ -211,7 +195,7 @@ std::unique_ptr<StartedCall<OfedGuidErrors>> SysfsSriovHost::start_set_vf_guids_
 std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_set_autoprobe(const model::PciAddress& pf,
                                                                       bool on) {
   return std::make_unique<StartedOnDevice<int>>(
-      sysfs_,
+      finisher(sysfs_),
       sysfs_.start_on_device(
           pf.str(),
           {{DeviceOp::Kind::kWrite, pf_dir(pf) + "sriov_drivers_autoprobe", on ? "1" : "0"}},
@@ -222,7 +206,7 @@ std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_set_autoprobe(const mode
 std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_set_num_vfs(const model::PciAddress& pf,
                                                                     uint16_t count) {
   return std::make_unique<StartedOnDevice<int>>(
-      sysfs_,
+      finisher(sysfs_),
       sysfs_.start_on_device(
           pf.str(), {{DeviceOp::Kind::kWrite, pf_dir(pf) + "sriov_numvfs", std::to_string(count)}},
           deadlines_.numvfs),
@@ -279,7 +263,8 @@ std::unique_ptr<StartedProbe> SysfsSriovHost::start_probe_vf(const model::PciAdd
   // The answer, read by the host that started it (vf_port_guid for a VF without OFED's
   // port file).
   return std::make_unique<StartedOnDevice<ProbedVf>>(
-      sysfs_, sysfs_.start_on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe),
+      finisher(sysfs_),
+      sysfs_.start_on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe),
       [this, pf, index, ofed](const std::vector<DeviceOpResult>& got) {
         return probed(pf, index, ofed, got);
       });
@@ -305,7 +290,7 @@ std::unique_ptr<StartedCall<ReadGuids>> SysfsSriovHost::start_read_vf_guids(
     ops.push_back({DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}});
   }
   return std::make_unique<StartedOnDevice<ReadGuids>>(
-      sysfs_,
+      finisher(sysfs_),
       sysfs_.start_on_device(pf.str(), std::move(ops),
                              deadlines_.other * static_cast<int64_t>(vfs.size())),
       [vfs, from_rdma](const std::vector<DeviceOpResult>& got) {
@@ -326,7 +311,7 @@ std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_unbind_vf(const model::P
                                                                   const model::PciAddress& vf,
                                                                   const std::string& driver) {
   return std::make_unique<StartedOnDevice<int>>(
-      sysfs_,
+      finisher(sysfs_),
       sysfs_.start_on_device(
           pf.str(), {{DeviceOp::Kind::kWrite, "bus/pci/drivers/" + driver + "/unbind", vf.str()}},
           deadlines_.other),

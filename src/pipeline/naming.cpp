@@ -8,11 +8,24 @@
 
 #include "vfready/host/errno_name.hpp"
 #include "vfready/model/kernel_features.hpp"
+#include "vfready/pipeline/started_call.hpp"
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {
 
 namespace {
+
+using host::LinkRequest;
+
+// A link request, made where the host makes it (a helper, under a deadline), waited for
+// here.
+host::LinkAnswer made(host::Links& links, const LinkRequest& request) {
+  auto call = links.start(request);
+  while (!answer_due(*call, Wait::Clock::now())) {
+    wait_for(Wait::fd_or_time(call->fd(), call->until()));
+  }
+  return call->finish();
+}
 
 class Namer {
  public:
@@ -31,15 +44,20 @@ class Namer {
   void apply(int ifindex, const std::optional<model::IfName>& name,
              const std::vector<model::AltName>& altnames, std::optional<uint32_t> mtu,
              std::vector<model::Problem>& out, const std::string* announced = nullptr) {
+    out_ = &out;
     names_.manage(ifindex);
     rename_with_mtu(ifindex, name, mtu, announced);
-    if (name && !take_name(ifindex, name->str(), out)) {
+    if (stuck_ || (name && !take_name(ifindex, name->str(), out))) {
       return;
     }
     for (const auto& alt : altnames) {
-      add_altname(ifindex, alt, out);
+      if (!stuck_) {
+        add_altname(ifindex, alt, out);
+      }
     }
-    set_mtu(ifindex, mtu, out);
+    if (!stuck_) {
+      set_mtu(ifindex, mtu, out);
+    }
   }
 
   [[nodiscard]] const host::Link* find(int ifindex) const {
@@ -48,8 +66,27 @@ class Namer {
   }
   // Netdevs this namer gave their target names.
   [[nodiscard]] uint32_t renamed() const { return renamed_; }
+  // A request did not answer within its deadline: rtnl_lock is held (by a driver that
+  // waits on its device), and no request after it is made.
+  [[nodiscard]] bool stuck() const { return stuck_; }
 
  private:
+  // `request` made, or answered kStuck at once once one was stuck. The first stuck one
+  // is the problem it gives: its PF is then stuck (settle_stuck()).
+  host::LinkAnswer request(const LinkRequest& r) {
+    if (stuck_) {
+      return {host::kStuck};
+    }
+    auto answer = made(os_.links, r);
+    if (answer.err == host::kStuck) {
+      stuck_ = true;
+      // Said once, for the PF, by settle_stuck(): the host keeps the call that is stuck.
+      add(*out_, model::EventKind::kPfStuck, host::describe(r) + " did not return");
+    }
+    return answer;
+  }
+  int change(const LinkRequest& r) { return request(r).err; }
+
   // Name and MTU in one request where both are to change, so that a new VF's netdev
   // takes one rename. Otherwise, or when it fails (a name in use, the netdev gone),
   // the link as the kernel has it is what take_name() and set_mtu() go on from.
@@ -57,7 +94,7 @@ class Namer {
                        std::optional<uint32_t> mtu, const std::string* announced) {
     if (announced != nullptr && name && mtu && *announced != name->str()) {
       // Nothing asked first: an MTU the netdev has already is no change to the kernel.
-      if (os_.links.rename_and_set_mtu(ifindex, name->str(), *mtu) == 0) {
+      if (change({LinkRequest::Kind::kSet, ifindex, name->str(), mtu}) == 0) {
         links_[ifindex] = host::Link{ifindex, name->str(), {}, *mtu};
         ++renamed_;
       } else {
@@ -71,7 +108,7 @@ class Namer {
         link->mtu == *mtu || (link->up && !renames_up_)) {
       return;
     }
-    if (os_.links.rename_and_set_mtu(ifindex, name->str(), *mtu) == 0) {
+    if (change({LinkRequest::Kind::kSet, ifindex, name->str(), mtu}) == 0) {
       links_[ifindex].name = name->str();
       links_[ifindex].mtu = *mtu;
       ++renamed_;
@@ -88,7 +125,7 @@ class Namer {
     }
     // As for names: most altnames are free, so the add is tried first, and only one
     // in use (EEXIST) makes its holder a question.
-    int err = os_.links.add_altname(ifindex, alt.str());
+    int err = change({LinkRequest::Kind::kAddAltname, ifindex, alt.str()});
     if (err == EEXIST) {
       const int holder = holder_of(alt.str());
       if (holder == ifindex) {
@@ -97,7 +134,10 @@ class Namer {
       if (holder != 0 && !free_name(holder, alt.str(), out)) {
         return;
       }
-      err = os_.links.add_altname(ifindex, alt.str());
+      err = change({LinkRequest::Kind::kAddAltname, ifindex, alt.str()});
+    }
+    if (stuck_) {
+      return;
     }
     if (err != 0) {
       add(out, model::EventKind::kLinkConfigFailed,
@@ -114,8 +154,8 @@ class Namer {
     if (!mtu || link == nullptr || link->mtu == *mtu) {
       return;
     }
-    const int err = os_.links.set_mtu(ifindex, *mtu);
-    if (err != 0) {
+    const int err = change({LinkRequest::Kind::kSet, ifindex, {}, mtu});
+    if (err != 0 && !stuck_) {
       add(out, model::EventKind::kLinkConfigFailed,
           "setting MTU " + std::to_string(*mtu) + " on " + link->name +
               " failed: " + host::errno_name(err));
@@ -133,16 +173,17 @@ class Namer {
   // again after a change to it. (A dump of every link per PF, or per change, made
   // naming cost grow with the square of the VFs.)
   void refresh(int ifindex) {
-    if (auto link = os_.links.get(ifindex)) {
-      links_[ifindex] = std::move(*link);
-    } else {
+    auto answer = request({LinkRequest::Kind::kGet, ifindex});
+    if (answer.link) {
+      links_[ifindex] = std::move(*answer.link);
+    } else if (answer.err != host::kStuck) {
       links_.erase(ifindex);
     }
   }
 
   // The ifindex whose name or altname `name` is; 0 for none.
   [[nodiscard]] int holder_of(const std::string& name) {
-    auto link = os_.links.by_name(name);
+    auto link = request({LinkRequest::Kind::kByName, 0, name}).link;
     if (!link) {
       return 0;
     }
@@ -173,12 +214,12 @@ class Namer {
     }
     int err = 0;
     if (link.name == name) {
-      err = os_.links.rename(holder, "vfrtmp" + std::to_string(holder));
+      err = change({LinkRequest::Kind::kSet, holder, "vfrtmp" + std::to_string(holder)});
     } else {
-      err = os_.links.del_altname(holder, name);
+      err = change({LinkRequest::Kind::kDelAltname, holder, name});
     }
     refresh(holder);
-    if (err != 0) {
+    if (err != 0 && !stuck_) {
       add(out, model::EventKind::kLinkConfigFailed,
           "freeing name " + name + " from " + link.name + " failed: " + host::errno_name(err));
     }
@@ -202,7 +243,7 @@ class Namer {
     }
     // Most names are free: the rename is tried first, and only a name in use (EEXIST)
     // makes the holder a question.
-    int err = os_.links.rename(ifindex, name);
+    int err = change({LinkRequest::Kind::kSet, ifindex, name});
     bool was_altname = false;
     if (err == EEXIST) {
       const int holder = holder_of(name);
@@ -210,17 +251,20 @@ class Namer {
         // One of its own altnames (udev gives the predictable names it did not choose
         // as altnames): the kernel refuses a rename to it (EEXIST) until it is dropped.
         was_altname = true;
-        err = os_.links.del_altname(ifindex, name);
+        err = change({LinkRequest::Kind::kDelAltname, ifindex, name});
       } else if (holder != 0 && !free_name(holder, name, out)) {
         refresh(ifindex);
         return false;
       }
       if (err == 0 || err == EEXIST) {
-        err = os_.links.rename(ifindex, name);
+        err = change({LinkRequest::Kind::kSet, ifindex, name});
       }
       if (err != 0 && was_altname) {
-        os_.links.add_altname(ifindex, name);  // as it was: the name stays its own
+        change({LinkRequest::Kind::kAddAltname, ifindex, name});  // as it was: its own again
       }
+    }
+    if (stuck_) {
+      return false;
     }
     if (err == EBUSY) {
       // An UP netdev on a kernel that renames none (the release did not tell).
@@ -260,6 +304,8 @@ class Namer {
   bool renames_up_ = true;
   std::map<int, host::Link> links_;
   uint32_t renamed_ = 0;
+  bool stuck_ = false;
+  std::vector<model::Problem>* out_ = nullptr;  // apply()'s
 };
 
 }  // namespace
@@ -289,6 +335,10 @@ Naming name_vf(PfRun& run, VfWork& vs, bool announced) {
   namer.apply(vs.ifindex, vt.name, vt.altnames, vt.mtu, problems,
               announced && !vs.name.empty() ? &vs.name : nullptr);
   run.status.changes.links_renamed += namer.renamed();
+  if (namer.stuck()) {
+    vs.problems.insert(vs.problems.end(), problems.begin(), problems.end());
+    return Naming::kStuck;
+  }
   const auto* link = namer.find(vs.ifindex);
   if (link == nullptr) {
     run.named.erase(vs.ifindex);

@@ -163,7 +163,12 @@ VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
 
 VfRequests::Answer VfRequests::name(VfRequest& r) {
   auto& vs = run_.vfs[r.at];
-  if (name_vf(run_, vs, r.announced) == Naming::kGone) {
+  const auto naming = name_vf(run_, vs, r.announced);
+  if (naming == Naming::kStuck) {
+    r.step = Step::kFinished;  // not judged: its PF is stuck (settle_stuck)
+    return Answer::kEnded;
+  }
+  if (naming == Naming::kGone) {
     // The netdev udev announced is gone by now: udev was behind and it was an older one
     // of the VF's, or it has moved to another namespace. sysfs says what the VF has.
     vs.ifindex = 0;

@@ -138,21 +138,30 @@ std::vector<host::ReturnedCall> MemoryHost::collect_returned() {
 
 int MemoryHost::call_on(const model::PciAddress& pf, const std::string& name,
                         const std::string& what) {
-  if (stuck_.contains(pf.str())) {
+  return call_under(pf.str(), name, what);
+}
+
+int MemoryHost::call_under(const std::string& key, const std::string& name,
+                           const std::string& what) {
+  if (stuck_.contains(key)) {
     calls_.push_back(name + " " + what);
     return host::kStuck;
   }
   const int err = call(name, what);
   if (err == host::kStuck) {
-    stuck_[pf.str()] = {pf.str(), name + " " + what, std::chrono::milliseconds(1000),
-                        std::chrono::steady_clock::now()};
+    stuck_[key] = {key, name + " " + what, std::chrono::milliseconds(1000),
+                   std::chrono::steady_clock::now()};
   }
   return err;
 }
 
 std::optional<host::StuckCall> MemoryHost::stuck(const model::PciAddress& pf) {
   std::lock_guard lock(mu_);
+  // A link request stuck on rtnl_lock keeps every PF stuck, as the system's host says.
   auto it = stuck_.find(pf.str());
+  if (it == stuck_.end()) {
+    it = stuck_.find(host::kLinksKey);
+  }
   if (it == stuck_.end()) {
     return std::nullopt;
   }
@@ -704,7 +713,8 @@ void MemoryHost::wait_if_held(int pf_ifindex) {
 
 int MemoryHost::rename(int ifindex, const std::string& name) {
   std::lock_guard lock(mu_);
-  if (const int err = call("rename", std::to_string(ifindex) + " " + name); err != 0) {
+  if (const int err = call_under(host::kLinksKey, "rename", std::to_string(ifindex) + " " + name);
+      err != 0) {
     return err;
   }
   if (!links_.contains(ifindex)) {
@@ -725,7 +735,9 @@ int MemoryHost::rename(int ifindex, const std::string& name) {
 
 int MemoryHost::set_mtu(int ifindex, uint32_t mtu) {
   std::lock_guard lock(mu_);
-  if (const int err = call("mtu", std::to_string(ifindex) + " " + std::to_string(mtu)); err != 0) {
+  if (const int err =
+          call_under(host::kLinksKey, "mtu", std::to_string(ifindex) + " " + std::to_string(mtu));
+      err != 0) {
     return err;
   }
   if (!links_.contains(ifindex)) {
@@ -746,7 +758,8 @@ int MemoryHost::rename_and_set_mtu(int ifindex, const std::string& name, uint32_
 
 int MemoryHost::add_altname(int ifindex, const std::string& name) {
   std::lock_guard lock(mu_);
-  if (const int err = call("altname", std::to_string(ifindex) + " " + name); err != 0) {
+  if (const int err = call_under(host::kLinksKey, "altname", std::to_string(ifindex) + " " + name);
+      err != 0) {
     return err;
   }
   if (!links_.contains(ifindex)) {

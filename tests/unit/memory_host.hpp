@@ -60,9 +60,11 @@ class MemoryHost final : public host::SriovReads,
   // Calls named here fail with the errno: "autoprobe", "numvfs", "guid", "netlink-guid",
   // "probe", "unbind", "rename", "mtu", "altname". `after` calls of the name succeed first.
   // host::kStuck as the errno: the call does not return, and its PF is stuck from then
-  // on (every later call for it answers kStuck, and reads see nothing of it).
+  // on (every later call for it answers kStuck, and reads see nothing of it); for a link
+  // request ("rename", "mtu", "altname"), every PF and every later link request.
   void fail(const std::string& call, int err, int after = 0);
-  // The call that keeps PF `pf_pci` stuck returns with `err`: the PF is no longer stuck,
+  // The call that keeps PF `pf_pci` (or host::kLinksKey: a link request) stuck returns
+  // with `err`: it is no longer stuck,
   // calls failed with kStuck succeed from now on, and collect_returned() tells it once.
   void unstick(const std::string& pf_pci, int err = 0);
   std::vector<host::ReturnedCall> collect_returned();
@@ -166,6 +168,9 @@ class MemoryHost final : public host::SriovReads,
   int call(const std::string& name, const std::string& what);
   // call() for a call into PF `pf`'s driver: kStuck once it is stuck.
   int call_on(const model::PciAddress& pf, const std::string& name, const std::string& what);
+  // call() under `key` (a PF's address, or host::kLinksKey for a link request): kStuck
+  // once that is stuck.
+  int call_under(const std::string& key, const std::string& name, const std::string& what);
   Pf* find_pf(const model::PciAddress& pci);
   Vf* find_vf(const model::PciAddress& pci, Pf** owner = nullptr);
   class LinkFeed;

@@ -415,6 +415,18 @@ TEST_F(APfPass, EndsAtOnceWithThePfStuckWhenANumvfsWriteDoesNotReturn) {
   EXPECT_THAT(s.warnings, IsEmpty());
 }
 
+TEST_F(APfPass, EndsWithThePfStuckWhenALinkRequestDoesNotReturn) {
+  host.fail("rename", vfready::host::kStuck, 1);  // the PF's own rename answers
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kStuck);
+  ASSERT_EQ(s.problems.size(), 1u) << all_problems(s);
+  EXPECT_EQ(s.problems[0].kind, vfready::model::EventKind::kPfStuck);
+  EXPECT_THAT(s.problems[0].text, HasSubstr("is stuck: rename 12 ibs0v1 did not return"));
+  for (const auto& vf : s.vfs) {
+    EXPECT_THAT(vf.problems, IsEmpty()) << vf.index;  // said once, for the PF
+  }
+}
+
 TEST_F(APfPass, StopsAtTheFirstGuidWriteThatDoesNotReturnWithOneProblem) {
   host.fail("guid", vfready::host::kStuck, 2);
   const auto s = bring_up();

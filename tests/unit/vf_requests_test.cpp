@@ -17,8 +17,10 @@ namespace {
 
 using pipeline::VfRequest;
 using ::testing::ElementsAre;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::SizeIs;
 using Step = VfRequest::Step;
 using Clock = std::chrono::steady_clock;
 
@@ -372,6 +374,29 @@ TEST_F(AVfRequest, EndsWithTheProblemWhenTheKernelRefusesItsName) {
   EXPECT_EQ(vs.problems[0].kind, model::EventKind::kLinkConfigFailed);
   EXPECT_THAT(vs.problems[0].text, HasSubstr("EPERM"));
   EXPECT_NE(vs.name, "ibs0v0");  // what the kernel has: read back
+}
+
+// A link request that does not answer within its deadline (rtnl_lock held by a driver)
+// ends the VF's naming there: no request after it, the VF not judged, and one problem
+// that says which request did not return (its PF is then stuck: settle_stuck()).
+TEST_F(AVfRequest, EndsUnjudgedWhenALinkRequestOfItsNamingDoesNotReturn) {
+  udev.look = true;
+  auto& run = unbound(1);
+  host.fail("rename", vfready::host::kStuck);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  const auto finished = requests.run();
+  EXPECT_EQ(finished, std::set<std::size_t>{0});
+  EXPECT_EQ(requests.requests().at(0).step, Step::kFinished);
+  const auto& vs = run.vfs.at(0);
+  ASSERT_EQ(vs.problems.size(), 1U) << model::texts(vs.problems).front();
+  EXPECT_EQ(vs.problems[0].kind, model::EventKind::kPfStuck);
+  EXPECT_THAT(vs.problems[0].text,
+              HasSubstr("a netlink change of ifindex " + std::to_string(vf(0).ifindex)));
+  EXPECT_THAT(vs.problems[0].text, EndsWith(" did not return"));
+  EXPECT_THAT(host.calls_named("rename"), SizeIs(1)) << "no request after it";
+  EXPECT_THAT(host.calls_named("altname"), IsEmpty());
 }
 
 TEST_F(AVfRequest, EndsAVfWhoseUnbindBeforeItsSecondProbeFails) {

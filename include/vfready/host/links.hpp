@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "vfready/host/started_call.hpp"
 #include "vfready/model/guid.hpp"
 
 // Network links of the namespace the daemon runs in, over rtnetlink: names,
@@ -22,9 +25,42 @@ struct Link {
   bool up = false;  // IFF_UP: administratively up
 };
 
+// A request about one link, as naming makes them.
+struct LinkRequest {
+  enum class Kind : uint8_t {
+    kGet,         // the link `ifindex`
+    kByName,      // the link whose name or altname `name` is
+    kSet,         // `ifindex` renamed to `name` (unless empty), its MTU set to `mtu` (if any)
+    kAddAltname,  // altname `name` added to `ifindex`
+    kDelAltname,  // altname `name` taken from `ifindex`
+  };
+  Kind kind = Kind::kGet;
+  int ifindex = 0;
+  std::string name{};
+  std::optional<uint32_t> mtu{};
+};
+
+// Its answer: 0, the errno the kernel answered, or kStuck (no answer within its
+// deadline); for kGet and kByName, the link (ENODEV: there is none).
+struct LinkAnswer {
+  int err = 0;
+  std::optional<Link> link{};
+};
+
+// The key a host's helpers make link requests under (DeviceCalls): rtnl_lock, which the
+// kernel serves every link request under, is one lock for every link, so a request stuck
+// there keeps every PF stuck.
+inline constexpr const char* kLinksKey = "rtnl_lock";
+
+// What a request does, in words ("rename of ifindex 7 to ib0v3"), for logs and stuck calls.
+std::string describe(const LinkRequest& request);
+
 class Links {
  public:
   virtual ~Links() = default;
+  // `request`, started: a host whose requests may wait on rtnl_lock makes them where
+  // they wait under a deadline. The default makes it at once with the calls below.
+  virtual std::unique_ptr<StartedCall<LinkAnswer>> start(const LinkRequest& request);
   virtual std::optional<Link> get(int ifindex) = 0;
   // The link whose name or altname `name` is (the kernel keeps both in one table).
   virtual std::optional<Link> by_name(const std::string& name) = 0;
@@ -40,7 +76,10 @@ class Links {
   virtual int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) = 0;
 };
 
-// The real thing, over libnl. Not thread-safe: one per thread.
+// The bytes of `request` as an rtnetlink message (sequence number and port left 0).
+std::vector<uint8_t> link_request_bytes(const LinkRequest& request);
+
+// The real thing, over libnl, from the calling thread. Not thread-safe: one per thread.
 class NetlinkLinks final : public Links {
  public:
   NetlinkLinks();  // throws std::runtime_error when netlink cannot be opened

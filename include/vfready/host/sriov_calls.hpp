@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "vfready/host/started_call.hpp"
 #include "vfready/host/stuck_call.hpp"
 #include "vfready/model/guid.hpp"
 #include "vfready/model/pci_address.hpp"
@@ -38,36 +39,6 @@ struct OfedGuidError {
   File file = File::kNode;
   int err = 0;
 };
-
-// A call into the driver under way: fd() turns readable once it has answered; then, or
-// at until(), finish() gives the answer (kStuck where it had not answered by until()).
-// fd() < 0: the answer is there at once.
-template <class T>
-class StartedCall {
- public:
-  virtual ~StartedCall() = default;
-  [[nodiscard]] virtual int fd() const = 0;
-  [[nodiscard]] virtual std::chrono::steady_clock::time_point until() const = 0;
-  virtual T finish() = 0;
-};
-
-// A call made before it was handed out: its answer is there.
-template <class T>
-class AnsweredCall final : public StartedCall<T> {
- public:
-  explicit AnsweredCall(T answer) : answer_(std::move(answer)) {}
-  [[nodiscard]] int fd() const override { return -1; }
-  [[nodiscard]] std::chrono::steady_clock::time_point until() const override { return {}; }
-  T finish() override { return answer_; }  // kept: a second finish() has it too
-
- private:
-  T answer_;
-};
-
-template <class T>
-std::unique_ptr<StartedCall<T>> answered(T answer) {
-  return std::make_unique<AnsweredCall<T>>(std::move(answer));
-}
 
 using StartedProbe = StartedCall<ProbedVf>;
 using AnsweredProbe = AnsweredCall<ProbedVf>;

@@ -93,7 +93,9 @@ void name_pf(PfRun& run);
 // the VF's, or it moved to another namespace); nothing is reported of it, and the VF's
 // netdev is for the caller to look up again. A netdev not announced that is gone is a
 // `netdev-gone` problem, and kNamed.
-enum class Naming : uint8_t { kNamed, kGone };
+// kStuck: a link request did not answer within its deadline (the VF has a kPfStuck
+// problem that says which; its PF is stuck).
+enum class Naming : uint8_t { kNamed, kGone, kStuck };
 Naming name_vf(PfRun& run, VfWork& vs, bool announced = false);
 
 // Step "validate", for one VF: its GUID as read back (`read_back`: right after this

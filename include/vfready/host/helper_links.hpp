@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "vfready/host/device_calls.hpp"
+#include "vfready/host/links.hpp"
+
+// Links whose requests DeviceCalls' helpers make, each under a deadline. The kernel
+// serves every link request (a lookup as well as a rename: rtnl_getlink and
+// rtnl_setlink are registered without RTNL_FLAG_DOIT_UNLOCKED in net/core/rtnetlink.c)
+// under rtnl_lock, which a driver may hold while it waits on its device; no thread of
+// the daemon waits there. rtnl_lock is one lock for every link: all requests go under
+// one key (kLinksKey, links.hpp), so that once one has outlived its deadline the later ones answer
+// kStuck at once, until it returns (DeviceCalls::collect() says when).
+namespace vfready::host {
+
+class HelperLinks final : public Links {
+ public:
+  HelperLinks(std::shared_ptr<DeviceCalls> calls, std::chrono::milliseconds deadline)
+      : calls_(std::move(calls)), deadline_(deadline) {}
+
+  std::unique_ptr<StartedCall<LinkAnswer>> start(const LinkRequest& request) override;
+
+  // The requests below wait for their answer, bounded by the deadline: for callers that
+  // may wait (never the event loop). A request that did not answer is kStuck (nullopt
+  // for a lookup).
+  std::optional<Link> get(int ifindex) override;
+  std::optional<Link> by_name(const std::string& name) override;
+  int rename(int ifindex, const std::string& name) override;
+  int set_mtu(int ifindex, uint32_t mtu) override;
+  int rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) override;
+  int add_altname(int ifindex, const std::string& name) override;
+  int del_altname(int ifindex, const std::string& name) override;
+  int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) override;
+
+ private:
+  LinkAnswer make(const LinkRequest& request);
+
+  std::shared_ptr<DeviceCalls> calls_;
+  std::chrono::milliseconds deadline_;
+};
+
+}  // namespace vfready::host

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+// PFs left stuck by a call that did not return, brought up again once it has.
+#include "stuck_pfs.hpp"
+
+#include <algorithm>
+
+#include "log.hpp"
+#include "service.hpp"
+#include "vfready/host/errno_name.hpp"
+
+namespace vfready::daemon {
+
+HeldPfs pfs_held_by(const model::DaemonStatus& status, const std::string& key) {
+  HeldPfs out;
+  const bool a_pf = std::any_of(status.pfs.begin(), status.pfs.end(),
+                                [&](const model::PfStatus& pf) { return pf.pci.str() == key; });
+  if (a_pf) {
+    out.one_pf = true;
+    out.pfs.push_back(key);
+    return out;
+  }
+  for (const auto& pf : status.pfs) {
+    if (pf.state == model::PfState::kStuck) {
+      out.pfs.push_back(pf.pci.str());
+    }
+  }
+  return out;
+}
+
+void Service::watch_stuck() {
+  const bool any = std::any_of(status_.pfs.begin(), status_.pfs.end(),
+                               [](const auto& pf) { return pf.state == model::PfState::kStuck; });
+  if (stuck_watched_ || !any) {
+    return;
+  }
+  stuck_watched_ = true;
+  loop_.add_timer(Clock::now() + std::chrono::seconds(1), [this] {
+    stuck_watched_ = false;
+    auto returned = inputs_.hosts->returned(inputs_);
+    for (auto& r : busy_->collect()) {
+      returned.push_back(std::move(r));
+    }
+    for (const auto& r : returned) {
+      const auto took =
+          std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.stuck.since);
+      const auto held = pfs_held_by(status_, r.stuck.device);
+      const auto text = r.stuck.call + " returned after " + std::to_string(took.count()) + " s (" +
+                        (r.err == 0 ? std::string("it succeeded") : host::errno_name(r.err)) + ")";
+      if (held.one_pf) {
+        log::info({.pf = r.stuck.device},
+                  "PF " + r.stuck.device + ": " + text + "; bringing the PF up again");
+      } else {
+        log::info({}, text + "; bringing the PFs it held stuck up again (" +
+                          std::to_string(held.pfs.size()) + ")");
+      }
+      dirty_.insert(held.pfs.begin(), held.pfs.end());
+    }
+    schedule_pass();
+    watch_stuck();
+  });
+}
+
+}  // namespace vfready::daemon

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "vfready/host/helper_links.hpp"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+#include <vector>
+
+#include "vfready/host/kernel_calls.hpp"
+#include "vfready/host/link_message.hpp"
+#include "vfready/host/started_on_device.hpp"
+
+namespace vfready::host {
+
+namespace {
+
+DeviceOp netlink_op(const LinkRequest& request) {
+  const auto bytes = link_request_bytes(request);
+  return {DeviceOp::Kind::kNetlink, describe(request), std::string(bytes.begin(), bytes.end())};
+}
+
+// The answer a helper gave: its errno, and the link of a lookup.
+LinkAnswer answer_of(const std::vector<DeviceOpResult>& got) {
+  if (got.empty()) {
+    return {EIO};
+  }
+  LinkAnswer out{got.back().err};
+  if (out.err == 0 && !got.back().text.empty()) {
+    const auto& text = got.back().text;
+    // NOLINTNEXTLINE(*-reinterpret-cast): the message's bytes
+    const std::span bytes(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+    if (auto m = parse_link_message(bytes); m && !m->removed) {
+      out.link = std::move(m->link);
+    } else {
+      out.err = EPROTO;
+    }
+  }
+  return out;
+}
+
+// Waits (poll) for a started call's answer, up to its deadline; its answer.
+LinkAnswer wait_for(StartedCall<LinkAnswer>& call) {
+  while (call.fd() >= 0) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+        call.until() - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      break;
+    }
+    pollfd p{call.fd(), POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 60'000))) > 0) {
+      break;
+    }
+  }
+  return call.finish();
+}
+
+}  // namespace
+
+std::unique_ptr<StartedCall<LinkAnswer>> HelperLinks::start(const LinkRequest& request) {
+  count(KernelCall::kNetlinkRequest);
+  const DeviceOp op = netlink_op(request);
+  return std::make_unique<StartedOnDevice<LinkAnswer>>(
+      [calls = calls_](DeviceCalls::Pending call) { return calls->finish(std::move(call)); },
+      calls_->start(kLinksKey, {&op, 1}, deadline_), answer_of);
+}
+
+LinkAnswer HelperLinks::make(const LinkRequest& request) {
+  auto call = start(request);
+  return wait_for(*call);
+}
+
+std::optional<Link> HelperLinks::get(int ifindex) {
+  return make({LinkRequest::Kind::kGet, ifindex}).link;
+}
+
+std::optional<Link> HelperLinks::by_name(const std::string& name) {
+  return make({LinkRequest::Kind::kByName, 0, name}).link;
+}
+
+int HelperLinks::rename(int ifindex, const std::string& name) {
+  return make({LinkRequest::Kind::kSet, ifindex, name}).err;
+}
+
+int HelperLinks::set_mtu(int ifindex, uint32_t mtu) {
+  return make({LinkRequest::Kind::kSet, ifindex, {}, mtu}).err;
+}
+
+int HelperLinks::rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) {
+  return make({LinkRequest::Kind::kSet, ifindex, name, mtu}).err;
+}
+
+int HelperLinks::add_altname(int ifindex, const std::string& name) {
+  return make({LinkRequest::Kind::kAddAltname, ifindex, name}).err;
+}
+
+int HelperLinks::del_altname(int ifindex, const std::string& name) {
+  return make({LinkRequest::Kind::kDelAltname, ifindex, name}).err;
+}
+
+int HelperLinks::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
+  count(KernelCall::kNetlinkRequest);
+  const auto bytes = build_vf_guids_request(pf_ifindex, vf, node, port);
+  const DeviceOp op{DeviceOp::Kind::kNetlink,
+                    "a netlink change of VF " + std::to_string(vf) + "'s GUIDs on ifindex " +
+                        std::to_string(pf_ifindex),
+                    std::string(bytes.begin(), bytes.end())};
+  return answer_of(calls_->run(kLinksKey, {&op, 1}, deadline_)).err;
+}
+
+}  // namespace vfready::host
