@@ -164,8 +164,19 @@ class PfPass {
       co_return false;
     }
     step(StepNames::kNames);
-    name_pf(run_);
-    for_not_done(done, [&](VfWork& vs) { name_vf(run_, vs); });
+    auto turn = await_naming_turn(run_.names);
+    co_await turn;
+    {
+      const NamingTurn held(run_.names);  // the PF's and these VFs' names, in one turn
+      auto pf_named = name_pf(run_);
+      co_await pf_named;
+      for (std::size_t i = 0; i < vfs.size(); ++i) {
+        if (!done.contains(i)) {
+          auto named = name_vf(run_, i);
+          co_await named;
+        }
+      }
+    }
     step(StepNames::kValidate);
     if (failed(validate_pf(run_))) {
       co_return false;

@@ -37,4 +37,8 @@ bool readable(int fd) {
   return ::poll(&p, 1, 0) > 0;
 }
 
+bool came(const Wait& wait, Wait::Clock::time_point now) {
+  return now >= wait.until || std::any_of(wait.fds.begin(), wait.fds.end(), readable);
+}
+
 }  // namespace vfready::pipeline

@@ -35,7 +35,7 @@ VfRequests::Answer VfRequests::step(VfRequest& r, Clock::time_point now) {
     case Step::kUdev:
       return udev(r, now);
     case Step::kName:
-      return name(r);
+      return name(r, now);
     case Step::kValidate:
       return validate(r);
     case Step::kReprobe:
@@ -161,9 +161,23 @@ VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
   return Answer::kDone;
 }
 
-VfRequests::Answer VfRequests::name(VfRequest& r) {
+VfRequests::Answer VfRequests::name(VfRequest& r, Clock::time_point now) {
+  if (!r.naming) {
+    // The node's naming turn is the request's (advance_one() took it): held until its
+    // naming ends.
+    naming_line_.erase(static_cast<std::size_t>(&r - requests_.data()));
+    r.naming = std::make_unique<NamingUnderWay>(run_.names);
+    r.naming->task.emplace(name_vf(run_, r.at, r.announced));
+    r.naming->task->start(r.naming->slot);
+  } else if (r.naming->slot.resume && came(r.naming->slot.wait, now)) {
+    std::exchange(r.naming->slot.resume, {}).resume();
+  }
+  if (!r.naming->task->done()) {
+    return Answer::kWaiting;  // on its link request's answer, or on its turn
+  }
+  const auto naming = r.naming->task->take();
+  r.naming.reset();
   auto& vs = run_.vfs[r.at];
-  const auto naming = name_vf(run_, vs, r.announced);
   if (naming == Naming::kStuck) {
     r.step = Step::kFinished;  // not judged: its PF is stuck (settle_stuck)
     return Answer::kEnded;

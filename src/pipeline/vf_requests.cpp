@@ -34,6 +34,7 @@ VfRequests::~VfRequests() {
 void VfRequests::add(std::size_t at, VfRequest::Step first) {
   const auto pci = run_.vfs[at].pci.str();
   by_pci_[pci] = requests_.size();
+  live_.push_back(requests_.size());
   requests_.push_back({});
   requests_.back().at = at;
   requests_.back().step = first;
@@ -46,8 +47,14 @@ void VfRequests::add(std::size_t at, VfRequest::Step first) {
 }
 
 bool VfRequests::ended() const {
-  return std::all_of(requests_.begin(), requests_.end(), [](const VfRequest& r) {
-    return r.step == Step::kFinished || r.step == Step::kLeft;
+  return std::all_of(live_.begin(), live_.end(), [&](std::size_t i) {
+    return requests_[i].step == Step::kFinished || requests_[i].step == Step::kLeft;
+  });
+}
+
+void VfRequests::prune() {
+  std::erase_if(live_, [&](std::size_t i) {
+    return requests_[i].step == Step::kFinished || requests_[i].step == Step::kLeft;
   });
 }
 
@@ -59,6 +66,10 @@ bool VfRequests::advance_one(VfRequest& r) {
   for (;;) {
     if ((r.step == Step::kProbe || r.step == Step::kReprobe) && probing_) {
       in_line_.insert(static_cast<std::size_t>(&r - requests_.data()));
+      return moved;
+    }
+    if (r.step == Step::kName && !r.naming && !run_.names.take_turn()) {
+      naming_line_.insert(static_cast<std::size_t>(&r - requests_.data()));
       return moved;
     }
     if (step(r, Clock::now()) != Answer::kDone) {
@@ -82,10 +93,19 @@ void VfRequests::start_probes() {
   }
 }
 
+void VfRequests::start_namings() {
+  while (!naming_line_.empty() && run_.names.turn_free()) {
+    const auto next = *naming_line_.begin();
+    naming_line_.erase(naming_line_.begin());
+    advance_one(requests_[next]);
+  }
+}
+
 void VfRequests::advance() {
+  prune();
   start_probes();
-  for (auto& r : requests_) {
-    if (advance_one(r)) {
+  for (const auto i : live_) {
+    if (advance_one(requests_[i])) {
       start_probes();  // it did work: the probe may have answered meanwhile
     }
   }
@@ -98,6 +118,8 @@ bool VfRequests::due(const VfRequest& r, Clock::time_point now) {
     case Step::kResetGuid:
     case Step::kUnbinding:
       return true;  // its helper's socket is looked at
+    case Step::kName:
+      return r.naming != nullptr;  // in its turn: its request's answer is looked at
     case Step::kNetdev:
       return now >= r.netdev_until;
     case Step::kUdev:
@@ -113,11 +135,14 @@ void VfRequests::step_pending() {
   woken_.clear();
   if (udev_fd_ >= 0 && run_.os.udev.take_woken(udev_fd_, &woken_)) {
     advance();
+    start_namings();
     return;
   }
+  prune();
   if (udev_fd_ < 0) {
     // Nothing tells which udev has heard of: those that wait on udev look each time.
-    for (auto& r : requests_) {
+    for (const auto i : live_) {
+      auto& r = requests_[i];
       if ((r.step == Step::kNetdev || r.step == Step::kUdev) && advance_one(r)) {
         start_probes();
       }
@@ -132,11 +157,12 @@ void VfRequests::step_pending() {
     }
   }
   const auto now = Clock::now();
-  for (auto& r : requests_) {
-    if (due(r, now) && advance_one(r)) {
+  for (const auto i : live_) {
+    if (due(requests_[i], now) && advance_one(requests_[i])) {
       start_probes();
     }
   }
+  start_namings();
 }
 
 std::set<std::size_t> VfRequests::run() {
@@ -167,13 +193,17 @@ Wait VfRequests::waiting_on() const {
       w.fds.push_back(call->fd());
     }
   };
-  for (const auto& r : requests_) {
+  for (const auto i : live_) {
+    const auto& r = requests_[i];
     if (r.step == Step::kProbing) {
       on_call(r.call);
     } else if (r.step == Step::kResetGuid) {
       on_call(r.guid_call);
     } else if (r.step == Step::kUnbinding) {
       on_call(r.unbind_call);
+    } else if (r.step == Step::kName && r.naming) {
+      w.until = std::min(w.until, r.naming->slot.wait.until);
+      w.fds.insert(w.fds.end(), r.naming->slot.wait.fds.begin(), r.naming->slot.wait.fds.end());
     } else if (r.step == Step::kNetdev) {
       w.until = std::min(w.until, r.netdev_until);
       on_udev = true;
@@ -184,6 +214,15 @@ Wait VfRequests::waiting_on() const {
   }
   if (on_udev && udev_fd_ >= 0) {
     w.fds.push_back(udev_fd_);
+  }
+  if (!naming_line_.empty()) {
+    // Woken when a naming ends anywhere on the node (or looking every 100 ms without
+    // an eventfd).
+    if (run_.names.turn_fd() >= 0) {
+      w.fds.push_back(run_.names.turn_fd());
+    } else {
+      w.until = std::min(w.until, Clock::now() + std::chrono::milliseconds(100));
+    }
   }
   return w;
 }

@@ -557,6 +557,16 @@ std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> MemoryHost::start_set_v
                            host::OfedGuidError{host::OfedGuidError::File::kNode, host::kStuck}));
 }
 
+std::unique_ptr<host::StartedCall<host::LinkAnswer>> MemoryHost::start(
+    const host::LinkRequest& request) {
+  if (!hold_link_requests) {
+    return host::Links::start(request);
+  }
+  return held_call<host::LinkAnswer>(
+      [this, request] { return host::Links::start(request)->finish(); },
+      host::LinkAnswer{host::kStuck});
+}
+
 std::unique_ptr<host::StartedCall<int>> MemoryHost::start_unbind_vf(const model::PciAddress& pf,
                                                                     const model::PciAddress& vf,
                                                                     const std::string& driver) {

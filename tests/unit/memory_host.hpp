@@ -76,6 +76,7 @@ class MemoryHost final : public host::SriovReads,
   bool hold_probes = false;
   bool hold_guid_writes = false;        // started OFED GUID writes, as probes
   bool hold_unbinds = false;            // started unbinds, as probes
+  bool hold_link_requests = false;      // started link requests (Links::start), as probes
   bool hold_guid_reads = false;         // started GUID read-backs, as probes
   std::vector<std::size_t> guid_reads;  // the VFs of each started GUID read-back so far
   // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().
@@ -143,6 +144,8 @@ class MemoryHost final : public host::SriovReads,
   std::optional<host::StuckCall> stuck(const model::PciAddress& pf) override;
 
   // --- host::Links
+  std::unique_ptr<host::StartedCall<host::LinkAnswer>> start(
+      const host::LinkRequest& request) override;
   std::optional<host::Link> get(int ifindex) override;
   std::optional<host::Link> by_name(const std::string& name) override;
   int rename(int ifindex, const std::string& name) override;

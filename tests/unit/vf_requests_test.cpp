@@ -16,6 +16,7 @@ namespace vfready::testing {
 namespace {
 
 using pipeline::VfRequest;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::EndsWith;
 using ::testing::HasSubstr;
@@ -397,6 +398,55 @@ TEST_F(AVfRequest, EndsUnjudgedWhenALinkRequestOfItsNamingDoesNotReturn) {
   EXPECT_THAT(vs.problems[0].text, EndsWith(" did not return"));
   EXPECT_THAT(host.calls_named("rename"), SizeIs(1)) << "no request after it";
   EXPECT_THAT(host.calls_named("altname"), IsEmpty());
+}
+
+// Naming waits on each link request's answer (a helper makes it), not on the thread.
+TEST_F(AVfRequest, WaitsOnEachLinkRequestOfItsNamingUntilItAnswers) {
+  udev.look = true;
+  auto& run = unbound(1);
+  host.hold_link_requests = true;
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  requests.resume();
+  ASSERT_EQ(requests.requests().at(0).step, Step::kName);
+  ASSERT_EQ(host.held_probes(), 1U);  // its first request, under way
+  EXPECT_FALSE(requests.waiting_on().fds.empty());
+  int answered = 0;
+  for (; requests.requests().at(0).step == Step::kName && answered < 20; ++answered) {
+    EXPECT_EQ(host.held_probes(), 1U) << "one request at a time";
+    ASSERT_TRUE(host.release_probe());
+    requests.resume();
+  }
+  EXPECT_GE(answered, 2);  // the link looked up, then renamed with its MTU
+  EXPECT_EQ(requests.finished(), std::set<std::size_t>{0});
+  EXPECT_EQ(run.vfs.at(0).name, "ibs0v0");
+  EXPECT_TRUE(run.vfs.at(0).problems.empty()) << model::texts(run.vfs.at(0).problems).front();
+}
+
+// One naming at a time on the node: a VF whose naming starts while another's requests
+// are under way waits for its turn, and takes it when that naming ends.
+TEST_F(AVfRequest, WaitsForItsNamingTurnWhileAnotherVfIsNamed) {
+  udev.look = true;
+  auto& run = unbound(2);
+  host.hold_link_requests = true;
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  requests.add(1);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  udev.done_with(vf_pci(1), vf(1).ifindex);
+  requests.resume();
+  ASSERT_EQ(requests.requests().at(0).step, Step::kName);
+  ASSERT_EQ(requests.requests().at(1).step, Step::kName);
+  EXPECT_EQ(host.held_probes(), 1U) << "only the first naming has a request under way";
+  EXPECT_THAT(requests.waiting_on().fds, Contains(run.names.turn_fd()));
+  for (int turn = 0; !requests.ended() && turn < 40; ++turn) {
+    EXPECT_LE(host.held_probes(), 1U);
+    ASSERT_TRUE(host.release_probe());
+    requests.resume();
+  }
+  EXPECT_EQ(requests.finished(), (std::set<std::size_t>{0, 1}));
+  EXPECT_EQ(run.vfs.at(1).name, "ibs0v1");
 }
 
 TEST_F(AVfRequest, EndsAVfWhoseUnbindBeforeItsSecondProbeFails) {

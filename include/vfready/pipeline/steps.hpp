@@ -14,6 +14,7 @@
 #include "vfready/pipeline/pf_run.hpp"
 #include "vfready/pipeline/step.hpp"
 #include "vfready/pipeline/task.hpp"
+#include "vfready/pipeline/vf_requests.hpp"
 
 // The steps of one PF's bring-up, in the order bring_up_pf runs them. Each first looks
 // at what is there and does only what is missing, so a second pass (or a pass after a
@@ -84,19 +85,17 @@ std::optional<model::Problem> unbind_problem(PfRun& run, const model::PciAddress
 // probed the VF (its netdev is new) or found it bound.
 StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev);
 
-// Step "names": the PF's netdev, and one VF's (vs.ifindex), get name, altnames, MTU.
+// Step "names": the PF's netdev, and one VF's (run.vfs[at].ifindex), get name, altnames, MTU,
+// each awaiting its link requests, in a naming turn of the node's (NameRegistry).
 // Problems go to the PF's or the VF's list. `announced`: vs.ifindex and vs.name are what
 // udev's add said of a netdev this pass's probe has just made, so naming does not ask the
 // kernel first (a new netdev has no altnames of vfready's; the MTU is sent with the name).
-void name_pf(PfRun& run);
-// kGone: the announced netdev is not there (udev was behind and named an older one of
-// the VF's, or it moved to another namespace); nothing is reported of it, and the VF's
-// netdev is for the caller to look up again. A netdev not announced that is gone is a
-// `netdev-gone` problem, and kNamed.
-// kStuck: a link request did not answer within its deadline (the VF has a kPfStuck
-// problem that says which; its PF is stuck).
-enum class Naming : uint8_t { kNamed, kGone, kStuck };
-Naming name_vf(PfRun& run, VfWork& vs, bool announced = false);
+// What name_vf() answers: see Naming (vf_requests.hpp). Both in the caller's turn.
+Task<Done> name_pf(PfRun& run);
+Task<Naming> name_vf(PfRun& run, std::size_t at, bool announced = false);
+// The node's naming turn (NameRegistry), awaited: the caller's once this is done, until
+// it ends it (a NamingTurn).
+Task<Done> await_naming_turn(NameRegistry& names);
 
 // Step "validate", for one VF: its GUID as read back (`read_back`: right after this
 // pass's probe of it, as a GUID is taken at the probe, or by read_back_guids) and its

@@ -156,6 +156,8 @@ int poll_timeout(Wait::Clock::time_point until);
 void wait_for(const Wait& wait);
 // Whether `fd` is readable now (never waits).
 bool readable(int fd);
+// Whether what `wait` waits on has come by `now`: its time, or one of its fds readable.
+bool came(const Wait& wait, Wait::Clock::time_point now);
 
 // Drives `task` to its end on this thread, waiting as it asks; its value.
 template <class T>

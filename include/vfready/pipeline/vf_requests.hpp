@@ -29,6 +29,23 @@
 // on the probe's descriptor and udev's together, never on one alone.
 namespace vfready::pipeline {
 
+// What a VF's naming answers. kGone: the announced netdev is not there (udev was behind
+// and named an older one of the VF's, or it moved to another namespace); nothing is
+// reported of it, and the VF's netdev is for the caller to look up again. A netdev not
+// announced that is gone is a `netdev-gone` problem, and kNamed. kStuck: a link request
+// did not answer within its deadline (the VF has a kPfStuck problem that says which; its
+// PF is stuck).
+enum class Naming : uint8_t { kNamed, kGone, kStuck };
+
+// A VF's naming under way (name_vf(), steps.hpp): the node's naming turn it holds
+// (ended as this goes), its task and what that waits on.
+struct NamingUnderWay {
+  explicit NamingUnderWay(NameRegistry& names) : turn(names) {}
+  NamingTurn turn;
+  TaskSlot slot;
+  std::optional<Task<Naming>> task;
+};
+
 struct VfRequest {
   enum class Step : uint8_t {
     kProbe,      // waiting for its turn to probe
@@ -53,6 +70,7 @@ struct VfRequest {
   std::unique_ptr<host::StartedProbe> call;
   std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> guid_call;  // kResetGuid
   std::unique_ptr<host::StartedCall<int>> unbind_call;                 // kUnbinding
+  std::unique_ptr<NamingUnderWay> naming;                              // kName
   std::optional<model::Guid> guid;                                     // read back with its probe
   Clock::time_point netdev_until{};  // how long udev's add is waited for (see netdev())
   Clock::time_point udev_until{};    // how long udev's "done" is waited for
@@ -92,6 +110,9 @@ class VfRequests {
   bool advance_one(VfRequest& r);
   // The probe under way, and when it has answered, the first request waiting for its turn.
   void start_probes();
+  // The first request waiting for the node's naming turn, when the turn is free (and
+  // the next when that naming ended at once).
+  void start_namings();
   // Whether `r` waits on something that may have come without an event (its probe's
   // answer, a bound).
   static bool due(const VfRequest& r, Clock::time_point now);
@@ -104,7 +125,8 @@ class VfRequests {
   // Until when `r` waits for udev's add: moved on while udev announces others.
   Clock::time_point waiting_for_add_until(VfRequest& r, Clock::time_point now);
   Answer udev(VfRequest& r, Clock::time_point now);
-  Answer name(VfRequest& r);
+  // Waiting on its naming's link requests (a helper makes each) and its naming turn.
+  Answer name(VfRequest& r, Clock::time_point now);
   Answer validate(VfRequest& r);
   Answer reprobe(VfRequest& r);
   Answer resetting_guid(VfRequest& r, Clock::time_point now);
@@ -124,8 +146,13 @@ class VfRequests {
   std::map<std::string, std::size_t> by_pci_;  // a VF's PCI address -> its request
   std::optional<std::size_t> probing_;         // the request whose probe (or reprobe) is under way
   std::set<std::size_t> in_line_;              // those waiting for their turn to probe
-  int udev_fd_ = -1;                           // udev's events, for these requests
-  std::vector<std::string> woken_;             // the VFs udev's events named (step_pending)
+  std::set<std::size_t> naming_line_;          // those waiting for the node's naming turn
+  // The requests not ended, in the order added: what each turn looks at (a walk of every
+  // request at each of a PF's turns cost as much as the requests' own steps).
+  std::vector<std::size_t> live_;
+  void prune();                     // drops the ended from live_
+  int udev_fd_ = -1;                // udev's events, for these requests
+  std::vector<std::string> woken_;  // the VFs udev's events named (step_pending)
 };
 
 }  // namespace vfready::pipeline
