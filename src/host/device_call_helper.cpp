@@ -2,9 +2,6 @@
 #include "device_call_helper.hpp"
 
 #include <fcntl.h>
-#include <linux/if_link.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -123,97 +120,6 @@ int32_t write_kept_open(const char* path, const char* value, uint32_t len) {
   return n < 0 ? errno : 0;
 }
 
-// --- rtnetlink, on a socket the helper opens at its first request and keeps.
-int g_netlink = -1;
-uint32_t g_seq = 0;
-alignas(nlmsghdr) char g_netlink_request[kPage];
-alignas(nlmsghdr) char g_netlink_answer[std::size_t{64} * 1024];
-
-// The link of an RTM_NEWLINK answer as the daemon reads it (link_message.hpp): its
-// headers, then its name, MTU and altnames; its stats and the rest are left out, so
-// that it fits a page. 0, or EMSGSIZE when those do not fit.
-int32_t keep_link(const nlmsghdr* h, char* out, uint32_t* len) {
-  constexpr uint32_t kHeaders = NLMSG_LENGTH(sizeof(ifinfomsg));
-  if (h->nlmsg_len < kHeaders) {
-    return EPROTO;
-  }
-  std::memcpy(out, h, kHeaders);
-  uint32_t at = kHeaders;
-  const char* attrs = reinterpret_cast<const char*>(h) + kHeaders;  // NOLINT: the kernel's layout
-  auto left = static_cast<int>(h->nlmsg_len - kHeaders);
-  for (auto* rta = reinterpret_cast<const rtattr*>(attrs); RTA_OK(rta, left);  // NOLINT
-       rta = RTA_NEXT(rta, left)) {                                            // NOLINT
-    const auto type = static_cast<uint16_t>(rta->rta_type & NLA_TYPE_MASK);
-    if (type != IFLA_IFNAME && type != IFLA_MTU && type != IFLA_PROP_LIST) {
-      continue;
-    }
-    if (RTA_ALIGN(rta->rta_len) > kPage - at) {
-      return EMSGSIZE;
-    }
-    std::memcpy(out + at, rta, rta->rta_len);
-    at += RTA_ALIGN(rta->rta_len);
-  }
-  auto* kept = reinterpret_cast<nlmsghdr*>(out);  // NOLINT: the kernel's layout
-  kept->nlmsg_len = at;
-  *len = at;
-  return 0;
-}
-
-// One request, and the kernel's answer to it: its errno (0 for an acknowledgement), or
-// the link it answered (kept in `out`).
-int32_t netlink_request(const char* request, uint32_t size, char* out, uint32_t* len) {
-  if (size < sizeof(nlmsghdr) || size > sizeof g_netlink_request) {
-    return EINVAL;
-  }
-  if (g_netlink < 0) {
-    g_netlink = ::socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-    if (g_netlink < 0) {
-      return errno;
-    }
-  }
-  std::memcpy(g_netlink_request, request, size);
-  auto* h = reinterpret_cast<nlmsghdr*>(g_netlink_request);  // NOLINT: the kernel's layout
-  h->nlmsg_len = size;
-  h->nlmsg_seq = ++g_seq;
-  h->nlmsg_pid = 0;
-  sockaddr_nl kernel{};
-  kernel.nl_family = AF_NETLINK;
-  ssize_t n = 0;
-  do {
-    n = ::sendto(g_netlink, g_netlink_request, size, 0, reinterpret_cast<const sockaddr*>(&kernel),
-                 sizeof kernel);  // NOLINT
-  } while (n < 0 && errno == EINTR);
-  if (n < 0) {
-    return errno;
-  }
-  while (true) {
-    do {
-      n = ::recv(g_netlink, g_netlink_answer, sizeof g_netlink_answer, 0);
-    } while (n < 0 && errno == EINTR);
-    if (n < 0) {
-      return errno;
-    }
-    auto left = static_cast<int>(n);
-    for (auto* a = reinterpret_cast<const nlmsghdr*>(g_netlink_answer);
-         NLMSG_OK(a, left);          // NOLINT
-         a = NLMSG_NEXT(a, left)) {  // NOLINT
-      if (a->nlmsg_seq != g_seq) {
-        continue;  // an answer to an earlier request (none is left unread)
-      }
-      if (a->nlmsg_type == NLMSG_ERROR) {
-        if (a->nlmsg_len < NLMSG_LENGTH(sizeof(nlmsgerr))) {
-          return EPROTO;
-        }
-        const auto* e = static_cast<const nlmsgerr*>(NLMSG_DATA(a));
-        return -e->error;
-      }
-      if (a->nlmsg_type == RTM_NEWLINK) {
-        return keep_link(a, out, len);
-      }
-    }
-  }
-}
-
 // Runs the calls of one request; answers the length of the answer, 0 when the request
 // is malformed.
 std::size_t serve_one(std::size_t size) {
@@ -244,7 +150,7 @@ std::size_t serve_one(std::size_t size) {
     const auto kind = static_cast<DeviceOp::Kind>(op.kind);
     result.err = kind == DeviceOp::Kind::kRead ? read_file(path, data, &result.len)
                  : kind == DeviceOp::Kind::kNetlink
-                     ? netlink_request(value, op.value_len, data, &result.len)
+                     ? netlink_request(value, op.value_len, data, kPage, &result.len)
                  : (op.flags & kKeepOpen) != 0 ? write_kept_open(path, value, op.value_len)
                                                : write_file(path, value, op.value_len);
     if (result.err != 0) {
@@ -355,6 +261,33 @@ std::string encode(std::span<const DeviceOp> ops) {
     put(&h, sizeof h);
     put(op.path.c_str(), op.path.size() + 1);
     put(op.value.data(), op.value.size());
+  }
+  return out;
+}
+
+std::vector<DeviceOp> decode_request(const std::string& request) {
+  std::vector<DeviceOp> out;
+  uint32_t count = 0;
+  if (request.size() < sizeof count) {
+    return out;
+  }
+  std::memcpy(&count, request.data(), sizeof count);
+  std::size_t at = sizeof count;
+  for (uint32_t i = 0; i < count && request.size() - at >= sizeof(OpHeader); ++i) {
+    OpHeader h;
+    std::memcpy(&h, request.data() + at, sizeof h);
+    at += sizeof h;
+    if (h.path_len == 0 || h.path_len > request.size() - at ||
+        h.value_len > request.size() - at - h.path_len) {
+      return {};
+    }
+    DeviceOp op;
+    op.kind = static_cast<DeviceOp::Kind>(h.kind);
+    op.keep_open = (h.flags & kKeepOpen) != 0;
+    op.path.assign(request, at, h.path_len - 1);
+    op.value.assign(request, at + h.path_len, h.value_len);
+    at += h.path_len + h.value_len;
+    out.push_back(std::move(op));
   }
   return out;
 }

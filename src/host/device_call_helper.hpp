@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
@@ -21,8 +22,16 @@ int spawn(int* err);
 
 // A batch of at most kBatch calls as one message.
 std::string encode(std::span<const DeviceOp> ops);
+// The calls of an encoded batch (empty when it is not one).
+std::vector<DeviceOp> decode_request(const std::string& request);
 // The helper's answer to a batch; false when it is not one.
 bool decode(const char* data, std::size_t size, std::vector<DeviceOpResult>* out);
+// In the helper: one rtnetlink request (`size` bytes) on its own socket, and the
+// kernel's answer: its errno (0 for an acknowledgement), or the link it answered, kept
+// in `out` (at most `room` bytes: its headers, name, MTU and altnames) with its length.
+int32_t netlink_request(const char* request, uint32_t size, char* out, uint32_t room,
+                        uint32_t* len);
+
 // The largest answer a batch of `calls` calls (at most kBatch) can have.
 std::size_t max_answer(std::size_t calls);
 

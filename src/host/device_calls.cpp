@@ -107,7 +107,7 @@ DeviceCalls::Pending& DeviceCalls::Pending::operator=(Pending&& other) noexcept 
     fd_ = std::exchange(other.fd_, -1);
     ops_ = other.ops_;
     device_ = std::move(other.device_);
-    call_ = std::move(other.call_);
+    request_ = std::move(other.request_);
     deadline_ = other.deadline_;
     started_ = other.started_;
     until_ = other.until_;
@@ -151,7 +151,7 @@ DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
     out.answer.push_back({err, {}});
     return out;
   }
-  const auto request = helper::encode(ops);
+  auto request = helper::encode(ops);
   if (::send(h.fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
     out.answer.push_back({errno, {}});
     ::close(h.fd);
@@ -161,7 +161,7 @@ DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
   p.fd_ = h.fd;
   p.ops_ = ops.size();
   p.device_ = device;
-  p.call_ = describe(ops);
+  p.request_ = std::move(request);
   p.deadline_ = deadline;
   p.started_ = started;
   p.until_ = until;
@@ -175,8 +175,9 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
   if (::poll(&p, 1, 0) <= 0) {
     // Not answered by its deadline (or asked too early: the same to the caller).
     std::lock_guard lock(mu_);
-    left_behind_.push_back(
-        {{std::exchange(call.fd_, -1)}, {call.device_, call.call_, call.deadline_, call.started_}});
+    left_behind_.push_back({{std::exchange(call.fd_, -1)},
+                            {call.device_, describe(helper::decode_request(call.request_)),
+                             call.deadline_, call.started_}});
     results.push_back({kStuck, {}});
     return results;
   }

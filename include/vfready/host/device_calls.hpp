@@ -48,7 +48,8 @@ class DeviceCalls {
     int fd_ = -1;
     std::size_t ops_ = 0;
     std::string device_;
-    std::string call_;  // what it is, should it be left behind
+    // What was sent (helper::encode): described only should it be left behind.
+    std::string request_;
     std::chrono::milliseconds deadline_{0};
     std::chrono::steady_clock::time_point started_;
     std::chrono::steady_clock::time_point until_;
