@@ -312,6 +312,9 @@ void Bringup::give_up(std::size_t i) {
   --left_;
   close_step(i, model::StepState::kFailed);
   mark_stuck(i, call);
+  // Its pass may hold the node's naming turn, waiting behind the call that holds its
+  // runner: the next passes name without it.
+  names_->revoke(targets_[i].pci.str());
 }
 
 void Bringup::mark_stuck(std::size_t i, const host::StuckCall& call) {

@@ -19,8 +19,9 @@ HeldPfs pfs_held_by(const model::DaemonStatus& status, const std::string& key) {
     out.pfs.push_back(key);
     return out;
   }
+  // And those still in a pass: they may end stuck by it after this return is seen.
   for (const auto& pf : status.pfs) {
-    if (pf.state == model::PfState::kStuck) {
+    if (pf.state == model::PfState::kStuck || pf.state == model::PfState::kPending) {
       out.pfs.push_back(pf.pci.str());
     }
   }

@@ -16,7 +16,7 @@ struct HeldPfs {
 
 // The call stuck under `key`: a PF's own (its key is its PCI address), or one of no
 // single PF's (a link request on rtnl_lock, host::kLinksKey), which held up every PF
-// that is stuck.
+// that is stuck, or still in its pass.
 HeldPfs pfs_held_by(const model::DaemonStatus& status, const std::string& key);
 
 }  // namespace vfready::daemon

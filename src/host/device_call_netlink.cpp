@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -46,8 +47,8 @@ int32_t keep_link(const nlmsghdr* h, char* out, uint32_t room, uint32_t* len) {
     std::memcpy(out + at, rta, rta->rta_len);
     at += RTA_ALIGN(rta->rta_len);
   }
-  auto* kept = reinterpret_cast<nlmsghdr*>(out);  // NOLINT: the kernel's layout
-  kept->nlmsg_len = at;
+  // `out` need not be aligned for a header: its length is copied in.
+  std::memcpy(out + offsetof(nlmsghdr, nlmsg_len), &at, sizeof at);
   *len = at;
   return 0;
 }
@@ -82,10 +83,13 @@ int32_t netlink_request(const char* request, uint32_t size, char* out, uint32_t 
   }
   while (true) {
     do {
-      n = ::recv(g_netlink, g_netlink_answer, sizeof g_netlink_answer, 0);
+      n = ::recv(g_netlink, g_netlink_answer, sizeof g_netlink_answer, MSG_TRUNC);
     } while (n < 0 && errno == EINTR);
     if (n < 0) {
       return errno;
+    }
+    if (static_cast<std::size_t>(n) > sizeof g_netlink_answer) {
+      return EMSGSIZE;  // cut short: what it said cannot be read
     }
     auto left = static_cast<int>(n);
     for (auto* a = reinterpret_cast<const nlmsghdr*>(g_netlink_answer);

@@ -17,25 +17,40 @@ NameRegistry::~NameRegistry() {
   }
 }
 
-bool NameRegistry::take_turn() {
+std::optional<uint64_t> NameRegistry::take_turn(const std::string& owner) {
   std::lock_guard lock(turn_mu_);
-  if (turn_taken_) {
-    return false;
+  if (turn_) {
+    return std::nullopt;
   }
-  turn_taken_ = true;
+  turn_ = next_token_++;
+  turn_owner_ = owner;
   uint64_t ended = 0;  // the ends heard so far: the next wakes those that wait again
   static_cast<void>(::read(turn_fd_, &ended, sizeof ended));
-  return true;
+  return turn_;
 }
 
 bool NameRegistry::turn_free() {
   std::lock_guard lock(turn_mu_);
-  return !turn_taken_;
+  return !turn_;
 }
 
-void NameRegistry::end_turn() {
+void NameRegistry::end_turn(uint64_t token) {
   std::lock_guard lock(turn_mu_);
-  turn_taken_ = false;
+  if (turn_ == token) {
+    free_turn();
+  }
+}
+
+void NameRegistry::revoke(const std::string& owner) {
+  std::lock_guard lock(turn_mu_);
+  if (turn_ && turn_owner_ == owner) {
+    free_turn();
+  }
+}
+
+void NameRegistry::free_turn() {
+  turn_.reset();
+  turn_owner_.clear();
   const uint64_t one = 1;
   static_cast<void>(::write(turn_fd_, &one, sizeof one));
 }

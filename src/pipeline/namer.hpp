@@ -216,8 +216,8 @@ class Namer {
     auto got = co_await asked;
     if (got.link) {
       links_[ifindex] = std::move(*got.link);
-    } else if (got.err != host::kStuck) {
-      links_.erase(ifindex);
+    } else if (got.err == ENODEV) {
+      links_.erase(ifindex);  // gone (another error, a helper that died, says nothing of it)
     }
     co_return Done{};
   }

@@ -45,9 +45,13 @@ Task<std::set<std::size_t>> run_requests(VfRequests& requests) {
 // finished.
 Task<std::set<std::size_t>> set_guids_and_probe(PfRun& run) {
   VfRequests requests(run);
+  // Named once the GUIDs are written: until then the requests move only as VFs are
+  // added, and a naming would hold the node's turn through all of it.
+  requests.hold_namings(true);
   auto assigned = assign_guids(run, [&](std::size_t at, uint16_t /*index*/,
                                         const model::PciAddress& /*vf*/) { requests.add(at); });
   co_await assigned;
+  requests.hold_namings(false);
   auto requested = run_requests(requests);
   auto finished = co_await requested;
   co_return finished;
@@ -164,10 +168,10 @@ class PfPass {
       co_return false;
     }
     step(StepNames::kNames);
-    auto turn = await_naming_turn(run_.names);
-    co_await turn;
     {
-      const NamingTurn held(run_.names);  // the PF's and these VFs' names, in one turn
+      NamingTurn held(run_.names);  // the PF's and these VFs' names, in one turn
+      auto turn = await_naming_turn(held, run_.target.pci.str(), run_.names.turn_fd());
+      co_await turn;
       auto pf_named = name_pf(run_);
       co_await pf_named;
       for (std::size_t i = 0; i < vfs.size(); ++i) {

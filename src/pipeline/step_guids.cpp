@@ -95,7 +95,9 @@ StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
       return StepResult::done();
     case GuidPath::kNetlink:
       if (const int err = os.links.set_vf_guids(run.info.ifindex, vt.index, vt.guid, vt.guid);
-          err != 0) {
+          err == host::kStuck) {
+        return StepResult::failed(stuck_problem(run));  // rtnl_lock is held
+      } else if (err != 0) {
         return failed("setting the GUID of VF " + std::to_string(vt.index) +
                       " through netlink on " + run.info.netdev.value_or("?") +
                       " failed: " + host::errno_name(err) +

@@ -23,6 +23,9 @@ StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev) {
          ++tries) {
       binding = os.reads.vf_binding(run.target.pci, vs.index);
     }
+    if (!link && os.calls.stuck(run.target.pci)) {
+      return StepResult::failed(stuck_problem(run));  // a lookup on rtnl_lock did not return
+    }
     if (!binding.netdev && binding.driver) {
       // Bound (the probe made its netdev), but the netdev is not here: a pod has it.
       vs.in_use = {model::VfUse::Why::kNetdevElsewhere, {}};

@@ -60,6 +60,10 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   const auto named = run.named.find(vs.ifindex);
   const auto link =
       named != run.named.end() ? std::optional(named->second) : os.links.get(vs.ifindex);
+  if (!link && os.calls.stuck(run.target.pci)) {
+    vs.problems.push_back(stuck_problem(run));  // a lookup on rtnl_lock did not return
+    return keep;
+  }
   if (!link) {
     add(run, vs, model::EventKind::kNetdevGone, "netdev " + vs.name + " is gone");
     return keep;
@@ -95,6 +99,9 @@ StepResult validate_pf(PfRun& run) {
   // The PF's name as netlink has it, as for its VFs: its own rename has just happened,
   // and netlink is where it happened.
   const auto link = status.ifindex != 0 ? run.os.links.get(status.ifindex) : std::nullopt;
+  if (!link && run.os.calls.stuck(run.target.pci)) {
+    return StepResult::failed(stuck_problem(run));  // a lookup on rtnl_lock did not return
+  }
   status.name = link ? link->name : info->netdev.value_or("");
   status.link_layer = info->link_layer();
   status.port_state = info->ports.empty() ? "" : info->ports.front().state;

@@ -162,11 +162,10 @@ VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
 }
 
 VfRequests::Answer VfRequests::name(VfRequest& r, Clock::time_point now) {
-  if (!r.naming) {
+  if (!r.naming->task) {
     // The node's naming turn is the request's (advance_one() took it): held until its
     // naming ends.
     naming_line_.erase(static_cast<std::size_t>(&r - requests_.data()));
-    r.naming = std::make_unique<NamingUnderWay>(run_.names);
     r.naming->task.emplace(name_vf(run_, r.at, r.announced));
     r.naming->task->start(r.naming->slot);
   } else if (r.naming->slot.resume && came(r.naming->slot.wait, now)) {

@@ -68,7 +68,7 @@ bool VfRequests::advance_one(VfRequest& r) {
       in_line_.insert(static_cast<std::size_t>(&r - requests_.data()));
       return moved;
     }
-    if (r.step == Step::kName && !r.naming && !run_.names.take_turn()) {
+    if (r.step == Step::kName && !r.naming && !take_naming_turn(r)) {
       naming_line_.insert(static_cast<std::size_t>(&r - requests_.data()));
       return moved;
     }
@@ -93,8 +93,27 @@ void VfRequests::start_probes() {
   }
 }
 
+bool VfRequests::take_naming_turn(VfRequest& r) {
+  if (hold_namings_) {
+    return false;
+  }
+  auto naming = std::make_unique<NamingUnderWay>(run_.names);
+  if (!naming->turn.take(run_.target.pci.str())) {
+    return false;
+  }
+  r.naming = std::move(naming);
+  return true;
+}
+
+void VfRequests::hold_namings(bool hold) {
+  hold_namings_ = hold;
+  if (!hold) {
+    start_namings();
+  }
+}
+
 void VfRequests::start_namings() {
-  while (!naming_line_.empty() && run_.names.turn_free()) {
+  while (!hold_namings_ && !naming_line_.empty() && run_.names.turn_free()) {
     const auto next = *naming_line_.begin();
     naming_line_.erase(naming_line_.begin());
     advance_one(requests_[next]);
@@ -215,7 +234,7 @@ Wait VfRequests::waiting_on() const {
   if (on_udev && udev_fd_ >= 0) {
     w.fds.push_back(udev_fd_);
   }
-  if (!naming_line_.empty()) {
+  if (!naming_line_.empty() && !hold_namings_) {
     // Woken when a naming ends anywhere on the node (or looking every 100 ms without
     // an eventfd).
     if (run_.names.turn_fd() >= 0) {

@@ -449,6 +449,25 @@ TEST_F(AVfRequest, WaitsForItsNamingTurnWhileAnotherVfIsNamed) {
   EXPECT_EQ(run.vfs.at(1).name, "ibs0v1");
 }
 
+// While its PF's pass writes GUIDs (it steps the requests only as it adds more), a VF
+// that reaches naming waits in line without the node's turn, and is named once released.
+TEST_F(AVfRequest, HeldFromNamingTakesNoTurnUntilReleased) {
+  udev.look = true;
+  auto& run = unbound(1);
+  pipeline::VfRequests requests(run);
+  requests.hold_namings(true);
+  requests.add(0);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  requests.resume();
+  EXPECT_EQ(requests.requests().at(0).step, Step::kName);
+  EXPECT_TRUE(run.names.turn_free());
+  EXPECT_THAT(host.calls_named("rename"), IsEmpty());
+  requests.hold_namings(false);
+  EXPECT_EQ(requests.run(), std::set<std::size_t>{0});
+  EXPECT_EQ(run.vfs.at(0).name, "ibs0v0");
+  EXPECT_TRUE(run.names.turn_free()) << "ended with its naming";
+}
+
 TEST_F(AVfRequest, EndsAVfWhoseUnbindBeforeItsSecondProbeFails) {
   udev.look = true;
   auto& run = unbound(1);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -21,13 +23,18 @@ class NameRegistry {
   NameRegistry(const NameRegistry&) = delete;
   NameRegistry& operator=(const NameRegistry&) = delete;
 
-  // The turn to change names: true when it was free and is now the caller's, until
-  // end_turn(). A naming awaits its requests during its turn, so turns are taken, not
-  // locked: a naming that waits for one waits on turn_fd().
-  bool take_turn();
-  void end_turn();
+  // The turn to change names, for `owner` (a PF's PCI address): its token when it was
+  // free and is now the owner's, until end_turn(token). A naming awaits its requests
+  // during its turn, so turns are taken, not locked: a naming that waits for one waits
+  // on turn_fd(). (Use NamingTurn.)
+  std::optional<uint64_t> take_turn(const std::string& owner);
+  // Ends the turn `token` gave; nothing when it is no longer that one (revoked).
+  void end_turn(uint64_t token);
   // Whether take_turn() would succeed now.
   [[nodiscard]] bool turn_free();
+  // The turn ends if `owner` holds it: its pass was given up (a thread held in the
+  // kernel), and the task that holds the turn may never go on.
+  void revoke(const std::string& owner);
   // Readable once a turn has ended since the turn was last taken (-1 when no eventfd
   // could be made: then look again after a while).
   [[nodiscard]] int turn_fd() const { return turn_fd_; }
@@ -49,23 +56,37 @@ class NameRegistry {
   // The turn is taken by the tasks of a pass's runner, and by those of an earlier
   // runner still held in the kernel, on another thread: this guards the flag alone.
   std::mutex turn_mu_;
-  bool turn_taken_ = false;
+  std::optional<uint64_t> turn_;  // the token of the turn held
+  std::string turn_owner_;
+  uint64_t next_token_ = 1;
   int turn_fd_ = -1;
+  void free_turn();  // with turn_mu_ held
   std::set<int> managed_;
   mutable std::mutex pfs_mu_;
   std::set<std::string> pfs_;
 };
 
-// The turn, held for a scope (a naming's task: ended also when the task is dropped).
+// The turn, held from take() for the scope (a naming's task: ended also when the task
+// is dropped).
 class NamingTurn {
  public:
   explicit NamingTurn(NameRegistry& names) : names_(names) {}
-  ~NamingTurn() { names_.end_turn(); }
+  ~NamingTurn() {
+    if (token_) {
+      names_.end_turn(*token_);
+    }
+  }
   NamingTurn(const NamingTurn&) = delete;
   NamingTurn& operator=(const NamingTurn&) = delete;
+  // Whether the turn was free and is now this one's.
+  bool take(const std::string& owner) {
+    token_ = names_.take_turn(owner);
+    return token_.has_value();
+  }
 
  private:
   NameRegistry& names_;
+  std::optional<uint64_t> token_;
 };
 
 }  // namespace vfready::pipeline

@@ -38,7 +38,7 @@ namespace vfready::pipeline {
 enum class Naming : uint8_t { kNamed, kGone, kStuck };
 
 // A VF's naming under way (name_vf(), steps.hpp): the node's naming turn it holds
-// (ended as this goes), its task and what that waits on.
+// (ended as this goes), its task and what that waits on. Made before the turn is taken.
 struct NamingUnderWay {
   explicit NamingUnderWay(NameRegistry& names) : turn(names) {}
   NamingTurn turn;
@@ -89,6 +89,10 @@ class VfRequests {
   // GUID set again first (kReprobe). Moves it as far as it goes at once, and the others
   // an event or a bound has come for.
   void add(std::size_t at, VfRequest::Step first = VfRequest::Step::kProbe);
+  // While held, requests that reach naming wait in line and take no turn: their PF's
+  // pass steps them only as it adds more (while it writes GUIDs), and a naming that
+  // held the node's turn then would hold it for the whole of that.
+  void hold_namings(bool hold);
   // Moves every request as far as it goes without waiting.
   void advance();
   // Runs every request to its end, waiting here as they ask; finished().
@@ -113,6 +117,9 @@ class VfRequests {
   // The first request waiting for the node's naming turn, when the turn is free (and
   // the next when that naming ended at once).
   void start_namings();
+  // The node's naming turn for `r`: false when another naming has it (or namings are
+  // held).
+  bool take_naming_turn(VfRequest& r);
   // Whether `r` waits on something that may have come without an event (its probe's
   // answer, a bound).
   static bool due(const VfRequest& r, Clock::time_point now);
@@ -147,6 +154,7 @@ class VfRequests {
   std::optional<std::size_t> probing_;         // the request whose probe (or reprobe) is under way
   std::set<std::size_t> in_line_;              // those waiting for their turn to probe
   std::set<std::size_t> naming_line_;          // those waiting for the node's naming turn
+  bool hold_namings_ = false;
   // The requests not ended, in the order added: what each turn looks at (a walk of every
   // request at each of a PF's turns cost as much as the requests' own steps).
   std::vector<std::size_t> live_;
