@@ -91,10 +91,14 @@ int32_t netlink_request(const char* request, uint32_t size, char* out, uint32_t 
     if (static_cast<std::size_t>(n) > sizeof g_netlink_answer) {
       return EMSGSIZE;  // cut short: what it said cannot be read
     }
-    auto left = static_cast<int>(n);
-    for (auto* a = reinterpret_cast<const nlmsghdr*>(g_netlink_answer);
-         NLMSG_OK(a, left);          // NOLINT
-         a = NLMSG_NEXT(a, left)) {  // NOLINT
+    // The messages of the answer, as NLMSG_OK and NLMSG_NEXT walk them (unsigned here).
+    const auto size = static_cast<std::size_t>(n);
+    for (std::size_t at = 0; at + sizeof(nlmsghdr) <= size;) {
+      const auto* a = reinterpret_cast<const nlmsghdr*>(g_netlink_answer + at);  // NOLINT
+      if (a->nlmsg_len < sizeof(nlmsghdr) || a->nlmsg_len > size - at) {
+        break;
+      }
+      at += NLMSG_ALIGN(a->nlmsg_len);
       if (a->nlmsg_seq != g_seq) {
         continue;  // an answer to an earlier request (none is left unread)
       }
