@@ -9,13 +9,14 @@
 #include "vfready/host/device_calls.hpp"
 #include "vfready/host/links.hpp"
 
-// Links whose requests DeviceCalls' helpers make, each under a deadline. The kernel
-// serves every link request (a lookup as well as a rename: rtnl_getlink and
+// Links whose requests DeviceCalls' helpers make, each under a deadline: a pass's. The
+// kernel serves every link request (a lookup as well as a rename: rtnl_getlink and
 // rtnl_setlink are registered without RTNL_FLAG_DOIT_UNLOCKED in net/core/rtnetlink.c)
 // under rtnl_lock, which a driver may hold while it waits on its device; no thread of
-// the daemon waits there. rtnl_lock is one lock for every link: all requests go under
-// one key (kLinksKey, links.hpp), so that once one has outlived its deadline the later ones answer
-// kStuck at once, until it returns (DeviceCalls::collect() says when).
+// the daemon waits there for a pass (the drift watch still asks for a link itself, on
+// the loop: docs/development.md). rtnl_lock is one lock for every link: all requests go
+// under one key (kLinksKey, links.hpp), so that once one has outlived its deadline the
+// later ones answer kStuck at once, until it returns (DeviceCalls::collect() says when).
 namespace vfready::host {
 
 class HelperLinks final : public Links {
