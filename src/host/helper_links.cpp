@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/host/helper_links.hpp"
 
-#include <poll.h>
-
-#include <algorithm>
 #include <cerrno>
 #include <utility>
 #include <vector>
@@ -40,22 +37,6 @@ LinkAnswer answer_of(const std::vector<DeviceOpResult>& got) {
   return out;
 }
 
-// Waits (poll) for a started call's answer, up to its deadline; its answer.
-LinkAnswer wait_for(StartedCall<LinkAnswer>& call) {
-  while (call.fd() >= 0) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(
-        call.until() - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      break;
-    }
-    pollfd p{call.fd(), POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 60'000))) > 0) {
-      break;
-    }
-  }
-  return call.finish();
-}
-
 }  // namespace
 
 std::unique_ptr<StartedCall<LinkAnswer>> HelperLinks::start(const LinkRequest& request) {
@@ -66,10 +47,12 @@ std::unique_ptr<StartedCall<LinkAnswer>> HelperLinks::start(const LinkRequest& r
       calls_->start(kLinksKey, {&op, 1}, deadline_), answer_of);
 }
 
-LinkAnswer HelperLinks::make(const LinkRequest& request) {
-  auto call = start(request);
-  return wait_for(*call);
+LinkAnswer HelperLinks::make_op(const DeviceOp& op) {
+  count(KernelCall::kNetlinkRequest);
+  return answer_of(calls_->run(kLinksKey, {&op, 1}, deadline_));
 }
+
+LinkAnswer HelperLinks::make(const LinkRequest& request) { return make_op(netlink_op(request)); }
 
 std::optional<Link> HelperLinks::get(int ifindex) {
   return make({LinkRequest::Kind::kGet, ifindex}).link;
@@ -100,13 +83,12 @@ int HelperLinks::del_altname(int ifindex, const std::string& name) {
 }
 
 int HelperLinks::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
-  count(KernelCall::kNetlinkRequest);
   const auto bytes = build_vf_guids_request(pf_ifindex, vf, node, port);
-  const DeviceOp op{DeviceOp::Kind::kNetlink,
-                    "a netlink change of VF " + std::to_string(vf) + "'s GUIDs on ifindex " +
-                        std::to_string(pf_ifindex),
-                    std::string(bytes.begin(), bytes.end())};
-  return answer_of(calls_->run(kLinksKey, {&op, 1}, deadline_)).err;
+  return make_op({DeviceOp::Kind::kNetlink,
+                  "a netlink change of VF " + std::to_string(vf) + "'s GUIDs on ifindex " +
+                      std::to_string(pf_ifindex),
+                  std::string(bytes.begin(), bytes.end())})
+      .err;
 }
 
 }  // namespace vfready::host

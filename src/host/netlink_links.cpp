@@ -102,21 +102,21 @@ int exchange(nl_sock* sk, nl_msg* msg, std::vector<Link>* out = nullptr) {
 // with many VFs fill the answer, and cannot name an altname); and renames, every VF's,
 // as an acked RTM_SETLINK with IFLA_IFNAME and IFLA_MTU (what libnl's change request
 // builds, without the two link objects it compares to get there).
-enum class Raw { kLookup, kAddAltname, kDelAltname, kSetLink };
-nl_msg* raw_link_message(Raw what, int ifindex, const std::string& name = {},
-                         std::optional<uint32_t> mtu = std::nullopt) {
+nl_msg* link_message(const LinkRequest& request) {
+  const auto& name = request.name;
   nl_msg* msg = nullptr;
-  switch (what) {
-    case Raw::kSetLink:
-      msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, ifindex);
+  switch (request.kind) {
+    case LinkRequest::Kind::kSet:
+      msg = link_request(RTM_SETLINK, NLM_F_REQUEST | NLM_F_ACK, request.ifindex);
       if ((!name.empty() && nla_put_string(msg, IFLA_IFNAME, name.c_str()) < 0) ||
-          (mtu && nla_put_u32(msg, IFLA_MTU, *mtu) < 0)) {
+          (request.mtu && nla_put_u32(msg, IFLA_MTU, *request.mtu) < 0)) {
         nlmsg_free(msg);
         throw std::length_error("a link change request outgrew its message");
       }
       return msg;
-    case Raw::kLookup:
-      msg = link_request(RTM_GETLINK, NLM_F_REQUEST, ifindex);
+    case LinkRequest::Kind::kGet:
+    case LinkRequest::Kind::kByName:
+      msg = link_request(RTM_GETLINK, NLM_F_REQUEST, request.ifindex);
       nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
       // The kernel looks names and altnames up in one table; IFLA_IFNAME takes at
       // most 15 bytes, longer altnames go as IFLA_ALT_IFNAME.
@@ -124,13 +124,13 @@ nl_msg* raw_link_message(Raw what, int ifindex, const std::string& name = {},
         nla_put_string(msg, name.size() < IFNAMSIZ ? IFLA_IFNAME : IFLA_ALT_IFNAME, name.c_str());
       }
       return msg;
-    case Raw::kAddAltname:
+    case LinkRequest::Kind::kAddAltname:
       msg = link_request(RTM_NEWLINKPROP,
                          NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL | NLM_F_APPEND,
-                         ifindex);
+                         request.ifindex);
       break;
-    case Raw::kDelAltname:
-      msg = link_request(RTM_DELLINKPROP, NLM_F_REQUEST | NLM_F_ACK, ifindex);
+    case LinkRequest::Kind::kDelAltname:
+      msg = link_request(RTM_DELLINKPROP, NLM_F_REQUEST | NLM_F_ACK, request.ifindex);
       break;
   }
   nlattr* list = nla_nest_start(msg, IFLA_PROP_LIST);
@@ -215,7 +215,8 @@ NetlinkLinks::~NetlinkLinks() {
 
 std::optional<Link> NetlinkLinks::get(int ifindex) {
   std::vector<Link> out;
-  if (exchange(socket_->sk, raw_link_message(Raw::kLookup, ifindex), &out) != 0 || out.empty()) {
+  if (exchange(socket_->sk, link_message({LinkRequest::Kind::kGet, ifindex}), &out) != 0 ||
+      out.empty()) {
     return std::nullopt;
   }
   return out.front();
@@ -223,30 +224,31 @@ std::optional<Link> NetlinkLinks::get(int ifindex) {
 
 std::optional<Link> NetlinkLinks::by_name(const std::string& name) {
   std::vector<Link> out;
-  if (exchange(socket_->sk, raw_link_message(Raw::kLookup, 0, name), &out) != 0 || out.empty()) {
+  if (exchange(socket_->sk, link_message({LinkRequest::Kind::kByName, 0, name}), &out) != 0 ||
+      out.empty()) {
     return std::nullopt;  // ENODEV: nobody has it
   }
   return out.front();
 }
 
 int NetlinkLinks::rename(int ifindex, const std::string& name) {
-  return exchange(socket_->sk, raw_link_message(Raw::kSetLink, ifindex, name));
+  return exchange(socket_->sk, link_message({LinkRequest::Kind::kSet, ifindex, name}));
 }
 
 int NetlinkLinks::set_mtu(int ifindex, uint32_t mtu) {
-  return exchange(socket_->sk, raw_link_message(Raw::kSetLink, ifindex, {}, mtu));
+  return exchange(socket_->sk, link_message({LinkRequest::Kind::kSet, ifindex, {}, mtu}));
 }
 
 int NetlinkLinks::rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) {
-  return exchange(socket_->sk, raw_link_message(Raw::kSetLink, ifindex, name, mtu));
+  return exchange(socket_->sk, link_message({LinkRequest::Kind::kSet, ifindex, name, mtu}));
 }
 
 int NetlinkLinks::add_altname(int ifindex, const std::string& name) {
-  return exchange(socket_->sk, raw_link_message(Raw::kAddAltname, ifindex, name));
+  return exchange(socket_->sk, link_message({LinkRequest::Kind::kAddAltname, ifindex, name}));
 }
 
 int NetlinkLinks::del_altname(int ifindex, const std::string& name) {
-  return exchange(socket_->sk, raw_link_message(Raw::kDelAltname, ifindex, name));
+  return exchange(socket_->sk, link_message({LinkRequest::Kind::kDelAltname, ifindex, name}));
 }
 
 int NetlinkLinks::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
@@ -266,19 +268,7 @@ std::vector<uint8_t> bytes_of(nl_msg* msg) {
 }  // namespace
 
 std::vector<uint8_t> link_request_bytes(const LinkRequest& request) {
-  switch (request.kind) {
-    case LinkRequest::Kind::kGet:
-      return bytes_of(raw_link_message(Raw::kLookup, request.ifindex));
-    case LinkRequest::Kind::kByName:
-      return bytes_of(raw_link_message(Raw::kLookup, 0, request.name));
-    case LinkRequest::Kind::kSet:
-      return bytes_of(raw_link_message(Raw::kSetLink, request.ifindex, request.name, request.mtu));
-    case LinkRequest::Kind::kAddAltname:
-      return bytes_of(raw_link_message(Raw::kAddAltname, request.ifindex, request.name));
-    case LinkRequest::Kind::kDelAltname:
-      return bytes_of(raw_link_message(Raw::kDelAltname, request.ifindex, request.name));
-  }
-  return {};
+  return bytes_of(link_message(request));
 }
 
 std::vector<uint8_t> build_vf_guids_request(int pf_ifindex, uint32_t vf, model::Guid node,

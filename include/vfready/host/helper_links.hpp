@@ -39,6 +39,8 @@ class HelperLinks final : public Links {
   int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) override;
 
  private:
+  // A request made in a helper, waited for (DeviceCalls::run).
+  LinkAnswer make_op(const DeviceOp& op);
   LinkAnswer make(const LinkRequest& request);
 
   std::shared_ptr<DeviceCalls> calls_;
