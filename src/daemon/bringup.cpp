@@ -13,11 +13,10 @@ namespace vfready::daemon {
 
 namespace {
 
-// How long a step may take before its PF is given up as stuck: past the bounds of the
-// step's own calls (a call made in a helper names itself when it outlives its deadline),
-// so each has slack beyond the calls it makes. It guards what the pass's runner waits
-// for in the kernel outside a helper (netlink under rtnl_lock; see BusyPfs), and is how long
-// systemd is told a step may take (EXTEND_TIMEOUT_USEC).
+// How long systemd is told a step may take (EXTEND_TIMEOUT_USEC), past the bounds of the
+// calls the step makes: each call into a driver has a deadline of its own, past which
+// the PF is stuck, so this only keeps systemd's start timeout away from a step that
+// makes progress.
 std::chrono::milliseconds step_bound(const std::string& step, const model::Config& config,
                                      uint16_t vfs) {
   const auto& t = config.timeouts;
@@ -61,12 +60,11 @@ std::string progress_line(const std::vector<std::string>& steps, std::size_t don
 }
 
 Bringup::Bringup(BringupInputs inputs, model::DaemonStatus& status, Clock::time_point epoch,
-                 std::shared_ptr<BusyPfs> busy, std::shared_ptr<pipeline::NameRegistry> names,
-                 BringupHooks hooks, std::set<std::string> only)
+                 std::shared_ptr<pipeline::NameRegistry> names, BringupHooks hooks,
+                 std::set<std::string> only)
     : in_(std::move(inputs)),
       status_(status),
       epoch_(epoch),
-      busy_(std::move(busy)),
       names_(std::move(names)),
       hooks_(std::move(hooks)),
       only_(std::move(only)) {}
@@ -79,6 +77,10 @@ double Bringup::since_epoch_ms() const {
 
 void Bringup::start() {
   channel_ = std::make_shared<PassChannel>();
+  PfPasses::Hooks hooks;
+  hooks.step = [this](std::size_t pf, const char* step) { on_step(pf, step); };
+  hooks.done = [this](std::size_t pf, model::PfStatus status) { on_done(pf, std::move(status)); };
+  passes_ = std::make_unique<PfPasses>(std::move(hooks), channel_->fd());
   started_ = Clock::now();
   status_.state = model::DaemonState::kConfiguring;
   status_.text = "Reading the host";
@@ -88,36 +90,17 @@ void Bringup::start() {
 }
 
 PollSpec Bringup::prepare() {
-  PollSpec spec{channel_->fd(), static_cast<short>(finished_ ? 0 : POLLIN), std::nullopt};
-  for (std::size_t i = 0; i < running_.size() && !finished_; ++i) {
-    if (!running_[i].finished) {
-      const auto until = bound_end(i);
-      spec.deadline = spec.deadline ? std::min(*spec.deadline, until) : until;
-    }
-  }
-  return spec;
+  return {passes_->fd(), static_cast<short>(finished_ ? 0 : POLLIN),
+          finished_ ? std::nullopt : passes_->until()};
 }
 
-std::chrono::milliseconds Bringup::bound_of(std::size_t pf) const { return running_[pf].bound; }
-
-Clock::time_point Bringup::bound_end(std::size_t pf) const {
-  const Clock::time_point progress{Clock::duration(progress_->load(std::memory_order_relaxed))};
-  return std::max(running_[pf].since, progress) + bound_of(pf);
-}
-
-void Bringup::dispatch(short revents) {
+void Bringup::dispatch(short /*revents*/) {
   if (finished_) {
     return;
   }
-  if ((revents & POLLIN) != 0) {
+  if (passes_->turn()) {
     for (auto& m : channel_->take()) {
       on_message(m);
-    }
-  }
-  const auto now = Clock::now();
-  for (std::size_t i = 0; i < running_.size(); ++i) {
-    if (!running_[i].finished && bound_end(i) <= now) {
-      give_up(i);
     }
   }
   if (!finished_ && !targets_.empty() && left_ == 0) {
@@ -142,18 +125,12 @@ void Bringup::on_message(PassMessage& m) {
       udev_ = std::move(m.udev);
       on_planned(std::move(m.targets), m.host);
       return;
-    case PassMessage::Kind::kStep:
-      on_step(m.pf, m.step);
-      return;
     case PassMessage::Kind::kWaiting:
       log::info({.step = "driver"}, m.step);
       status_.text = m.step;
       hooks_.progress(status_.text, std::chrono::milliseconds(in_.config.timeouts.modules_ms) +
                                         std::chrono::seconds(30));
       hooks_.changed();
-      return;
-    case PassMessage::Kind::kDone:
-      on_done(m.pf, std::move(*m.done));
       return;
   }
 }
@@ -171,8 +148,7 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
   // The registry knows the configured PFs before any PF's pass names a link.
   names_->configure(std::move(configured));
   status_.pfs = carried_over(*host);
-  running_.assign(targets_.size(),
-                  Running{"start", Clock::now(), false, step_bound("start", in_.config, 0)});
+  running_.assign(targets_.size(), Running{"start", false});
   left_ = 0;
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     running_[i].finished = !only_.empty() && !only_.contains(targets_[i].pci.str()) &&
@@ -182,7 +158,7 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
   status_.text = "Bringing up " + std::to_string(left_) + " PFs";
   hooks_.progress(status_.text, std::chrono::milliseconds(30000));
   hooks_.changed();
-  start_runner(host);
+  start_passes(host);
   if (left_ == 0) {
     finish();
   }
@@ -217,24 +193,15 @@ std::vector<model::PfStatus> Bringup::carried_over(const model::HostInfo& host) 
   return pfs;
 }
 
-void Bringup::start_runner(const std::shared_ptr<const model::HostInfo>& host) {
-  std::vector<RunnerPf> pfs;
+void Bringup::start_passes(const std::shared_ptr<const model::HostInfo>& host) {
+  std::vector<PassPf> pfs;
   for (std::size_t i = 0; i < targets_.size(); ++i) {
-    if (running_[i].finished) {
-      continue;  // not part of this pass
+    if (!running_[i].finished) {  // else: not part of this pass
+      pfs.push_back({i, targets_[i]});
     }
-    const auto pci = targets_[i].pci.str();
-    if (!busy_->enter(pci)) {
-      // An earlier pass's runner still holds it, in the kernel: the PF is stuck as it was.
-      running_[i].finished = true;
-      --left_;
-      mark_stuck(i, busy_->given_up(pci).value_or(host::StuckCall{pci, "?", {}, {}}));
-      continue;
-    }
-    pfs.push_back({i, targets_[i]});
   }
   if (!pfs.empty()) {
-    start_pf_runner(channel_, busy_, names_, std::move(pfs), in_, host, udev_, progress_);
+    passes_->start(std::move(pfs), in_, host, udev_, names_);
   }
 }
 
@@ -247,10 +214,7 @@ void Bringup::close_step(std::size_t pf, model::StepState state) {
 }
 
 void Bringup::on_step(std::size_t pf, const std::string& step) {
-  if (running_[pf].finished) {
-    return;  // already given up as stuck
-  }
-  running_[pf] = {step, Clock::now(), false, step_bound(step, in_.config, targets_[pf].vfs)};
+  running_[pf] = {step, false};
   close_step(pf, model::StepState::kDone);
   auto& status = status_.pfs[pf];
   status.step = step;
@@ -266,14 +230,11 @@ void Bringup::on_step(std::size_t pf, const std::string& step) {
     }
   }
   status_.text = progress_line(steps, done);
-  hooks_.progress(status_.text, bound_of(pf));
+  hooks_.progress(status_.text, step_bound(step, in_.config, targets_[pf].vfs));
   hooks_.changed();
 }
 
 void Bringup::on_done(std::size_t pf, model::PfStatus status) {
-  if (running_[pf].finished) {
-    return;
-  }
   running_[pf].finished = true;
   --left_;
   close_step(pf, status.state == model::PfState::kReady ? model::StepState::kDone
@@ -303,44 +264,6 @@ void Bringup::on_done(std::size_t pf, model::PfStatus status) {
   hooks_.changed();
 }
 
-void Bringup::give_up(std::size_t i) {
-  host::StuckCall call{targets_[i].pci.str(), running_[i].step, bound_of(i), running_[i].since};
-  if (!busy_->give_up(call)) {
-    return;  // its pass has just ended: its outcome comes next
-  }
-  running_[i].finished = true;
-  --left_;
-  close_step(i, model::StepState::kFailed);
-  mark_stuck(i, call);
-  // Its pass may hold the node's naming turn, waiting behind the call that holds its
-  // runner: the next passes name without it.
-  names_->revoke(targets_[i].pci.str());
-}
-
-void Bringup::mark_stuck(std::size_t i, const host::StuckCall& call) {
-  auto& pf = status_.pfs[i];
-  const auto pci = pf.pci.str();
-  pf.state = model::PfState::kStuck;
-  pf.step = call.call;
-  // As the pass found it: nothing of this pass is known, nothing is judged.
-  pf.changes = {};
-  pf.warnings.clear();
-  for (auto& vf : pf.vfs) {
-    vf.problems.clear();
-    vf.checked = false;
-  }
-  pf.problems = {model::problem(
-      model::EventKind::kPfStuck,
-      "PF " + pci + " is stuck: step " + call.call + " of its bring-up did not finish within " +
-          std::to_string(call.deadline.count()) +
-          " ms; vfreadyd waits in the kernel (a call the driver holds up, such as a netlink "
-          "request under rtnl_lock), and the PF is left alone until that call returns (see the "
-          "kernel log)",
-      pci)};
-  log_problem(spdlog::level::err, pf.step, "", pf.problems.back());
-  hooks_.changed();
-}
-
 void Bringup::stop(const std::string& why, std::vector<model::Problem> problems) {
   for (const auto& p : problems) {
     log_problem(spdlog::level::err, "driver", "", p);
@@ -359,7 +282,7 @@ void Bringup::stop(const std::string& why, std::vector<model::Problem> problems)
 
 void Bringup::finish() {
   finished_ = true;
-  udev_.reset();  // its monitor is for this pass's netdevs; the runner holds its own
+  udev_.reset();  // its wait is for this pass's netdevs
   outcome_ = model::outcome_of(status_.pfs);
   std::size_t ready = 0;
   status_.changes = {};

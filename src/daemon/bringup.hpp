@@ -10,8 +10,8 @@
 
 #include "event_loop.hpp"
 #include "host_roots.hpp"
-#include "pass_runner.hpp"
 #include "pass_workers.hpp"
+#include "pf_passes.hpp"
 #include "vfready/model/compat_table.hpp"
 #include "vfready/model/config.hpp"
 #include "vfready/model/plan.hpp"
@@ -19,10 +19,9 @@
 #include "vfready/pipeline/name_registry.hpp"
 
 // One bring-up of every configured PF, driven by the event loop: reading the host and
-// the driver check run on a thread of the pass (the planner), then every PF's pass as a
-// task on one runner thread (pass_runner.hpp), all at once. They post progress through
-// an eventfd; the loop keeps the status, the step deadlines and the log. Nothing here
-// blocks the loop.
+// the driver check run on a thread of the pass (the planner), which posts its plan
+// through an eventfd; then every PF's pass is a task the loop drives (pf_passes.hpp),
+// all at once. The loop keeps the status and the log.
 namespace vfready::daemon {
 
 struct BringupHooks {
@@ -37,8 +36,8 @@ class Bringup final : public EventSource {
   // `only`: the PCI addresses of the PFs to bring up (a reconcile after drift); empty: all.
   // `names`: the daemon's node-wide name registry, which outlives every bring-up.
   Bringup(BringupInputs inputs, model::DaemonStatus& status, Clock::time_point epoch,
-          std::shared_ptr<BusyPfs> busy, std::shared_ptr<pipeline::NameRegistry> names,
-          BringupHooks hooks, std::set<std::string> only = {});
+          std::shared_ptr<pipeline::NameRegistry> names, BringupHooks hooks,
+          std::set<std::string> only = {});
   ~Bringup() override;
   Bringup(const Bringup&) = delete;
   Bringup& operator=(const Bringup&) = delete;
@@ -59,9 +58,7 @@ class Bringup final : public EventSource {
  private:
   struct Running {
     std::string step;
-    Clock::time_point since;
     bool finished = false;
-    std::chrono::milliseconds bound{0};  // the step's (step_bound), made as it starts
   };
   void on_message(PassMessage& m);
   void on_planned(std::vector<model::PfTarget> targets,
@@ -69,28 +66,19 @@ class Bringup final : public EventSource {
   // The status's PFs for this pass's targets: what is known of those still configured
   // (names, VFs) is kept until their workers report.
   [[nodiscard]] std::vector<model::PfStatus> carried_over(const model::HostInfo& host) const;
-  // The runner for the PFs of this pass, but those an earlier pass's runner still holds.
-  void start_runner(const std::shared_ptr<const model::HostInfo>& host);
+  // The passes of this bring-up's PFs.
+  void start_passes(const std::shared_ptr<const model::HostInfo>& host);
   void on_step(std::size_t pf, const std::string& step);
   void on_done(std::size_t pf, model::PfStatus status);
-  // The PF's pass is past its step's bound: the PF is stuck until its runner returns.
-  void give_up(std::size_t i);
-  // PF `i` is stuck: its pass has been in step `call.call` for longer than its bound.
-  void mark_stuck(std::size_t i, const host::StuckCall& call);
   void stop(const std::string& why, std::vector<model::Problem> problems);
   void finish();
   [[nodiscard]] double since_epoch_ms() const;
-  [[nodiscard]] std::chrono::milliseconds bound_of(std::size_t pf) const;
-  // When PF `pf`'s step bound runs out: its bound from the later of its step's start and
-  // the runner's last progress (a runner busy with other PFs is not held in the kernel).
-  [[nodiscard]] Clock::time_point bound_end(std::size_t pf) const;
   void close_step(std::size_t pf, model::StepState state);
 
   BringupInputs in_;
   model::DaemonStatus& status_;
   Clock::time_point epoch_;
   Clock::time_point started_;
-  std::shared_ptr<BusyPfs> busy_;
   std::shared_ptr<pipeline::NameRegistry> names_;
   BringupHooks hooks_;
   std::set<std::string> only_;
@@ -99,7 +87,7 @@ class Bringup final : public EventSource {
   std::vector<model::PfTarget> targets_;
   std::shared_ptr<const model::HostInfo> host_;
   std::vector<Running> running_;
-  std::shared_ptr<RunnerProgress> progress_ = std::make_shared<RunnerProgress>(0);
+  std::unique_ptr<PfPasses> passes_;  // made with the channel, in start()
   std::size_t left_ = 0;
   bool finished_ = false;
   model::Outcome outcome_ = model::Outcome::kFailed;

@@ -39,48 +39,6 @@ std::deque<PassMessage> PassChannel::take() {
   return out;
 }
 
-bool BusyPfs::enter(const std::string& pci) {
-  std::lock_guard lock(mu_);
-  if (!running_.insert(pci).second) {
-    return false;
-  }
-  // A return not collected yet (the PF was brought up by a pass of its own since) would
-  // only start another pass.
-  std::erase_if(returned_, [&](const host::ReturnedCall& r) { return r.stuck.device == pci; });
-  return true;
-}
-
-void BusyPfs::leave(const std::string& pci) {
-  std::lock_guard lock(mu_);
-  running_.erase(pci);
-  if (auto it = given_up_.find(pci); it != given_up_.end()) {
-    it->second.call = "its pass in step " + it->second.call;
-    returned_.push_back({std::move(it->second), 0});
-    given_up_.erase(it);
-  }
-}
-
-bool BusyPfs::give_up(host::StuckCall call) {
-  std::lock_guard lock(mu_);
-  if (!running_.contains(call.device)) {
-    return false;
-  }
-  auto pci = call.device;
-  given_up_.insert_or_assign(std::move(pci), std::move(call));
-  return true;
-}
-
-std::optional<host::StuckCall> BusyPfs::given_up(const std::string& pci) {
-  std::lock_guard lock(mu_);
-  auto it = given_up_.find(pci);
-  return it == given_up_.end() ? std::nullopt : std::optional<host::StuckCall>(it->second);
-}
-
-std::vector<host::ReturnedCall> BusyPfs::collect() {
-  std::lock_guard lock(mu_);
-  return std::exchange(returned_, {});
-}
-
 void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
   // Reading sysfs can block (a driver holding its device lock): not on the loop.
   std::thread([channel = std::move(channel), in = std::move(in)] {

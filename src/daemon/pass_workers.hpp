@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,7 +13,6 @@
 #include "host_roots.hpp"
 #include "pass_hosts.hpp"
 #include "vfready/host/device_calls.hpp"
-#include "vfready/host/stuck_call.hpp"
 #include "vfready/host/udev.hpp"
 #include "vfready/host/udev_wait.hpp"
 #include "vfready/model/compat_table.hpp"
@@ -24,10 +22,10 @@
 #include "vfready/model/status.hpp"
 #include "vfready/pipeline/name_registry.hpp"
 
-// The threads of a pass (its planner, its runner: pass_runner.hpp), which do what can
-// block (reading sysfs, netlink) and tell the loop what happened through a channel. A
-// thread may outlive the pass that gave up on it (a netlink request the kernel holds):
-// what it touches is its own copy or owned by shared_ptr, never by the loop's stack.
+// The planner of a pass: the thread that waits for the required modules, reads the
+// host (sysfs; what takes a device lock, in helpers) and makes the plan, and
+// tells the loop through a channel. It may outlive the pass (a reload or a stop does not
+// wait for it): what it touches is its own copy or owned by shared_ptr.
 namespace vfready::daemon {
 
 struct BringupInputs {
@@ -40,45 +38,15 @@ struct BringupInputs {
   // The daemon's one reader of udev's events, made before anything is read; null when
   // libudev could not make a monitor (a pass then stops at once, saying so).
   std::shared_ptr<host::UdevEventReader> udev{};
-  // What the pass's planner and runner read and change the host through.
+  // What the pass's planner and its PFs' passes read and change the host through.
   std::shared_ptr<PassHosts> hosts = system_hosts();
 };
 
-// PFs whose pass is still running, across passes. With the step bound, the guard against
-// a runner that waits in the kernel outside a helper (a netlink call the driver holds up
-// under rtnl_lock, a sysfs read under net/): calls that take a device lock have their
-// own deadline in a helper (DeviceCalls), these do not. The loop gives such a step up
-// past its bound and calls the PF stuck; the PF stays out of later passes until its pass
-// ends, and then is brought up again, as after a helper's call. Runners leave it from
-// their threads: its mutex guards nothing else.
-class BusyPfs {
- public:
-  // A pass starts for `pci`: false when one (given up) is still running.
-  bool enter(const std::string& pci);
-  // The pass of `pci` ends.
-  void leave(const std::string& pci);
-  // The loop gives up on the pass of `call.device`, waiting in step `call.call`: false
-  // when it has ended already (its outcome is on its way to the loop).
-  bool give_up(host::StuckCall call);
-  // The step a pass given up on for `pci` is still in, if one is.
-  std::optional<host::StuckCall> given_up(const std::string& pci);
-  // The passes given up on that have ended since the last collect(), each once.
-  std::vector<host::ReturnedCall> collect();
-
- private:
-  std::mutex mu_;
-  std::set<std::string> running_;
-  std::map<std::string, host::StuckCall> given_up_;
-  std::vector<host::ReturnedCall> returned_;
-};
-
-// What workers tell the loop.
+// What the planner tells the loop.
 struct PassMessage {
   // kWaiting: the planner waits for something before it reads the host (`step` says what).
-  enum class Kind { kPlanned, kStopped, kStep, kDone, kWaiting } kind = Kind::kStep;
-  std::size_t pf = 0;
+  enum class Kind { kPlanned, kStopped, kWaiting } kind = Kind::kPlanned;
   std::string step{};
-  std::optional<model::PfStatus> done{};
   std::vector<model::PfTarget> targets{};
   std::shared_ptr<const model::HostInfo> host{};
   std::shared_ptr<host::UdevWait> udev{};  // the pass's, for every PF's pass

@@ -196,7 +196,7 @@ void Service::start_bringup(std::set<std::string> only) {
     loop_.remove(bringup_id_);
   }
   calls_at_pass_start_ = host::kernel_calls();
-  bringup_ = std::make_shared<Bringup>(inputs_, status_, epoch_, busy_, names_, std::move(hooks),
+  bringup_ = std::make_shared<Bringup>(inputs_, status_, epoch_, names_, std::move(hooks),
                                        std::move(only));
   ++status_.passes_started;
   bringup_->start();

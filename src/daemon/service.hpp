@@ -84,7 +84,6 @@ class Service {
   EventLoop loop_;
   Clock::time_point epoch_ = Clock::now();
   model::DaemonStatus status_;
-  std::shared_ptr<BusyPfs> busy_ = std::make_shared<BusyPfs>();
   // Names are node-wide and outlive passes: one registry for the daemon's life.
   std::shared_ptr<pipeline::NameRegistry> names_ = std::make_shared<pipeline::NameRegistry>();
   std::shared_ptr<Bringup> bringup_;

@@ -37,10 +37,7 @@ void Service::watch_stuck() {
   stuck_watched_ = true;
   loop_.add_timer(Clock::now() + std::chrono::seconds(1), [this] {
     stuck_watched_ = false;
-    auto returned = inputs_.hosts->returned(inputs_);
-    for (auto& r : busy_->collect()) {
-      returned.push_back(std::move(r));
-    }
+    const auto returned = inputs_.hosts->returned(inputs_);
     for (const auto& r : returned) {
       const auto took =
           std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.stuck.since);

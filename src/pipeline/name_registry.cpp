@@ -17,40 +17,18 @@ NameRegistry::~NameRegistry() {
   }
 }
 
-std::optional<uint64_t> NameRegistry::take_turn(const std::string& owner) {
-  std::lock_guard lock(turn_mu_);
+bool NameRegistry::take_turn() {
   if (turn_) {
-    return std::nullopt;
+    return false;
   }
-  turn_ = next_token_++;
-  turn_owner_ = owner;
+  turn_ = true;
   uint64_t ended = 0;  // the ends heard so far: the next wakes those that wait again
   static_cast<void>(::read(turn_fd_, &ended, sizeof ended));
-  return turn_;
+  return true;
 }
 
-bool NameRegistry::turn_free() {
-  std::lock_guard lock(turn_mu_);
-  return !turn_;
-}
-
-void NameRegistry::end_turn(uint64_t token) {
-  std::lock_guard lock(turn_mu_);
-  if (turn_ == token) {
-    free_turn();
-  }
-}
-
-void NameRegistry::revoke(const std::string& owner) {
-  std::lock_guard lock(turn_mu_);
-  if (turn_ && turn_owner_ == owner) {
-    free_turn();
-  }
-}
-
-void NameRegistry::free_turn() {
-  turn_.reset();
-  turn_owner_.clear();
+void NameRegistry::end_turn() {
+  turn_ = false;
   const uint64_t one = 1;
   static_cast<void>(::write(turn_fd_, &one, sizeof one));
 }

@@ -10,10 +10,9 @@ namespace vfready::pipeline {
 
 // Waits for the naming turn (NameRegistry): woken as a turn ends, and looking again
 // every 100 ms should it have no eventfd.
-Task<Done> await_naming_turn(NamingTurn& turn, std::string owner, int turn_fd) {
-  while (!turn.take(owner)) {
-    // Only without an eventfd does it look again on its own: a look would count as the
-    // pass's progress, and its step's bound would never come.
+Task<Done> await_naming_turn(NamingTurn& turn, int turn_fd) {
+  while (!turn.take()) {
+    // Only without an eventfd does it look again on its own.
     co_await Wait::fd_or_time(turn_fd, turn_fd >= 0
                                            ? Wait::Clock::time_point::max()
                                            : Wait::Clock::now() + std::chrono::milliseconds(100));

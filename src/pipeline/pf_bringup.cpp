@@ -170,7 +170,7 @@ class PfPass {
     step(StepNames::kNames);
     {
       NamingTurn held(run_.names);  // the PF's and these VFs' names, in one turn
-      auto turn = await_naming_turn(held, run_.target.pci.str(), run_.names.turn_fd());
+      auto turn = await_naming_turn(held, run_.names.turn_fd());
       co_await turn;
       auto pf_named = name_pf(run_);
       co_await pf_named;

@@ -98,7 +98,7 @@ bool VfRequests::take_naming_turn(VfRequest& r) {
     return false;
   }
   auto naming = std::make_unique<NamingUnderWay>(run_.names);
-  if (!naming->turn.take(run_.target.pci.str())) {
+  if (!naming->turn.take()) {
     return false;
   }
   r.naming = std::move(naming);

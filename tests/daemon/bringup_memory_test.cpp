@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Whole passes of the daemon's Bringup, driven by its event loop, on MemoryHost: the
-// planner, the runner of every PF's pass and the loop's bookkeeping, without root or a
+// planner, every PF's pass driven by the loop and the loop's bookkeeping, without root or a
 // fake host.
 #include <gtest/gtest.h>
 
@@ -54,7 +54,7 @@ class ABringupOnMemory : public ::testing::Test {
       lines.push_back(line);
     };
     hooks.finished = [&loop] { loop.quit(0); };
-    auto bringup = std::make_shared<Bringup>(std::move(in), status, Clock::now(), busy, names,
+    auto bringup = std::make_shared<Bringup>(std::move(in), status, Clock::now(), names,
                                              std::move(hooks), std::move(only));
     bringup->start();
     loop.add(bringup);
@@ -72,7 +72,6 @@ class ABringupOnMemory : public ::testing::Test {
 
   std::shared_ptr<MemoryHost> host = std::make_shared<MemoryHost>();
   model::DaemonStatus status;
-  std::shared_ptr<BusyPfs> busy = std::make_shared<BusyPfs>();
   std::shared_ptr<pipeline::NameRegistry> names = std::make_shared<pipeline::NameRegistry>();
   int changes = 0;
   std::vector<std::string> lines;
@@ -102,8 +101,8 @@ TEST_F(ABringupOnMemory, BringsEveryPfUpAndReportsEachVf) {
   EXPECT_GT(changes, 0);
 }
 
-TEST_F(ABringupOnMemory, APfWaitingForItsProbeHoldsNoOtherPfOnTheRunner) {
-  // PF 0's first probe does not answer until PF 1 is ready: one runner drives both, so
+TEST_F(ABringupOnMemory, APfWaitingForItsProbeHoldsNoOtherPfOnTheLoop) {
+  // PF 0's first probe does not answer until PF 1 is ready: the loop drives both, so
   // PF 1 must get there while PF 0 waits.
   host->hold_probes_of(kPf0);
   bool pf1_ready_while_pf0_held = false;
@@ -126,7 +125,7 @@ TEST_F(ABringupOnMemory, APfWhosePassThrowsFailsAloneWithAnInternalErrorAutoprob
   // first probe is held: PF 1 goes on once PF 0 has failed.
   host->numvfs_throws.insert(kPf0);
   host->hold_probes_of(kPf1);
-  // (Whether PF 1's probe is held yet when PF 0 fails is the runner's timing: PF 1 is
+  // (Whether PF 1's probe is held yet when PF 0 fails is the loop's timing: PF 1 is
   // pending either way, as no probe of it has answered.)
   bool pf0_failed = false;
   bool pf1_pending_when_pf0_failed = false;
@@ -149,7 +148,7 @@ TEST_F(ABringupOnMemory, APfWhosePassThrowsFailsAloneWithAnInternalErrorAutoprob
 }
 
 TEST_F(ABringupOnMemory, APfWhosePassThrowsAsItIsResumedFailsWithAnInternalError) {
-  // PF 0's probes are held until PF 1 is ready, then answer by throwing: the runner meets
+  // PF 0's probes are held until PF 1 is ready, then answer by throwing: the loop meets
   // the exception as it resumes PF 0's pass, not as it starts it.
   host->hold_probes_of(kPf0);
   host->probes_throw.insert(kPf0);
@@ -168,8 +167,6 @@ TEST_F(ABringupOnMemory, APfWhosePassThrowsAsItIsResumedFailsWithAnInternalError
   EXPECT_EQ(status.pfs[0].problems[0].kind, model::EventKind::kInternalError);
   EXPECT_NE(status.pfs[0].problems[0].text.find("threw"), std::string::npos)
       << status.pfs[0].problems[0].text;
-  EXPECT_FALSE(busy->given_up(kPf0)) << "its pass has ended: the PF is free for the next";
-  EXPECT_TRUE(busy->enter(kPf0));
 }
 
 TEST_F(ABringupOnMemory, AVfThatFailsItsProbeFailsItsPfAlone) {

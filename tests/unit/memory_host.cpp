@@ -697,30 +697,6 @@ std::optional<host::Link> MemoryHost::by_name(const std::string& name) {
   return link_named(name);
 }
 
-void MemoryHost::hold_netlink_guids(const std::string& pf_pci) {
-  std::lock_guard lock(hold_mu_);
-  held_netlink_ = pf_pci;
-}
-
-void MemoryHost::release_netlink() {
-  {
-    std::lock_guard lock(hold_mu_);
-    held_netlink_.clear();
-  }
-  hold_cv_.notify_all();
-}
-
-void MemoryHost::wait_if_held(int pf_ifindex) {
-  std::unique_lock hold(hold_mu_);
-  bool held = false;
-  if (!held_netlink_.empty()) {
-    std::lock_guard lock(mu_);
-    const auto it = pfs_.find(held_netlink_);
-    held = it != pfs_.end() && it->second.info.ifindex == pf_ifindex;
-  }
-  hold_cv_.wait(hold, [&] { return !held || held_netlink_.empty(); });
-}
-
 int MemoryHost::rename(int ifindex, const std::string& name) {
   std::lock_guard lock(mu_);
   if (const int err = call_under(host::kLinksKey, "rename", std::to_string(ifindex) + " " + name);
@@ -799,10 +775,10 @@ int MemoryHost::del_altname(int ifindex, const std::string& name) {
 }
 
 int MemoryHost::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
-  wait_if_held(pf_ifindex);
   std::lock_guard lock(mu_);
-  if (const int err = call(
-          "netlink-guid", std::to_string(pf_ifindex) + " " + std::to_string(vf) + " " + port.str());
+  if (const int err =
+          call_under(host::kLinksKey, "netlink-guid",
+                     std::to_string(pf_ifindex) + " " + std::to_string(vf) + " " + port.str());
       err != 0) {
     return err;
   }

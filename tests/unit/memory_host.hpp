@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -87,11 +86,6 @@ class MemoryHost final : public host::SriovReads,
   std::chrono::milliseconds held_bound{60000};
   // The oldest held probe answers; false when none is held.
   bool release_probe();
-  // The VF GUIDs sent over netlink for PF `pf_pci` wait, outside the host's lock, until
-  // release_netlink() (a request the driver holds up, as under rtnl_lock: no deadline of
-  // vfready's bounds it).
-  void hold_netlink_guids(const std::string& pf_pci);
-  void release_netlink();
   // The kernel log's lines, as a failed probe adds them.
   std::vector<std::string> kernel_log;
   bool udev_initializes = true;  // new netdevs are initialized by udev at once
@@ -183,12 +177,7 @@ class MemoryHost final : public host::SriovReads,
   int probe(Pf& pf, Vf& vf, uint16_t index);
   std::optional<host::Link> link_named(const std::string& name) const;
 
-  void wait_if_held(int pf_ifindex);
-
-  std::mutex hold_mu_;  // taken before mu_, never after
-  std::condition_variable hold_cv_;
-  std::string held_netlink_;  // the PF whose netlink GUIDs wait
-  std::recursive_mutex mu_;   // the pipeline probes on a thread of its own
+  std::recursive_mutex mu_;  // a pass's planner reads the host on a thread of its own
   std::map<std::string, Pf> pfs_;
   std::map<int, host::Link> links_;
   std::set<int> initialized_;

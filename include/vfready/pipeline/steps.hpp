@@ -93,9 +93,9 @@ StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev);
 // What name_vf() answers: see Naming (vf_requests.hpp). Both in the caller's turn.
 Task<Done> name_pf(PfRun& run);
 Task<Naming> name_vf(PfRun& run, std::size_t at, bool announced = false);
-// The node's naming turn (NameRegistry) for `owner` (a PF's address), awaited: `turn`'s
+// The node's naming turn (NameRegistry), awaited: `turn`'s
 // once this is done, until it goes. `turn_fd`: NameRegistry::turn_fd().
-Task<Done> await_naming_turn(NamingTurn& turn, std::string owner, int turn_fd);
+Task<Done> await_naming_turn(NamingTurn& turn, int turn_fd);
 
 // Step "validate", for one VF: its GUID as read back (`read_back`: right after this
 // pass's probe of it, as a GUID is taken at the probe, or by read_back_guids) and its

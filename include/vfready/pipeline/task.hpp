@@ -10,8 +10,8 @@
 
 // A PF's pass as a sequence of steps that may wait, written as it reads (a coroutine):
 // where a step waits, the pass `co_await`s what it waits on (a Wait: descriptors that
-// turn readable, a time) and whoever drives it (drive() below, or a runner of many
-// passes) resumes it once that has come. Nothing here waits itself: the driver does, for
+// turn readable, a time) and whoever drives it (drive() below, or the daemon's loop for
+// many passes) resumes it once that has come. Nothing here waits itself: the driver does, for
 // every pass it drives at once.
 namespace vfready::pipeline {
 

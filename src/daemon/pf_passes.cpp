@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "pf_passes.hpp"
+
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <stdexcept>
+#include <system_error>
+#include <utility>
+
+#include "vfready/pipeline/pf_bringup.hpp"
+
+namespace vfready::daemon {
+
+// One PF's task and what it is made of; never moved once its task exists (the task
+// holds references to its target and host).
+struct PfPasses::Driven {
+  std::size_t index = 0;
+  model::PfTarget target;
+  std::unique_ptr<PfOs> os;
+  pipeline::ProgressFn progress;
+  pipeline::TaskSlot slot;
+  std::optional<pipeline::Task<model::PfStatus>> task;
+  bool ended = false;
+};
+
+namespace {
+
+model::PfStatus internal_error(const model::PfTarget& target, const std::string& what) {
+  model::PfStatus status;
+  status.pci = target.pci;
+  status.state = model::PfState::kFailed;
+  status.problems.push_back(
+      model::problem(model::EventKind::kInternalError, what, target.pci.str()));
+  return status;
+}
+
+void watch(int epoll, int fd) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = fd;
+  // MOD first: the fd may be in the set already. ENOENT: it is not (or it was closed,
+  // which took it out, and its number is another file's now).
+  if (::epoll_ctl(epoll, EPOLL_CTL_MOD, fd, &ev) == 0) {
+    return;
+  }
+  if (errno != ENOENT || ::epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) != 0) {
+    throw std::system_error(errno, std::generic_category(),
+                            "epoll_ctl of fd " + std::to_string(fd));
+  }
+}
+
+}  // namespace
+
+PfPasses::PfPasses(Hooks hooks, int also)
+    : hooks_(std::move(hooks)), epoll_(::epoll_create1(EPOLL_CLOEXEC)), also_(also) {
+  if (epoll_ < 0) {
+    throw std::system_error(errno, std::generic_category(), "epoll_create1");
+  }
+  try {
+    watch(epoll_, also_);
+  } catch (...) {
+    ::close(epoll_);
+    throw;
+  }
+}
+
+PfPasses::~PfPasses() {
+  // The tasks first: they hold the fds the set watches.
+  pfs_.clear();
+  ::close(epoll_);
+}
+
+std::optional<Clock::time_point> PfPasses::until() const {
+  std::optional<Clock::time_point> until;
+  for (const auto& d : pfs_) {
+    if (!d->ended && d->slot.wait.until != Clock::time_point::max()) {
+      until = until ? std::min(*until, d->slot.wait.until) : d->slot.wait.until;
+    }
+  }
+  return until;
+}
+
+void PfPasses::start(std::vector<PassPf> pfs, const BringupInputs& in,
+                     std::shared_ptr<const model::HostInfo> host,
+                     std::shared_ptr<host::UdevWait> udev,
+                     std::shared_ptr<pipeline::NameRegistry> names) {
+  in_ = in;
+  host_ = std::move(host);
+  udev_ = std::move(udev);
+  names_ = std::move(names);
+  std::vector<Driven*> started;
+  for (auto& pf : pfs) {
+    start_one(std::move(pf));
+    started.push_back(pfs_.back().get());
+  }
+  follow(started);
+}
+
+void PfPasses::start_one(PassPf pf) {
+  auto& d = *pfs_.emplace_back(std::make_unique<Driven>());
+  d.index = pf.index;
+  d.target = std::move(pf.target);
+  d.progress = [this, index = d.index](const char* step) { hooks_.step(index, step); };
+  try {
+    d.os = in_.hosts->pf_os(in_, *udev_);
+    d.task.emplace(pipeline::pf_pass(d.target, in_.config, in_.table, *host_, d.os->host(), *names_,
+                                     d.progress));
+    d.task->start(d.slot);
+  } catch (const std::exception& e) {
+    end(d, internal_error(d.target, e.what()));
+    return;
+  }
+  end_if_done(d);
+}
+
+bool PfPasses::turn() {
+  std::vector<epoll_event> events(watched_.size() + 1);
+  const int n = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), 0);
+  if (n < 0 && errno != EINTR) {
+    fail_all(std::system_error(errno, std::generic_category(), "epoll_wait"));
+    return false;
+  }
+  bool also = false;
+  std::vector<Driven*> ready;
+  for (int i = 0; i < n; ++i) {
+    const int fd = events[static_cast<std::size_t>(i)].data.fd;
+    also = also || fd == also_;
+    const auto it = std::find_if(watched_.begin(), watched_.end(),
+                                 [fd](const auto& w) { return w.first == fd; });
+    if (it != watched_.end()) {
+      ready.insert(ready.end(), it->second.begin(), it->second.end());
+    }
+  }
+  const auto now = Clock::now();
+  std::vector<Driven*> resumed;
+  for (auto& d : pfs_) {
+    if (!d->ended && (d->slot.wait.until <= now ||
+                      std::find(ready.begin(), ready.end(), d.get()) != ready.end())) {
+      resumed.push_back(d.get());
+      resume(*d);
+    }
+  }
+  if (!resumed.empty()) {
+    follow(resumed);
+  }
+  return also;
+}
+
+void PfPasses::resume(Driven& d) {
+  try {
+    std::exchange(d.slot.resume, {}).resume();
+  } catch (const std::exception& e) {
+    end(d, internal_error(d.target, e.what()));
+    return;
+  }
+  end_if_done(d);
+}
+
+void PfPasses::end_if_done(Driven& d) {
+  if (d.ended) {
+    return;
+  }
+  if (!d.task->done()) {
+    if (d.slot.wait.fds.empty() && d.slot.wait.until == Clock::time_point::max()) {
+      // A bug: nothing would ever resume it.
+      end(d, internal_error(d.target, "its pass waits on nothing, forever"));
+    }
+    return;
+  }
+  model::PfStatus status;
+  try {
+    status = d.task->take();
+  } catch (const std::exception& e) {
+    status = internal_error(d.target, e.what());
+  }
+  end(d, std::move(status));
+}
+
+void PfPasses::end(Driven& d, model::PfStatus status) {
+  d.ended = true;
+  d.task.reset();
+  d.os.reset();
+  hooks_.done(d.index, std::move(status));
+}
+
+void PfPasses::follow(const std::vector<Driven*>& resumed) {
+  std::map<int, std::vector<Driven*>> now;
+  for (auto& d : pfs_) {
+    if (!d->ended) {
+      for (const int fd : d->slot.wait.fds) {
+        now[fd].push_back(d.get());
+      }
+    }
+  }
+  try {
+    for (const auto& [fd, owners] : now) {
+      const bool known = std::any_of(watched_.begin(), watched_.end(),
+                                     [fd](const auto& w) { return w.first == fd; });
+      // A pass that went on may wait on a file it opened since, under the number of
+      // one it closed: its fds are (re)entered; the others' are as they were.
+      if (!known || std::any_of(owners.begin(), owners.end(), [&](Driven* d) {
+            return std::find(resumed.begin(), resumed.end(), d) != resumed.end();
+          })) {
+        watch(epoll_, fd);
+      }
+    }
+  } catch (const std::system_error& e) {
+    fail_all(e);
+    return;
+  }
+  for (const auto& [fd, owners] : watched_) {
+    if (!now.contains(fd)) {
+      // Closed already (EBADF, or ENOENT: closing it took it out) is as good.
+      static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
+    }
+  }
+  watched_.assign(now.begin(), now.end());
+}
+
+void PfPasses::fail_all(const std::exception& e) {
+  // The set cannot be waited on: no pass would go on. Those not ended end here.
+  for (auto& d : pfs_) {
+    if (!d->ended) {
+      end(*d, internal_error(d->target, e.what()));
+    }
+  }
+  for (const auto& [fd, owners] : watched_) {
+    static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
+  }
+  watched_.clear();
+}
+
+}  // namespace vfready::daemon

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "event_loop.hpp"
+#include "pass_workers.hpp"
+
+// The PFs' passes of one bring-up, each a task (pipeline::pf_pass), driven by the loop:
+// what any of them waits on (a helper's socket, a udev wait's fd, the naming turn) is
+// in one epoll set, which the loop watches as one fd, and the earliest of their bounds
+// is the loop's deadline for it. A turn resumes the passes whose wait has come. No
+// thread of its own: what a pass does without a wait (a sysfs read, a link request
+// made in a helper under device_call_ms) is done on the loop.
+namespace vfready::daemon {
+
+// A PF of the plan to bring up: its place in the plan and its target.
+struct PassPf {
+  std::size_t index = 0;
+  model::PfTarget target;
+};
+
+class PfPasses {
+ public:
+  struct Hooks {
+    std::function<void(std::size_t pf, const char* step)> step;        // a PF's step starts
+    std::function<void(std::size_t pf, model::PfStatus status)> done;  // a PF's pass ended
+  };
+  // `also`: one more fd to watch in the set (the planner's channel); turn() says when
+  // it is readable. Throws std::system_error when no epoll set can be made.
+  PfPasses(Hooks hooks, int also);
+  ~PfPasses();
+  PfPasses(const PfPasses&) = delete;
+  PfPasses& operator=(const PfPasses&) = delete;
+
+  // The epoll set, readable when some pass's wait (or `also`) is: the same for life.
+  [[nodiscard]] int fd() const { return epoll_; }
+  // The earliest bound of a pass's wait; none while no pass runs.
+  [[nodiscard]] std::optional<Clock::time_point> until() const;
+
+  // Starts each PF's pass; each goes as far as it can at once.
+  void start(std::vector<PassPf> pfs, const BringupInputs& in,
+             std::shared_ptr<const model::HostInfo> host, std::shared_ptr<host::UdevWait> udev,
+             std::shared_ptr<pipeline::NameRegistry> names);
+  // Resumes each pass whose wait has come; true when `also` is readable.
+  bool turn();
+
+ private:
+  struct Driven;
+  void start_one(PassPf pf);
+  void resume(Driven& d);
+  void end_if_done(Driven& d);
+  void end(Driven& d, model::PfStatus status);
+  // The set made to follow the waits of the passes in `resumed` (the others' are as
+  // they were: a pass that waits keeps the fds it waits on open).
+  void follow(const std::vector<Driven*>& resumed);
+  void fail_all(const std::exception& e);
+
+  Hooks hooks_;
+  int epoll_ = -1;
+  int also_ = -1;
+  BringupInputs in_;
+  std::shared_ptr<const model::HostInfo> host_;
+  std::shared_ptr<host::UdevWait> udev_;
+  std::shared_ptr<pipeline::NameRegistry> names_;
+  std::vector<std::unique_ptr<Driven>> pfs_;
+  // Each fd in the set, and the passes that wait on it.
+  std::vector<std::pair<int, std::vector<Driven*>>> watched_;
+};
+
+}  // namespace vfready::daemon
