@@ -197,7 +197,8 @@ void PfPasses::follow(const std::vector<Driven*>& resumed) {
     }
   }
   try {
-    for (const auto& [fd, owners] : now) {
+    for (const auto& [number, owners] : now) {
+      const int fd = number;  // (a structured binding is not captured before C++20's P1091)
       const bool known = std::any_of(watched_.begin(), watched_.end(),
                                      [fd](const auto& w) { return w.first == fd; });
       // A pass that went on may wait on a file it opened since, under the number of

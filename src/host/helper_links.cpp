@@ -47,12 +47,11 @@ std::unique_ptr<StartedCall<LinkAnswer>> HelperLinks::start(const LinkRequest& r
       calls_->start(kLinksKey, {&op, 1}, deadline_), answer_of);
 }
 
-LinkAnswer HelperLinks::make_op(const DeviceOp& op) {
+LinkAnswer HelperLinks::make(const LinkRequest& request) {
   count(KernelCall::kNetlinkRequest);
+  const DeviceOp op = netlink_op(request);
   return answer_of(calls_->run(kLinksKey, {&op, 1}, deadline_));
 }
-
-LinkAnswer HelperLinks::make(const LinkRequest& request) { return make_op(netlink_op(request)); }
 
 std::optional<Link> HelperLinks::get(int ifindex) {
   return make({LinkRequest::Kind::kGet, ifindex}).link;
@@ -83,12 +82,7 @@ int HelperLinks::del_altname(int ifindex, const std::string& name) {
 }
 
 int HelperLinks::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
-  const auto bytes = build_vf_guids_request(pf_ifindex, vf, node, port);
-  return make_op({DeviceOp::Kind::kNetlink,
-                  "a netlink change of VF " + std::to_string(vf) + "'s GUIDs on ifindex " +
-                      std::to_string(pf_ifindex),
-                  std::string(bytes.begin(), bytes.end())})
-      .err;
+  return make({LinkRequest::Kind::kSetVfGuids, pf_ifindex, {}, {}, vf, node, port}).err;
 }
 
 }  // namespace vfready::host

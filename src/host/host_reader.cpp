@@ -74,9 +74,8 @@ model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t 
   model::VfInfo vf;
   vf.index = index;
   const auto dir = pf_dir + "virtfn" + std::to_string(index) + "/";
-  if (auto names = sysfs.list(dir + "net"); !names.empty()) {
-    vf.netdev = names.front();  // a netdev comes from a bound driver
-  } else {
+  read_netdev(sysfs, dir, &vf.netdev, &vf.ifindex);  // a netdev comes from a bound driver
+  if (!vf.netdev) {
     vf.driver = sysfs.link_target_name(dir + "driver");
   }
   return vf;

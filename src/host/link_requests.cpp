@@ -24,6 +24,8 @@ std::string describe(const LinkRequest& request) {
       return "a netlink request adding altname " + request.name + " to " + link;
     case LinkRequest::Kind::kDelAltname:
       return "a netlink request taking altname " + request.name + " from " + link;
+    case LinkRequest::Kind::kSetVfGuids:
+      return "a netlink change of VF " + std::to_string(request.vf) + "'s GUIDs on " + link;
   }
   return "a netlink request";
 }
@@ -49,6 +51,9 @@ std::unique_ptr<StartedCall<LinkAnswer>> Links::start(const LinkRequest& request
       return answered(LinkAnswer{add_altname(request.ifindex, request.name)});
     case LinkRequest::Kind::kDelAltname:
       return answered(LinkAnswer{del_altname(request.ifindex, request.name)});
+    case LinkRequest::Kind::kSetVfGuids:
+      return answered(LinkAnswer{
+          set_vf_guids(request.ifindex, request.vf, request.node_guid, request.port_guid)});
   }
   return answered(LinkAnswer{EINVAL});
 }

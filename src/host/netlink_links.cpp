@@ -102,6 +102,8 @@ int exchange(nl_sock* sk, nl_msg* msg, std::vector<Link>* out = nullptr) {
 // with many VFs fill the answer, and cannot name an altname); and renames, every VF's,
 // as an acked RTM_SETLINK with IFLA_IFNAME and IFLA_MTU (what libnl's change request
 // builds, without the two link objects it compares to get there).
+nl_msg* vf_guids_message(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port);
+
 nl_msg* link_message(const LinkRequest& request) {
   const auto& name = request.name;
   nl_msg* msg = nullptr;
@@ -132,6 +134,8 @@ nl_msg* link_message(const LinkRequest& request) {
     case LinkRequest::Kind::kDelAltname:
       msg = link_request(RTM_DELLINKPROP, NLM_F_REQUEST | NLM_F_ACK, request.ifindex);
       break;
+    case LinkRequest::Kind::kSetVfGuids:
+      return vf_guids_message(request.ifindex, request.vf, request.node_guid, request.port_guid);
   }
   nlattr* list = nla_nest_start(msg, IFLA_PROP_LIST);
   nla_put_string(msg, IFLA_ALT_IFNAME, name.c_str());

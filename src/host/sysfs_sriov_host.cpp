@@ -72,7 +72,7 @@ bool SysfsSriovHost::has_ofed_sriov(const model::PciAddress& pf) {
 
 VfBinding SysfsSriovHost::vf_binding(const model::PciAddress& pf, uint16_t index) {
   const auto vf = read_vf_binding(sysfs_, pf_dir(pf), index);
-  return {vf.netdev, vf.driver};
+  return {vf.netdev, vf.driver, vf.ifindex};
 }
 
 std::optional<model::Guid> SysfsSriovHost::vf_port_guid(const model::PciAddress& pf, uint16_t index,
@@ -83,13 +83,6 @@ std::optional<model::Guid> SysfsSriovHost::vf_port_guid(const model::PciAddress&
 std::optional<std::string> SysfsSriovHost::netdev_of(const model::PciAddress& function) {
   const auto names = sysfs_.list(pf_dir(function) + "net");
   return names.empty() ? std::nullopt : std::optional<std::string>(names.front());
-}
-
-std::optional<std::string> SysfsSriovHost::port_state(const model::PciAddress& pf,
-                                                      const std::string& ib_device, int port) {
-  auto state = sysfs_.read(pf_dir(pf) + "infiniband/" + ib_device + "/ports/" +
-                           std::to_string(port) + "/state");
-  return state ? std::optional<std::string>(state.value()) : std::nullopt;
 }
 
 NetdevDevice SysfsSriovHost::device_of_netdev(const std::string& netdev) {
@@ -316,6 +309,41 @@ std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_unbind_vf(const model::P
           pf.str(), {{DeviceOp::Kind::kWrite, "bus/pci/drivers/" + driver + "/unbind", vf.str()}},
           deadlines_.other),
       last_err);
+}
+
+std::unique_ptr<StartedCall<PortRead>> SysfsSriovHost::start_read_port(
+    const model::PciAddress& pf) {
+  const auto dir = pf_dir(pf);
+  PortRead read;
+  if (!sysfs_.exists(dir + "vendor")) {
+    read.vanished = true;
+    return answered(std::move(read));
+  }
+  read.netdev = netdev_of(pf);
+  const auto ib = sysfs_.list(dir + "infiniband");
+  if (ib.empty()) {
+    return answered(std::move(read));
+  }
+  read.ib_device = ib.front();
+  const auto port = dir + "infiniband/" + ib.front() + "/ports/1/";
+  std::vector<DeviceOp> ops{{DeviceOp::Kind::kRead, port + "link_layer", {}},
+                            {DeviceOp::Kind::kRead, port + "state", {}}};
+  return std::make_unique<StartedOnDevice<PortRead>>(
+      finisher(sysfs_), sysfs_.start_on_device(pf.str(), std::move(ops), deadlines_.other),
+      [read](const std::vector<DeviceOpResult>& got) {
+        PortRead out = read;
+        const auto text = [&](std::size_t i) {
+          auto t = i < got.size() && got[i].err == 0 ? got[i].text : std::string();
+          while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) {
+            t.pop_back();
+          }
+          return t;
+        };
+        out.err = got.size() < 2 ? (got.empty() ? EIO : got.back().err) : got[1].err;
+        out.link_layer = text(0);
+        out.state = text(1);
+        return out;
+      });
 }
 
 }  // namespace vfready::host

@@ -182,25 +182,38 @@ class PfPass {
       }
     }
     step(StepNames::kValidate);
-    if (failed(validate_pf(run_))) {
+    auto pf_valid = validate_pf(run_);
+    if (failed(co_await pf_valid)) {
       co_return false;
     }
-    const auto port_bound =
-        Clock::now() + std::chrono::milliseconds(run_.config.timeouts.port_active_ms);
-    auto port = run_until(
-        run_.os, port_bound, [&] { return check_port_active(run_); }, UdevWatch{});
-    const auto active = co_await port;
-    failed(active);
+    auto port = await_port_active(
+        run_, Clock::now() + std::chrono::milliseconds(run_.config.timeouts.port_active_ms));
+    failed(co_await port);
+    auto judged = validate_the_rest(done);
+    co_return co_await judged;
+  }
+
+  // The VFs not finished beside the probes, read back and judged once the PF is: those
+  // whose GUID is wrong reprobed. False when the pass ends before they are judged.
+  Task<bool> validate_the_rest(const std::set<std::size_t>& done) {
     // The port's wait may have lasted: these VFs' netdevs are asked again, not taken
     // from naming's answers (which stand only for a VF validated right after it is named).
-    run_.named.clear();
     std::vector<uint16_t> indices;
-    for_not_done(done, [&](VfWork& vs) { indices.push_back(vs.index); });
+    std::vector<int> ifindices;
+    for_not_done(done, [&](VfWork& vs) {
+      indices.push_back(vs.index);
+      if (vs.ifindex != 0) {
+        ifindices.push_back(vs.ifindex);
+      }
+    });
+    auto links = links_read_back(run_, std::move(ifindices));
+    co_await links;
     auto reading = read_back_guids(run_, indices);
     const auto guids = co_await reading;
     if (stuck()) {
       co_return false;  // a read that did not answer: nothing of these VFs is judged
     }
+    auto& vfs = run_.vfs;
     VfRequests again(run_);
     for (std::size_t i = 0, k = 0; i < vfs.size(); ++i) {
       auto& vs = vfs[i];

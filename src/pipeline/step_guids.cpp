@@ -81,36 +81,35 @@ std::optional<host::OfedGuidError> one_vf_error(const host::OfedGuidErrors& erro
   return errors.front();
 }
 
-StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path) {
-  auto& os = run.os;
-  const auto& pf = run.target.pci;
-  const auto failed = [&](std::string text) {
-    return StepResult::failed(guid_set_failed(run, vt, std::move(text)));
-  };
-  switch (path) {
-    case GuidPath::kOfedSysfs:
-      if (auto e = os.calls.set_vf_guid_ofed(pf, vt.index, vt.guid, run.target.guid_policy)) {
-        return StepResult::failed(ofed_problem(run, vt, *e));
-      }
-      return StepResult::done();
-    case GuidPath::kNetlink:
-      if (const int err = os.links.set_vf_guids(run.info.ifindex, vt.index, vt.guid, vt.guid);
-          err == host::kStuck) {
-        return StepResult::failed(stuck_problem(run));  // rtnl_lock is held
-      } else if (err != 0) {
-        return failed("setting the GUID of VF " + std::to_string(vt.index) +
-                      " through netlink on " + run.info.netdev.value_or("?") +
-                      " failed: " + host::errno_name(err) +
-                      (err == EOPNOTSUPP
-                           ? " (the PF's netdev is not IPoIB, and OFED's sriov sysfs is not there)"
-                           : ""));
-      }
-      return StepResult::done();
-    case GuidPath::kNone:
-      break;
+host::LinkRequest vf_guid_request(const PfRun& run, const model::VfTarget& vt) {
+  return {.kind = host::LinkRequest::Kind::kSetVfGuids,
+          .ifindex = run.info.ifindex,
+          .vf = vt.index,
+          .node_guid = vt.guid,
+          .port_guid = vt.guid};
+}
+
+StepResult netlink_guid_set(PfRun& run, const model::VfTarget& vt, int err) {
+  if (err == host::kStuck) {
+    return StepResult::failed(stuck_problem(run));  // rtnl_lock is held
   }
-  return failed("no way to set GUIDs on PF " + pf.str() +
-                ": no OFED sriov sysfs and no PF netdev for netlink");
+  if (err != 0) {
+    return StepResult::failed(guid_set_failed(
+        run, vt,
+        "setting the GUID of VF " + std::to_string(vt.index) + " through netlink on " +
+            run.info.netdev.value_or("?") + " failed: " + host::errno_name(err) +
+            (err == EOPNOTSUPP
+                 ? " (the PF's netdev is not IPoIB, and OFED's sriov sysfs is not there)"
+                 : "")));
+  }
+  return StepResult::done();
+}
+
+StepResult no_guid_path(PfRun& run, const model::VfTarget& vt) {
+  return StepResult::failed(
+      guid_set_failed(run, vt,
+                      "no way to set GUIDs on PF " + run.target.pci.str() +
+                          ": no OFED sriov sysfs and no PF netdev for netlink"));
 }
 
 namespace {
@@ -183,8 +182,13 @@ class OfedBatch {
 // problems, none when it is set.
 Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget& vt) {
   const auto path = guid_path(run.info);
-  if (path != GuidPath::kOfedSysfs) {
-    co_return set_vf_guid(run, vt, path).problems;  // netlink, or no way at all
+  if (path == GuidPath::kNetlink) {
+    auto set = answer(run.os.links.start(vf_guid_request(run, vt)));
+    const auto got = co_await set;
+    co_return netlink_guid_set(run, vt, got.err).problems;
+  }
+  if (path == GuidPath::kNone) {
+    co_return no_guid_path(run, vt).problems;
   }
   const std::pair<uint16_t, model::Guid> guid{vt.index, vt.guid};
   auto written = answer(run.os.calls.start_set_vf_guids_ofed(run.target.pci, std::span(&guid, 1),

@@ -15,23 +15,18 @@ StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev) {
   }
   auto& os = run.os;
   if (vs.ifindex == 0) {
-    // The netdev's name from sysfs, its ifindex from netlink. Should it be renamed in
-    // between (udev, someone), sysfs is asked again.
+    // The netdev's name and ifindex from sysfs. Should it be renamed between the two
+    // reads (udev, someone), sysfs is asked again.
     auto binding = os.reads.vf_binding(run.target.pci, vs.index);
-    std::optional<host::Link> link;
-    for (int tries = 0; tries < 3 && binding.netdev && !(link = os.links.by_name(*binding.netdev));
-         ++tries) {
+    for (int tries = 0; tries < 3 && binding.netdev && binding.ifindex == 0; ++tries) {
       binding = os.reads.vf_binding(run.target.pci, vs.index);
-    }
-    if (!link && os.calls.stuck(run.target.pci)) {
-      return StepResult::failed(stuck_problem(run));  // a lookup on rtnl_lock did not return
     }
     if (!binding.netdev && binding.driver) {
       // Bound (the probe made its netdev), but the netdev is not here: a pod has it.
       vs.in_use = {model::VfUse::Why::kNetdevElsewhere, {}};
       return StepResult::done();
     }
-    if (!binding.netdev || !link) {
+    if (!binding.netdev || binding.ifindex == 0) {
       if (!vs.problems.empty()) {
         // Its problem (a failed probe, a GUID not set) says why already.
         return StepResult::failed(std::vector<model::Problem>{});
@@ -44,8 +39,8 @@ StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev) {
               "; see the kernel log",
           run.status.pci.str(), vs.pci.str()));
     }
-    vs.ifindex = link->ifindex;
-    vs.name = link->name;
+    vs.ifindex = binding.ifindex;
+    vs.name = *binding.netdev;
   }
   // A netdev that was there before the pass may have been initialized long ago: asked.
   if (os.udev.initialized_now(vs.ifindex, netdev, netdev == host::UdevWait::Netdev::kExisting)) {

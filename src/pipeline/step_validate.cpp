@@ -33,8 +33,22 @@ Task<host::ReadGuids> read_back_guids(PfRun& run, std::vector<uint16_t> indices)
   co_return out;
 }
 
+Task<Done> links_read_back(PfRun& run, std::vector<int> ifindices) {
+  run.named.clear();
+  for (const int ifindex : ifindices) {
+    auto asked = answer(run.os.links.start({host::LinkRequest::Kind::kGet, ifindex}));
+    const auto got = co_await asked;
+    if (got.err == host::kStuck) {
+      co_return Done{};  // rtnl_lock is held: the PF is stuck, and validate_vf says so
+    }
+    if (got.link) {
+      run.named[ifindex] = *got.link;
+    }
+  }
+  co_return Done{};
+}
+
 bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_back) {
-  auto& os = run.os;
   const auto& vt = run.target.vf.at(vs.index);
   // The GUID its port uses, read back: a VF is ready only with proof that it is its own.
   const auto& effective = read_back;
@@ -55,19 +69,18 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   if (vs.ifindex == 0) {
     return keep;
   }
-  // Named in this pass: the kernel's answers then are the read-back (an acknowledged
-  // change needs no second look). Else asked now.
+  // As the kernel answered the pass's last request about the link (naming's, or a
+  // lookup of links_read_back()): none when it was gone, or the request did not return.
   const auto named = run.named.find(vs.ifindex);
-  const auto link =
-      named != run.named.end() ? std::optional(named->second) : os.links.get(vs.ifindex);
-  if (!link && os.calls.stuck(run.target.pci)) {
+  if (named == run.named.end() && run.os.calls.stuck(run.target.pci)) {
     vs.problems.push_back(stuck_problem(run));  // a lookup on rtnl_lock did not return
     return keep;
   }
-  if (!link) {
+  if (named == run.named.end()) {
     add(run, vs, model::EventKind::kNetdevGone, "netdev " + vs.name + " is gone");
     return keep;
   }
+  const auto* link = &named->second;
   vs.name = link->name;
   vs.altnames = link->altnames;
   if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
@@ -85,50 +98,61 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   return keep;
 }
 
-StepResult validate_pf(PfRun& run) {
+Task<StepResult> validate_pf(PfRun& run) {
   auto& status = run.status;
-  const auto info = run.os.reads.read_pf(run.target.pci, /*with_vfs=*/false);
-  if (!info) {
-    return StepResult::failed(model::problem(model::EventKind::kPfVanished,
-                                             "PF " + run.target.pci.str() + " vanished",
-                                             run.target.pci.str()));
+  auto reading = answer(run.os.calls.start_read_port(run.target.pci));
+  const auto port = co_await reading;
+  if (port.vanished) {
+    co_return StepResult::failed(model::problem(model::EventKind::kPfVanished,
+                                                "PF " + run.target.pci.str() + " vanished",
+                                                run.target.pci.str()));
   }
-  if (info->stuck) {
-    return StepResult::failed(stuck_problem(run));
+  if (port.err == host::kStuck) {
+    co_return StepResult::failed(stuck_problem(run));
   }
   // The PF's name as netlink has it, as for its VFs: its own rename has just happened,
   // and netlink is where it happened.
-  const auto link = status.ifindex != 0 ? run.os.links.get(status.ifindex) : std::nullopt;
-  if (!link && run.os.calls.stuck(run.target.pci)) {
-    return StepResult::failed(stuck_problem(run));  // a lookup on rtnl_lock did not return
+  std::optional<host::Link> link;
+  if (status.ifindex != 0) {
+    auto asked = answer(run.os.links.start({host::LinkRequest::Kind::kGet, status.ifindex}));
+    const auto got = co_await asked;
+    if (got.err == host::kStuck) {
+      co_return StepResult::failed(stuck_problem(run));  // a lookup on rtnl_lock
+    }
+    link = got.link;
   }
-  status.name = link ? link->name : info->netdev.value_or("");
-  status.link_layer = info->link_layer();
-  status.port_state = info->ports.empty() ? "" : info->ports.front().state;
-  run.info.ib_device = info->ib_device;
-  return StepResult::done();
+  status.name = link ? link->name : port.netdev.value_or("");
+  status.link_layer = port.link_layer;
+  status.port_state = port.state;
+  run.info.ib_device = port.ib_device;
+  co_return StepResult::done();
 }
 
-StepResult check_port_active(PfRun& run) {
+Task<StepResult> await_port_active(PfRun& run, Wait::Clock::time_point until) {
   auto& status = run.status;
-  if (!run.target.require_port_active || !run.info.ib_device || active(status.port_state)) {
-    return StepResult::done();
-  }
   // The subnet manager moves the port INIT -> ARMED -> ACTIVE; sysfs has no event for
   // it, so it is looked at again until ACTIVE or the bound.
-  status.port_state =
-      run.os.reads.port_state(run.target.pci, *run.info.ib_device, 1).value_or(status.port_state);
-  if (active(status.port_state)) {
-    return StepResult::done();
+  while (run.target.require_port_active && run.info.ib_device && !active(status.port_state)) {
+    if (Wait::Clock::now() >= until) {
+      co_return StepResult::failed(model::problem(
+          model::EventKind::kPortNotActive,
+          "port 1 of PF " + run.target.pci.str() + " is \"" + status.port_state +
+              "\", not ACTIVE after " + std::to_string(run.config.timeouts.port_active_ms) +
+              " ms: check the cable and the subnet manager",
+          run.target.pci.str()));
+    }
+    const auto later = Wait::time(std::min(until, Wait::Clock::now() + kPortLookEvery));
+    co_await later;
+    auto reading = answer(run.os.calls.start_read_port(run.target.pci));
+    const auto port = co_await reading;
+    if (port.err == host::kStuck) {
+      co_return StepResult::failed(stuck_problem(run));
+    }
+    if (!port.vanished && port.err == 0) {
+      status.port_state = port.state;
+    }
   }
-  return StepResult::waiting("port 1 of PF " + run.target.pci.str() + " to become ACTIVE",
-                             model::problem(model::EventKind::kPortNotActive,
-                                            "port 1 of PF " + run.target.pci.str() + " is \"" +
-                                                status.port_state + "\", not ACTIVE after " +
-                                                std::to_string(run.config.timeouts.port_active_ms) +
-                                                " ms: check the cable and the subnet manager",
-                                            run.target.pci.str()),
-                             std::chrono::milliseconds(250));
+  co_return StepResult::done();
 }
 
 }  // namespace vfready::pipeline

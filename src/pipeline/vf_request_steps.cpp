@@ -223,15 +223,28 @@ VfRequests::Answer VfRequests::reprobe(VfRequest& r) {
     r.step = Step::kResetGuid;
     return Answer::kDone;
   }
-  auto set = set_vf_guid(run_, vt, path);  // netlink, or no way at all
-  if (set.is_failed()) {
-    return end_reprobe(r, std::move(set.problems.front()));
+  if (path == GuidPath::kNetlink) {
+    r.link_guid_call = run_.os.links.start(vf_guid_request(run_, vt));
+    r.step = Step::kResetGuid;
+    return Answer::kDone;
   }
-  ++run_.status.changes.guids_set;
-  return start_unbind(r);
+  return end_reprobe(r, std::move(no_guid_path(run_, vt).problems.front()));
 }
 
 VfRequests::Answer VfRequests::resetting_guid(VfRequest& r, Clock::time_point now) {
+  if (r.link_guid_call) {
+    if (!answer_due(*r.link_guid_call, now)) {
+      return Answer::kWaiting;
+    }
+    const int err = r.link_guid_call->finish().err;
+    r.link_guid_call.reset();
+    auto set = netlink_guid_set(run_, run_.target.vf.at(run_.vfs[r.at].index), err);
+    if (set.is_failed()) {
+      return end_reprobe(r, std::move(set.problems.front()));
+    }
+    ++run_.status.changes.guids_set;
+    return start_unbind(r);
+  }
   if (!answer_due(*r.guid_call, now)) {
     return Answer::kWaiting;
   }

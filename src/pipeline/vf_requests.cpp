@@ -216,8 +216,10 @@ Wait VfRequests::waiting_on() const {
     const auto& r = requests_[i];
     if (r.step == Step::kProbing) {
       on_call(r.call);
-    } else if (r.step == Step::kResetGuid) {
+    } else if (r.step == Step::kResetGuid && r.guid_call) {
       on_call(r.guid_call);
+    } else if (r.step == Step::kResetGuid) {
+      on_call(r.link_guid_call);
     } else if (r.step == Step::kUnbinding) {
       on_call(r.unbind_call);
     } else if (r.step == Step::kName && r.naming) {

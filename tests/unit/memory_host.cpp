@@ -337,7 +337,7 @@ bool MemoryHost::has_ofed_sriov(const model::PciAddress& pci) {
 
 host::VfBinding MemoryHost::vf_binding(const model::PciAddress& pci, uint16_t index) {
   const auto vf = read_vf(pci, index);
-  return vf.netdev ? host::VfBinding{vf.netdev, {}} : host::VfBinding{{}, vf.driver};
+  return vf.netdev ? host::VfBinding{vf.netdev, {}, vf.ifindex} : host::VfBinding{{}, vf.driver};
 }
 
 std::optional<model::Guid> MemoryHost::vf_port_guid(const model::PciAddress& pci, uint16_t index,
@@ -356,14 +356,30 @@ std::optional<std::string> MemoryHost::netdev_of(const model::PciAddress& functi
   return std::nullopt;
 }
 
-std::optional<std::string> MemoryHost::port_state(const model::PciAddress& pci,
-                                                  const std::string& /*ib_device*/, int port) {
+std::unique_ptr<host::StartedCall<host::PortRead>> MemoryHost::start_read_port(
+    const model::PciAddress& pci) {
   std::lock_guard lock(mu_);
+  host::PortRead read;
   Pf* pf = find_pf(pci);
-  if (pf == nullptr || port < 1 || static_cast<std::size_t>(port) > pf->info.ports.size()) {
-    return std::nullopt;
+  if (pf == nullptr) {
+    read.vanished = true;
+    return host::answered(std::move(read));
   }
-  return pf->info.ports[static_cast<std::size_t>(port) - 1].state;
+  read.netdev = links_.contains(pf->info.ifindex)
+                    ? std::optional<std::string>(links_.at(pf->info.ifindex).name)
+                    : std::nullopt;
+  read.ib_device = pf->info.ib_device;
+  if (!read.ib_device) {
+    return host::answered(std::move(read));
+  }
+  ++port_reads;
+  if (stuck_.contains(pci.str())) {
+    read.err = host::kStuck;
+  } else if (!pf->info.ports.empty()) {
+    read.link_layer = pf->info.ports.front().link_layer;
+    read.state = pf->info.ports.front().state;
+  }
+  return host::answered(std::move(read));
 }
 
 std::vector<std::string> MemoryHost::kernel_log_naming(const std::string& device) {

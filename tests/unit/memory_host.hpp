@@ -76,6 +76,7 @@ class MemoryHost final : public host::SriovReads,
   bool hold_guid_writes = false;        // started OFED GUID writes, as probes
   bool hold_unbinds = false;            // started unbinds, as probes
   bool hold_link_requests = false;      // started link requests (Links::start), as probes
+  std::size_t port_reads = 0;           // start_read_port()s that read a port's state
   bool hold_guid_reads = false;         // started GUID read-backs, as probes
   std::vector<std::size_t> guid_reads;  // the VFs of each started GUID read-back so far
   // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().
@@ -102,8 +103,6 @@ class MemoryHost final : public host::SriovReads,
   std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index,
                                           bool ofed) override;
   std::optional<std::string> netdev_of(const model::PciAddress& function) override;
-  std::optional<std::string> port_state(const model::PciAddress& pf, const std::string& ib_device,
-                                        int port) override;
   host::NetdevDevice device_of_netdev(const std::string& netdev) override;
   std::vector<std::string> kernel_log_naming(const std::string& device) override;
   // --- host::SriovCalls
@@ -135,6 +134,10 @@ class MemoryHost final : public host::SriovReads,
   // device call past its deadline); each recorded in guid_reads.
   std::unique_ptr<host::StartedCall<host::ReadGuids>> start_read_vf_guids(
       const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) override;
+  // Answered at once: kStuck while the PF is stuck. Each read of a port's state counted
+  // in port_reads.
+  std::unique_ptr<host::StartedCall<host::PortRead>> start_read_port(
+      const model::PciAddress& pf) override;
   std::optional<host::StuckCall> stuck(const model::PciAddress& pf) override;
 
   // --- host::Links

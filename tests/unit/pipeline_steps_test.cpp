@@ -156,20 +156,25 @@ TEST_F(AStep, UdevFailsForAnUnboundVfAndCallsAPodsVfInUse) {
 TEST_F(AStep, PortWaitsUntilActiveLookingAgainLater) {
   host.pf(kPf).info.ports.front().state = "3: ARMED";
   auto& r = run();
-  ASSERT_TRUE(vfready::pipeline::validate_pf(r).is_done());
-  const auto waiting = vfready::pipeline::check_port_active(r);
-  ASSERT_TRUE(waiting.is_waiting());
-  EXPECT_GT(waiting.retry.count(), 0);
-  EXPECT_EQ(waiting.wait_ifindex, 0);
+  ASSERT_TRUE(vfready::pipeline::drive(vfready::pipeline::validate_pf(r)).is_done());
+  EXPECT_EQ(r.status.port_state, "3: ARMED");
+  // Not ACTIVE within its bound: the port was looked at again, each kPortLookEvery.
+  const auto reads = host.port_reads;
+  const auto bound = std::chrono::steady_clock::now() + 3 * vfready::pipeline::kPortLookEvery;
+  const auto late = vfready::pipeline::drive(vfready::pipeline::await_port_active(r, bound));
+  ASSERT_TRUE(late.is_failed());
+  EXPECT_THAT(texts(late.problems), ElementsAre(HasSubstr("is \"3: ARMED\", not ACTIVE")));
+  EXPECT_GE(host.port_reads - reads, 2U);
   host.pf(kPf).info.ports.front().state = "4: ACTIVE";
-  EXPECT_TRUE(vfready::pipeline::check_port_active(r).is_done());
+  const auto later = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  EXPECT_TRUE(vfready::pipeline::drive(vfready::pipeline::await_port_active(r, later)).is_done());
   EXPECT_EQ(r.status.port_state, "4: ACTIVE");
 }
 
 TEST_F(AStep, ValidateFailsForAPfThatVanished) {
   auto& r = run();
   planned.pci = vfready::model::PciAddress::parse("0000:77:00.0").value();
-  const auto result = vfready::pipeline::validate_pf(r);
+  const auto result = vfready::pipeline::drive(vfready::pipeline::validate_pf(r));
   ASSERT_TRUE(result.is_failed());
   EXPECT_THAT(texts(result.problems), ElementsAre("PF 0000:77:00.0 vanished"));
 }

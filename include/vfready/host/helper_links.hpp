@@ -40,7 +40,6 @@ class HelperLinks final : public Links {
 
  private:
   // A request made in a helper, waited for (DeviceCalls::run).
-  LinkAnswer make_op(const DeviceOp& op);
   LinkAnswer make(const LinkRequest& request);
 
   std::shared_ptr<DeviceCalls> calls_;

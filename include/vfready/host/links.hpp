@@ -25,7 +25,7 @@ struct Link {
   bool up = false;  // IFF_UP: administratively up
 };
 
-// A request about one link, as naming makes them.
+// A request about one link, as a pass makes them.
 struct LinkRequest {
   enum class Kind : uint8_t {
     kGet,         // the link `ifindex`
@@ -33,11 +33,15 @@ struct LinkRequest {
     kSet,         // `ifindex` renamed to `name` (unless empty), its MTU set to `mtu` (if any)
     kAddAltname,  // altname `name` added to `ifindex`
     kDelAltname,  // altname `name` taken from `ifindex`
+    kSetVfGuids,  // VF `vf` of the IPoIB PF `ifindex` given `node_guid` and `port_guid`
   };
   Kind kind = Kind::kGet;
   int ifindex = 0;
   std::string name{};
   std::optional<uint32_t> mtu{};
+  uint32_t vf = 0;
+  model::Guid node_guid{0};
+  model::Guid port_guid{0};
 };
 
 // Its answer: 0, the errno the kernel answered, or kStuck (no answer within its

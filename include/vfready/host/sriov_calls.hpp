@@ -40,6 +40,19 @@ struct OfedGuidError {
   int err = 0;
 };
 
+// What a pass reads of its PF as it validates it: its netdev, its RDMA device, and the
+// link layer and state of port 1. The state is read through a device call, as the
+// kernel serves it by asking the driver (state_show() -> ib_query_port(), for mlx5 a
+// firmware command: drivers/infiniband/core/sysfs.c, mlx5_ib_query_port()).
+struct PortRead {
+  int err = 0;            // of the port's read: 0, the errno, or kStuck (the PF is stuck)
+  bool vanished = false;  // the PF is gone from sysfs
+  std::optional<std::string> netdev;
+  std::optional<std::string> ib_device;  // none: no RDMA device (mlx5_ib not loaded?)
+  std::string link_layer;                // "InfiniBand", "Ethernet"; "" without one
+  std::string state;                     // "4: ACTIVE"; "" without one
+};
+
 using StartedProbe = StartedCall<ProbedVf>;
 using AnsweredProbe = AnsweredCall<ProbedVf>;
 using OfedGuidErrors = std::vector<std::optional<OfedGuidError>>;
@@ -106,6 +119,8 @@ class SriovCalls {
   static constexpr std::size_t kMaxGuidReads = 14;
   virtual std::unique_ptr<StartedCall<ReadGuids>> start_read_vf_guids(
       const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) = 0;
+  // The PF and its port 1, as PortRead says.
+  virtual std::unique_ptr<StartedCall<PortRead>> start_read_port(const model::PciAddress& pf) = 0;
   // Unbinds VF `vf` of PF `pf` from `driver`.
   virtual int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                         const std::string& driver) = 0;

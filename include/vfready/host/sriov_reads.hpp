@@ -21,6 +21,9 @@ namespace vfready::host {
 struct VfBinding {
   std::optional<std::string> netdev;
   std::optional<std::string> driver;
+  // The netdev's, read from sysfs beside its name (net/<name>/ifindex, which the kernel
+  // serves without rtnl_lock); 0 when it was renamed or gone between the two reads.
+  int ifindex = 0;
 };
 
 // The PCI function behind a netdev, and its PF when that function is a VF.
@@ -50,9 +53,6 @@ class SriovReads {
                                                   bool ofed) = 0;
   // The netdev of a PCI function (a PF's), nullopt when it has none.
   virtual std::optional<std::string> netdev_of(const model::PciAddress& function) = 0;
-  // The state of a port of the PF's RDMA device ("4: ACTIVE"), nullopt when unreadable.
-  virtual std::optional<std::string> port_state(const model::PciAddress& pf,
-                                                const std::string& ib_device, int port) = 0;
   // The PCI function a netdev belongs to, and its PF.
   virtual NetdevDevice device_of_netdev(const std::string& netdev) = 0;
   // The kernel log's lines that name `device` (a PCI address), oldest first.

@@ -35,8 +35,6 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index,
                                           bool ofed) override;
   std::optional<std::string> netdev_of(const model::PciAddress& function) override;
-  std::optional<std::string> port_state(const model::PciAddress& pf, const std::string& ib_device,
-                                        int port) override;
   NetdevDevice device_of_netdev(const std::string& netdev) override;
   std::vector<std::string> kernel_log_naming(const std::string& device) override;
   std::optional<StuckCall> stuck(const model::PciAddress& pf) override;
@@ -68,6 +66,8 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::unique_ptr<StartedCall<ReadGuids>> start_read_vf_guids(const model::PciAddress& pf,
                                                               std::span<const uint16_t> indices,
                                                               bool ofed) override;
+  // The port's link layer and state in one device call.
+  std::unique_ptr<StartedCall<PortRead>> start_read_port(const model::PciAddress& pf) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                 const std::string& driver) override;
   std::unique_ptr<StartedCall<int>> start_unbind_vf(const model::PciAddress& pf,

@@ -54,9 +54,12 @@ enum class GuidPath { kOfedSysfs, kNetlink, kNone };
 GuidPath guid_path(const model::PfInfo& info);
 GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, GuidPath path);
 
-// Step "guids", for one VF: sets its GUID by the PF's path. It takes effect at the VF's
-// next probe.
-StepResult set_vf_guid(PfRun& run, const model::VfTarget& vt, GuidPath path);
+// Step "guids", for one VF whose PF has no OFED files: the netlink request that sets its
+// GUID (it takes effect at the VF's next probe), and the request's answer judged.
+host::LinkRequest vf_guid_request(const PfRun& run, const model::VfTarget& vt);
+StepResult netlink_guid_set(PfRun& run, const model::VfTarget& vt, int err);
+// A PF with no way to set GUIDs (GuidPath::kNone): what that does to each VF.
+StepResult no_guid_path(PfRun& run, const model::VfTarget& vt);
 // Step "guids", for every VF: adds each to run.vfs and hands each VF that needs a
 // probe to `to_probe` (its index in run.vfs, its VF index, its address) as soon as its
 // GUID is set.
@@ -93,24 +96,29 @@ StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev);
 // What name_vf() answers: see Naming (vf_requests.hpp). Both in the caller's turn.
 Task<Done> name_pf(PfRun& run);
 Task<Naming> name_vf(PfRun& run, std::size_t at, bool announced = false);
-// The node's naming turn (NameRegistry), awaited: `turn`'s
-// once this is done, until it goes. `turn_fd`: NameRegistry::turn_fd().
+// The node's naming turn (NameRegistry), awaited: `turn`'s once this is done, until it
+// goes. `turn_fd`: NameRegistry::turn_fd().
 Task<Done> await_naming_turn(NamingTurn& turn, int turn_fd);
 
 // Step "validate", for one VF: its GUID as read back (`read_back`: right after this
 // pass's probe of it, as a GUID is taken at the probe, or by read_back_guids) and its
-// names (those naming heard from the kernel in this pass, or asked now). False when the
-// GUID its port uses is not its own.
+// names (as the kernel answered the pass's last request about its link: run.named).
+// False when the GUID its port uses is not its own.
 bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_back);
+// The links `ifindices` asked of the kernel again, into run.named (emptied first): ends
+// early when a request does not return (the PF is then stuck).
+Task<Done> links_read_back(PfRun& run, std::vector<int> ifindices);
 // Step "validate": the GUIDs the ports of VFs `indices` use, read back through started
 // device calls (OFED's files take the device's lock), one slot a VF.
 Task<host::ReadGuids> read_back_guids(PfRun& run, std::vector<uint16_t> indices);
-// Step "validate", for the PF: its port ACTIVE (waiting while the subnet manager
-// brings it up; the state has no event to wait for).
-StepResult check_port_active(PfRun& run);
-// Step "validate", for the PF: its name, link layer and port state read back. Failed
-// when the PF is gone.
-StepResult validate_pf(PfRun& run);
+// Step "validate", for the PF: its name (netlink), link layer and port state (a device
+// call: SriovCalls::start_read_port) read back. Failed when the PF is gone or stuck.
+Task<StepResult> validate_pf(PfRun& run);
+// Step "validate", for the PF: its port ACTIVE, where required, looked at again every
+// kPortLookEvery while the subnet manager brings it up (the state has no event to wait
+// for), until `until`.
+inline constexpr std::chrono::milliseconds kPortLookEvery{250};
+Task<StepResult> await_port_active(PfRun& run, Wait::Clock::time_point until);
 
 // A netdev whose udev event came before the pass listened (or without an event fd to
 // hear it on) would hold its wait to the bound: libudev is asked after this, and at the

@@ -68,10 +68,11 @@ struct VfRequest {
   bool announced = false;  // its netdev is the one udev's add named (not looked up)
   int watched = 0;         // the netdev whose udev events wake it
   std::unique_ptr<host::StartedProbe> call;
-  std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> guid_call;  // kResetGuid
-  std::unique_ptr<host::StartedCall<int>> unbind_call;                 // kUnbinding
-  std::unique_ptr<NamingUnderWay> naming;                              // kName
-  std::optional<model::Guid> guid;                                     // read back with its probe
+  std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> guid_call;   // kResetGuid (OFED)
+  std::unique_ptr<host::StartedCall<host::LinkAnswer>> link_guid_call;  // kResetGuid (netlink)
+  std::unique_ptr<host::StartedCall<int>> unbind_call;                  // kUnbinding
+  std::unique_ptr<NamingUnderWay> naming;                               // kName
+  std::optional<model::Guid> guid;                                      // read back with its probe
   Clock::time_point netdev_until{};  // how long udev's add is waited for (see netdev())
   Clock::time_point udev_until{};    // how long udev's "done" is waited for
   Clock::time_point ask_at{};        // when libudev is asked (an event may have been missed)
