@@ -76,9 +76,9 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
     // Events are read some time after they happen: judge by what the link is now,
     // not by a name it had on its way (a pass's own rename read after the pass ended).
     auto now = event;
-    const auto link = os_->links().get(event.ifindex);
-    now.removed = !link;
-    now.name = link ? link->name : event.name;
+    const auto name = os_->link_name(event.ifindex);
+    now.removed = !name;
+    now.name = name.value_or(event.name);
     drift = drift_of(status_, index(), now);
   }
   return drift;
@@ -101,15 +101,15 @@ std::optional<Drift> DriftWatch::judge_new_netdev(int ifindex) {
   if (knows_netdev(status_, index(), ifindex)) {
     return std::nullopt;  // named by vfready already: no need to look further
   }
-  const auto link = os_ ? os_->links().get(ifindex) : std::nullopt;
-  if (!link) {
+  const auto name = os_ ? os_->link_name(ifindex) : std::nullopt;
+  if (!name) {
     return std::nullopt;  // gone again, or not in this namespace
   }
-  const auto device = os_->reads().device_of_netdev(link->name);
+  const auto device = os_->reads().device_of_netdev(*name);
   if (!device.pci) {
     return std::nullopt;  // a virtual device (veth, bridge): not ours
   }
-  return drift_of_new_netdev(status_, ifindex, link->name, *device.pci, device.physfn.value_or(""));
+  return drift_of_new_netdev(status_, ifindex, *name, *device.pci, device.physfn.value_or(""));
 }
 
 }  // namespace vfready::daemon

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,8 @@ class DriftOs {
  public:
   virtual ~DriftOs() = default;
   virtual host::LinkEvents& events() = 0;
-  virtual host::Links& links() = 0;
+  // The name link `ifindex` has now; nullopt when it is gone (host::link_name).
+  virtual std::optional<std::string> link_name(int ifindex) = 0;
   virtual host::SriovReads& reads() = 0;
 };
 

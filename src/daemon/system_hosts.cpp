@@ -7,6 +7,7 @@
 #include "pass_workers.hpp"
 #include "vfready/host/helper_links.hpp"
 #include "vfready/host/host_reader.hpp"
+#include "vfready/host/link_name.hpp"
 #include "vfready/host/links.hpp"
 #include "vfready/host/sysfs.hpp"
 #include "vfready/host/sysfs_sriov_host.hpp"
@@ -73,18 +74,18 @@ class SystemPfOs final : public PfOs {
   pipeline::PfHost os_;
 };
 
-// Link events of the daemon's namespace, netlink for the links, and sysfs read in the
-// loop's thread (a netdev's device link and its PF's: no call that takes a device lock).
+// Link events of the daemon's namespace, the links' names, and sysfs read in the loop's
+// thread (a netdev's device link and its PF's): nothing that waits on rtnl_lock or a
+// device lock.
 class SystemDriftOs final : public DriftOs {
  public:
   explicit SystemDriftOs(const BringupInputs& in) : sysfs_(in.roots.sysfs), sriov_(sysfs_) {}
   host::LinkEvents& events() override { return monitor_; }
-  host::Links& links() override { return links_; }
+  std::optional<std::string> link_name(int ifindex) override { return host::link_name(ifindex); }
   host::SriovReads& reads() override { return sriov_; }
 
  private:
   host::LinkMonitor monitor_;  // first: nothing that changes after is missed
-  host::NetlinkLinks links_;
   host::RootedSysfs sysfs_;
   host::SysfsSriovHost sriov_;
 };

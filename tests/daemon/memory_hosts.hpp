@@ -43,7 +43,10 @@ class MemoryHosts final : public daemon::PassHosts {
     explicit Drift(std::shared_ptr<MemoryHost> h)
         : memory(std::move(h)), feed(memory->open_link_events()) {}
     host::LinkEvents& events() override { return *feed; }
-    host::Links& links() override { return *memory; }
+    std::optional<std::string> link_name(int ifindex) override {
+      auto link = memory->get(ifindex);
+      return link ? std::optional(link->name) : std::nullopt;
+    }
     host::SriovReads& reads() override { return *memory; }
     std::shared_ptr<MemoryHost> memory;  // outlives the feed
     std::unique_ptr<host::LinkEvents> feed;

@@ -14,6 +14,7 @@
 #include "process.hpp"
 #include "root_only.hpp"
 #include "vfready/host/helper_links.hpp"
+#include "vfready/host/link_name.hpp"
 #include "vfready/host/links.hpp"
 
 using namespace vfready::testing;
@@ -55,6 +56,27 @@ TEST(NetlinkLinks, FindsALinkByItsNameOrEitherKindOfAltname) {
       EXPECT_THAT(by_alt->altnames, testing::Contains(alt));
     }
     EXPECT_FALSE(links.by_name("ibs0v4").has_value());
+  });
+  EXPECT_EQ(sh("ip netns del " + ns).exit_code, 0);
+}
+
+// The drift watch's look at a link: its name now, asked without netlink (SIOCGIFNAME).
+TEST(LinkName, IsTheNameALinkHasNowAndNoneOnceItIsGone) {
+  VFREADY_REQUIRE_ROOT();
+  const std::string ns = "vft-lname-" + std::to_string(getpid());
+  ASSERT_EQ(sh("ip netns add " + ns).exit_code, 0);
+  const auto made = sh("ip -n " + ns + " link add ifb-x type ifb");
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  in_netns(ns, [&] {
+    vfready::host::NetlinkLinks links;
+    const auto link = links.by_name("ifb-x");
+    ASSERT_TRUE(link.has_value());
+    EXPECT_EQ(vfready::host::link_name(link->ifindex), "ifb-x");
+    ASSERT_EQ(links.rename(link->ifindex, "ibs0v7"), 0);
+    EXPECT_EQ(vfready::host::link_name(link->ifindex), "ibs0v7");
+    EXPECT_EQ(sh("ip -n " + ns + " link del ibs0v7").exit_code, 0);
+    EXPECT_EQ(vfready::host::link_name(link->ifindex), std::nullopt);
+    EXPECT_EQ(vfready::host::link_name(0), std::nullopt);
   });
   EXPECT_EQ(sh("ip netns del " + ns).exit_code, 0);
 }
