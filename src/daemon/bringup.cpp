@@ -86,6 +86,17 @@ void Bringup::start() {
   status_.text = "Reading the host";
   status_.problems.clear();
   hooks_.progress(status_.text, std::chrono::milliseconds(30000));
+  try {
+    // On the loop, which reads udev's events, and before anything is read or made: no
+    // netdev's udev event is missed.
+    udev_ = in_.hosts->listen(in_);
+  } catch (const std::exception& e) {
+    PassMessage m{.kind = PassMessage::Kind::kStopped};
+    m.problems.push_back(model::problem(model::EventKind::kHostReadFailed,
+                                        std::string("listening to udev failed: ") + e.what()));
+    channel_->post(std::move(m));  // told as the planner would, at the loop's next turn
+    return;
+  }
   start_planner(channel_, in_);
 }
 
@@ -122,7 +133,6 @@ void Bringup::on_message(PassMessage& m) {
       for (const auto& w : m.warnings) {
         log_problem(spdlog::level::warn, "driver", "", w);
       }
-      udev_ = std::move(m.udev);
       on_planned(std::move(m.targets), m.host);
       return;
     case PassMessage::Kind::kWaiting:

@@ -44,8 +44,6 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
   std::thread([channel = std::move(channel), in = std::move(in)] {
     PassMessage m;
     try {
-      // Listening before anything is read or made: no netdev's udev event is missed.
-      m.udev = in.hosts->listen(in);
       auto host =
           std::make_shared<const model::HostInfo>(in.hosts->read_host(in, [&](std::string waiting) {
             channel->post({.kind = PassMessage::Kind::kWaiting, .step = std::move(waiting)});

@@ -49,7 +49,6 @@ struct PassMessage {
   std::string step{};
   std::vector<model::PfTarget> targets{};
   std::shared_ptr<const model::HostInfo> host{};
-  std::shared_ptr<host::UdevWait> udev{};  // the pass's, for every PF's pass
   std::vector<model::Problem> problems{};
   std::vector<model::Problem> warnings{};
 };
@@ -72,8 +71,7 @@ class PassChannel {
   int fd_;
 };
 
-// Starts listening to udev, reads the host, makes the plan and checks the driver; posts
-// kPlanned or kStopped.
+// Reads the host, makes the plan and checks the driver; posts kPlanned or kStopped.
 void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in);
 
 }  // namespace vfready::daemon

@@ -36,13 +36,11 @@ int LibudevWait::subscribe() {
   if (fd < 0) {
     throw std::system_error(errno, std::generic_category(), "eventfd");
   }
-  std::lock_guard lock(mu_);
   subscribers_.push_back(fd);
   return fd;
 }
 
 void LibudevWait::unsubscribe(int fd) {
-  std::lock_guard lock(mu_);
   if (std::erase(subscribers_, fd) > 0) {
     std::erase_if(watchers_, [fd](const auto& w) { return w.second == fd; });
     std::erase_if(netdev_watchers_, [fd](const auto& w) { return w.second.first == fd; });
@@ -52,18 +50,13 @@ void LibudevWait::unsubscribe(int fd) {
   }
 }
 
-void LibudevWait::watch(int fd, const std::string& pci) {
-  std::lock_guard lock(mu_);
-  watchers_[pci] = fd;
-}
+void LibudevWait::watch(int fd, const std::string& pci) { watchers_[pci] = fd; }
 
 void LibudevWait::watch_netdev(int fd, const std::string& pci, int ifindex) {
-  std::lock_guard lock(mu_);
   netdev_watchers_[ifindex] = {fd, pci};
 }
 
 void LibudevWait::unwatch(int fd, const std::string& pci, int ifindex) {
-  std::lock_guard lock(mu_);
   if (const auto it = watchers_.find(pci); it != watchers_.end() && it->second == fd) {
     watchers_.erase(it);
   }
@@ -74,7 +67,6 @@ void LibudevWait::unwatch(int fd, const std::string& pci, int ifindex) {
 }
 
 bool LibudevWait::take_woken(int fd, std::vector<std::string>* pcis) {
-  std::lock_guard lock(mu_);
   if (auto it = woken_.find(fd); it != woken_.end()) {
     pcis->assign(it->second.begin(), it->second.end());
     woken_.erase(it);
@@ -83,7 +75,6 @@ bool LibudevWait::take_woken(int fd, std::vector<std::string>* pcis) {
 }
 
 std::optional<AddedNetdev> LibudevWait::take_added(const std::string& pci, bool* look) {
-  std::lock_guard lock(mu_);
   // Nothing to wait for without udevd, once events were lost, or once a
   // wait timed out with no add heard at all.
   *look = !devices_.udev_active() || lost_ != 0 || (add_missed_ && adds_heard_ == 0);
@@ -101,23 +92,16 @@ std::optional<AddedNetdev> LibudevWait::take_added(const std::string& pci, bool*
   return out;
 }
 
-std::chrono::steady_clock::time_point LibudevWait::last_add() {
-  std::lock_guard lock(mu_);
-  return last_add_;
-}
+std::chrono::steady_clock::time_point LibudevWait::last_add() { return last_add_; }
 
-void LibudevWait::add_missed() {
-  std::lock_guard lock(mu_);
-  add_missed_ = true;
-}
+void LibudevWait::add_missed() { add_missed_ = true; }
 
 bool LibudevWait::initialized_now(int ifindex, Netdev /*netdev*/, bool ask) {
-  std::unique_lock lock(mu_);
   if (!devices_.udev_active() || initialized_.contains(ifindex)) {
     return true;
   }
   // Once events were lost, every look asks libudev, as the event may be among them.
-  if ((ask || lost_ != 0) && ask_libudev(lock, ifindex)) {
+  if ((ask || lost_ != 0) && devices_.initialized(ifindex)) {
     initialized_.insert(ifindex);
     return true;
   }
@@ -125,7 +109,6 @@ bool LibudevWait::initialized_now(int ifindex, Netdev /*netdev*/, bool ask) {
 }
 
 void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflowed) {
-  std::lock_guard lock(mu_);
   std::set<int> wake;  // the subscribers an event concerns
   for (const auto& e : events) {
     if (e.action == "remove") {
@@ -169,19 +152,7 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
   }
 }
 
-bool LibudevWait::ask_libudev(std::unique_lock<std::mutex>& lock, int ifindex) {
-  lock.unlock();
-  bool done = false;
-  {
-    std::lock_guard devices(devices_mu_);
-    done = devices_.initialized(ifindex);
-  }
-  lock.lock();
-  return done;
-}
-
 void LibudevWait::forget_added(const std::string& pci, int ifindex) {
-  std::lock_guard lock(mu_);
   added_.erase(pci);
   if (ifindex > 0) {
     going_.insert(ifindex);  // until its remove is heard

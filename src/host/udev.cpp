@@ -176,23 +176,14 @@ UdevEventReader::UdevEventReader()
 
 UdevEventReader::~UdevEventReader() = default;
 
-void UdevEventReader::attach(LibudevWait* wait) {
-  std::lock_guard lock(listeners_mu_);
-  listeners_.push_back(wait);
-}
+void UdevEventReader::attach(LibudevWait* wait) { listeners_.push_back(wait); }
 
-void UdevEventReader::detach(LibudevWait* wait) {
-  std::lock_guard lock(listeners_mu_);  // not while the loop is telling it
-  std::erase(listeners_, wait);
-}
+void UdevEventReader::detach(LibudevWait* wait) { std::erase(listeners_, wait); }
 
 void UdevEventReader::tell(const std::vector<UdevNetdevEvent>& events, bool overflowed,
                            const Adds& adds) {
-  {
-    std::lock_guard lock(listeners_mu_);
-    for (auto* l : listeners_) {
-      l->hear(events, overflowed);
-    }
+  for (auto* l : listeners_) {
+    l->hear(events, overflowed);
   }
   std::vector<UdevNetdevEvent> added;
   for (const auto& e : events) {

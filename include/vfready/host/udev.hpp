@@ -6,7 +6,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -88,21 +87,19 @@ class UdevEventReader {
 
  private:
   friend class LibudevWait;
-  // From the planner's thread (attach) and whichever thread ends the pass (detach).
+  // As a pass starts listening and as it ends, on the loop's thread.
   void attach(LibudevWait* wait);
   void detach(LibudevWait* wait);
   // Each listener, then `adds`.
   void tell(const std::vector<UdevNetdevEvent>& events, bool overflowed, const Adds& adds);
 
   UdevMonitor monitor_;
-  // The listeners: attached and detached from a pass's threads, told on the loop's.
-  std::mutex listeners_mu_;
   std::vector<LibudevWait*> listeners_;
   const bool hearing_;
 };
 
-// UdevWait for all the PFs of a pass (thread-safe: the loop's reader tells it, the
-// pass's runner asks), over the daemon's reader: a netdev is initialized when udev's
+// UdevWait for all the PFs of a pass (on the loop's thread: the reader tells it, the
+// passes ask), over the daemon's reader: a netdev is initialized when udev's
 // event for it has come while this listened, or, for one that was there before the
 // pass, when libudev says so. The reader wakes the fd that watches the netdev an event
 // names (and no other). Make it before the pass creates
@@ -128,18 +125,11 @@ class LibudevWait final : public UdevWait {
 
  private:
   friend class UdevEventReader;
-  // From the loop's thread (the reader): events received, `overflowed` when some before them were
-  // lost.
+  // From the reader: events received, `overflowed` when some before them were lost.
   void hear(const std::vector<UdevNetdevEvent>& events, bool overflowed);
 
-  // Whether udev is done with `ifindex`, asked of libudev with mu_ released (a dozen
-  // sysfs reads: the reader must not wait for them to hand out events).
-  bool ask_libudev(std::unique_lock<std::mutex>& lock, int ifindex);
-
   std::shared_ptr<UdevEventReader> reader_;
-  std::mutex mu_;
-  std::mutex devices_mu_;
-  UdevDevices devices_;        // lookups with devices_mu_ held; udev_active() is set at start
+  UdevDevices devices_;        // udev's database, asked whether udev is done with a netdev
   std::set<int> initialized_;  // by the events received so far
   struct Added {
     AddedNetdev netdev;
