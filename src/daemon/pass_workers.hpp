@@ -66,7 +66,7 @@ class PassChannel {
   std::deque<PassMessage> take();
 
  private:
-  std::mutex mu_;
+  std::mutex mu_;  // the planner's thread posts, the loop takes
   std::deque<PassMessage> queue_;
   int fd_;
 };

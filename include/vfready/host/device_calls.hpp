@@ -104,6 +104,8 @@ class DeviceCalls {
   void release(Helper helper);
   void reap_locked();
 
+  // The loop and the planner's readers of a pass (which read sriov_numvfs through
+  // helpers on their own threads) share the pool.
   std::mutex mu_;
   std::vector<Helper> idle_;
   std::vector<LeftBehind> left_behind_;
