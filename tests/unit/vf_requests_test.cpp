@@ -544,6 +544,50 @@ TEST_F(AVfRequest, WaitsForItsGuidWriteThenItsUnbindBeforeItsSecondProbe) {
   EXPECT_EQ(run.status.changes.vfs_rebound, 1U);
 }
 
+// A PF without OFED's files: the second GUID write is a netlink request (made in a
+// helper on a real host), awaited as the OFED write is, then the unbind and the probe.
+TEST_F(AVfRequest, SetsAWrongGuidAgainOverNetlinkAndProbesOnceMore) {
+  udev.look = true;
+  auto& run = unbound(1);
+  EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), 0, model::Guid{0x99}, {}));  // taken at the probe
+  host.pf(kPf).info.ofed_sriov = false;
+  run.info.ofed_sriov = false;
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  requests.advance();
+  const auto& r = requests.requests().at(0);
+  ASSERT_TRUE(r.reprobed);
+  EXPECT_THAT(host.calls_named("netlink-guid"),
+              ElementsAre(HasSubstr(" 0 " + planned.vf.at(0).guid.str())));
+  EXPECT_EQ(host.calls_named("unbind").size(), 1U);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  requests.run();
+  const auto& vs = run.vfs.at(0);
+  EXPECT_EQ(vs.guid, planned.vf.at(0).guid);
+  EXPECT_TRUE(vs.problems.empty()) << model::texts(vs.problems).front();
+  EXPECT_EQ(run.status.changes.vfs_rebound, 1U);
+}
+
+TEST_F(AVfRequest, EndsAVfWhoseSecondGuidWriteOverNetlinkIsRefused) {
+  udev.look = true;
+  auto& run = unbound(1);
+  EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), 0, model::Guid{0x99}, {}));  // taken at the probe
+  host.pf(kPf).info.ofed_sriov = false;
+  run.info.ofed_sriov = false;
+  host.fail("netlink-guid", EPERM);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  udev.done_with(vf_pci(0), vf(0).ifindex);
+  requests.run();
+  EXPECT_EQ(requests.requests().at(0).step, Step::kFinished);
+  const auto& vs = run.vfs.at(0);
+  ASSERT_EQ(vs.problems.size(), 1U) << model::texts(vs.problems).front();
+  EXPECT_EQ(vs.problems[0].kind, model::EventKind::kGuidSetFailed);
+  EXPECT_THAT(vs.problems[0].text, AllOf(HasSubstr("through netlink"), HasSubstr("EPERM")));
+  EXPECT_TRUE(host.calls_named("unbind").empty()) << "not unbound with its GUID unset";
+}
+
 TEST_F(AVfRequest, IsWokenByItsNetdevsEventsFromItsProbeToTheEndOfItsUdevStep) {
   udev.look = true;
   auto& run = unbound(2, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,
