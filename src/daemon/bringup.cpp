@@ -86,18 +86,19 @@ void Bringup::start() {
   status_.text = "Reading the host";
   status_.problems.clear();
   hooks_.progress(status_.text, std::chrono::milliseconds(30000));
+  const char* doing = "listening to udev";
   try {
     // On the loop, which reads udev's events, and before anything is read or made: no
     // netdev's udev event is missed.
     udev_ = in_.hosts->listen(in_);
+    doing = "starting the planner's thread";
+    start_planner(channel_, in_);
   } catch (const std::exception& e) {
     PassMessage m{.kind = PassMessage::Kind::kStopped};
     m.problems.push_back(model::problem(model::EventKind::kHostReadFailed,
-                                        std::string("listening to udev failed: ") + e.what()));
+                                        std::string(doing) + " failed: " + e.what()));
     channel_->post(std::move(m));  // told as the planner would, at the loop's next turn
-    return;
   }
-  start_planner(channel_, in_);
 }
 
 PollSpec Bringup::prepare() {

@@ -98,6 +98,7 @@ void PfPasses::start(std::vector<PassPf> pfs, const BringupInputs& in,
     started.push_back(pfs_.back().get());
   }
   follow(started);
+  let_go_if_ended();
 }
 
 void PfPasses::start_one(PassPf pf) {
@@ -137,16 +138,24 @@ bool PfPasses::turn() {
   }
   const auto now = Clock::now();
   std::vector<Driven*> resumed;
-  for (auto& d : pfs_) {
-    if (!d->ended && (d->slot.wait.until <= now ||
-                      std::find(ready.begin(), ready.end(), d.get()) != ready.end())) {
-      resumed.push_back(d.get());
-      resume(*d);
+  try {
+    for (auto& d : pfs_) {
+      if (!d->ended && (d->slot.wait.until <= now ||
+                        std::find(ready.begin(), ready.end(), d.get()) != ready.end())) {
+        resumed.push_back(d.get());
+        resume(*d);
+      }
     }
+  } catch (...) {
+    // A hook threw (the bring-up's, as a pass ended): the passes that went on still
+    // wait on what they wait on now, or nothing would resume them.
+    follow(resumed);
+    throw;
   }
   if (!resumed.empty()) {
     follow(resumed);
   }
+  let_go_if_ended();
   return also;
 }
 
@@ -187,6 +196,15 @@ void PfPasses::end(Driven& d, model::PfStatus status) {
   hooks_.done(d.index, std::move(status));
 }
 
+void PfPasses::let_go_if_ended() {
+  if (std::all_of(pfs_.begin(), pfs_.end(), [](const auto& p) { return p->ended; })) {
+    // The pass's udev wait stops listening (the reader tells it every event while it
+    // lives), and the host as read is the bring-up's to keep.
+    udev_.reset();
+    host_.reset();
+  }
+}
+
 void PfPasses::follow(const std::vector<Driven*>& resumed) {
   std::map<int, std::vector<Driven*>> now;
   for (auto& d : pfs_) {
@@ -210,6 +228,9 @@ void PfPasses::follow(const std::vector<Driven*>& resumed) {
       }
     }
   } catch (const std::system_error& e) {
+    for (const auto& [fd, owners] : now) {
+      static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
+    }
     fail_all(e);
     return;
   }

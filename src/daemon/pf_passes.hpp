@@ -14,8 +14,8 @@
 // what any of them waits on (a helper's socket, a udev wait's fd, the naming turn) is
 // in one epoll set, which the loop watches as one fd, and the earliest of their bounds
 // is the loop's deadline for it. A turn resumes the passes whose wait has come. No
-// thread of its own: what a pass does without a wait (a sysfs read, a link request
-// made in a helper under device_call_ms) is done on the loop.
+// thread of its own: what a pass does between two waits (sysfs reads the kernel serves
+// without a driver's lock, udev's database) is done on the loop.
 namespace vfready::daemon {
 
 // A PF of the plan to bring up: its place in the plan and its target.
@@ -55,6 +55,8 @@ class PfPasses {
   void resume(Driven& d);
   void end_if_done(Driven& d);
   void end(Driven& d, model::PfStatus status);
+  // Once every pass has ended: what they shared (the udev wait, the host) let go.
+  void let_go_if_ended();
   // The set made to follow the waits of the passes in `resumed` (the others' are as
   // they were: a pass that waits keeps the fds it waits on open).
   void follow(const std::vector<Driven*>& resumed);

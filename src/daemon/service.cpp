@@ -192,14 +192,18 @@ void Service::start_bringup(std::set<std::string> only) {
     notifier_.notify(message);
   };
   hooks.finished = [this] { on_bringup_finished(); };
+  auto bringup = std::make_shared<Bringup>(inputs_, status_, epoch_, names_, std::move(hooks),
+                                           std::move(only));
+  // Started before it is the service's: one that cannot start (no eventfd, no epoll set,
+  // no thread) throws to the loop's error handler, and the last bring-up, finished,
+  // stays the one later passes are scheduled after.
+  bringup->start();
   if (bringup_id_ != 0) {
     loop_.remove(bringup_id_);
   }
   calls_at_pass_start_ = host::kernel_calls();
-  bringup_ = std::make_shared<Bringup>(inputs_, status_, epoch_, names_, std::move(hooks),
-                                       std::move(only));
+  bringup_ = std::move(bringup);
   ++status_.passes_started;
-  bringup_->start();
   restore_standing_problems();
   bringup_id_ = loop_.add(bringup_);
   // Readers see the pass's number with the configuration it applies, in one status.

@@ -136,6 +136,38 @@ void read_vf_rdma_guids(Sysfs& sysfs, const std::string& pf_dir, model::VfInfo& 
 }
 
 // Without its GUIDs.
+// The ports' link layer, state and physical state, through a device call: the kernel
+// serves a port's state by asking the driver (state_show() -> ib_query_port(), for mlx5
+// a firmware command), which a firmware that does not answer holds. Ports past what one
+// call holds are read from the link layer only.
+void read_ports(Sysfs& sysfs, const model::PciAddress& pci, const std::string& ib_dir,
+                const std::vector<std::string>& ports, model::PfInfo& pf) {
+  std::vector<DeviceOp> ops;
+  for (const auto& p : ports) {
+    const auto port_dir = ib_dir + "ports/" + p + "/";
+    pf.ports.push_back({text(sysfs, port_dir + "link_layer").value_or("Unknown"), "", ""});
+    if (ops.size() + 2 <= DeviceCalls::kMaxOps) {
+      ops.push_back({DeviceOp::Kind::kRead, port_dir + "state", {}});
+      ops.push_back({DeviceOp::Kind::kRead, port_dir + "phys_state", {}});
+    }
+  }
+  if (ops.empty()) {
+    return;
+  }
+  const auto got = sysfs.on_device(pci.str(), ops, {});
+  if (!got.empty() && got.back().err == kStuck && !pf.stuck) {
+    const auto stuck = sysfs.stuck(pci.str());
+    pf.stuck = stuck ? stuck->call : "a read of a port's state";
+  }
+  const auto value = [&](std::size_t i) {
+    return i < got.size() && got[i].err == 0 ? got[i].text : std::string();
+  };
+  for (std::size_t i = 0; 2 * i + 1 < ops.size(); ++i) {
+    pf.ports[i].state = value(2 * i);
+    pf.ports[i].phys_state = value(2 * i + 1);
+  }
+}
+
 model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
   model::VfInfo vf;
   vf.index = index;
@@ -224,12 +256,7 @@ std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
     std::sort(ports.begin(), ports.end(), [](const std::string& a, const std::string& b) {
       return a.size() != b.size() ? a.size() < b.size() : a < b;
     });
-    for (const auto& p : ports) {
-      const auto port_dir = ib_dir + "ports/" + p + "/";
-      pf.ports.push_back({text(sysfs, port_dir + "link_layer").value_or("Unknown"),
-                          text(sysfs, port_dir + "state").value_or(""),
-                          text(sysfs, port_dir + "phys_state").value_or("")});
-    }
+    read_ports(sysfs, pci, ib_dir, ports, pf);
   }
   pf.ofed_sriov = sysfs.exists(dir + "sriov/0/port");
   for (uint16_t i = 0; with_vfs && i < pf.numvfs; ++i) {

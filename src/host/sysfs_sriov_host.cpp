@@ -339,7 +339,14 @@ std::unique_ptr<StartedCall<PortRead>> SysfsSriovHost::start_read_port(
           }
           return t;
         };
-        out.err = got.size() < 2 ? (got.empty() ? EIO : got.back().err) : got[1].err;
+        // The first that failed (a helper stops there); both answered, or EIO.
+        out.err = got.size() < 2 ? EIO : 0;
+        for (const auto& r : got) {
+          if (r.err != 0) {
+            out.err = r.err;
+            break;
+          }
+        }
         out.link_layer = text(0);
         out.state = text(1);
         return out;

@@ -237,8 +237,11 @@ EventLoop::Id EventLoop::add(std::shared_ptr<EventSource> source) {
                           Impl::on_io, &e),
           "sd_event_add_io");
     check(sd_event_source_set_prepare(e.io, Impl::on_prepare), "sd_event_source_set_prepare");
+    // Accuracy 1 us: a source's deadline is when something is due (a pass's bound, a
+    // port to look at again), not a wake-up sd-event may coalesce (0 would be its default
+    // of 250 ms, which set_time keeps).
     check(sd_event_add_time(impl_->event, &e.time, CLOCK_MONOTONIC,
-                            spec.deadline ? usec_of(*spec.deadline) : 0, 0, Impl::on_time, &e),
+                            spec.deadline ? usec_of(*spec.deadline) : 0, 1, Impl::on_time, &e),
           "sd_event_add_time");
     check(sd_event_source_set_enabled(e.time, spec.deadline ? SD_EVENT_ONESHOT : SD_EVENT_OFF),
           "sd_event_source_set_enabled");

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Step "validate": everything read back; what is not as configured is a problem.
 #include <algorithm>
+#include <cerrno>
 #include <span>
 
+#include "vfready/host/errno_name.hpp"
 #include "vfready/pipeline/started_call.hpp"
 #include "vfready/pipeline/steps.hpp"
 
@@ -11,6 +13,21 @@ namespace vfready::pipeline {
 namespace {
 
 bool active(const std::string& state) { return model::port_active(state); }
+
+// A read of the PF's port that answered no state: the PF gone, stuck, or the errno.
+model::Problem port_read_failed(PfRun& run, const host::PortRead& port) {
+  const auto pci = run.target.pci.str();
+  if (port.vanished) {
+    return model::problem(model::EventKind::kPfVanished, "PF " + pci + " vanished", pci);
+  }
+  if (port.err == host::kStuck) {
+    return stuck_problem(run);
+  }
+  return model::problem(model::EventKind::kHostReadFailed,
+                        "reading port 1 of PF " + pci + " (" + port.ib_device.value_or("?") +
+                            ") failed: " + host::errno_name(port.err),
+                        pci);
+}
 
 void add(PfRun& run, VfWork& vs, model::EventKind kind, std::string text) {
   vs.problems.push_back(model::problem(kind, std::move(text), run.status.pci.str(), vs.pci.str()));
@@ -35,14 +52,22 @@ Task<host::ReadGuids> read_back_guids(PfRun& run, std::vector<uint16_t> indices)
 
 Task<Done> links_read_back(PfRun& run, std::vector<int> ifindices) {
   run.named.clear();
-  for (const int ifindex : ifindices) {
+  run.link_errors.clear();
+  for (std::size_t i = 0; i < ifindices.size(); ++i) {
+    const int ifindex = ifindices[i];
     auto asked = answer(run.os.links.start({host::LinkRequest::Kind::kGet, ifindex}));
     const auto got = co_await asked;
-    if (got.err == host::kStuck) {
-      co_return Done{};  // rtnl_lock is held: the PF is stuck, and validate_vf says so
-    }
     if (got.link) {
       run.named[ifindex] = *got.link;
+      continue;
+    }
+    run.link_errors[ifindex] = got.err == 0 ? ENODEV : got.err;
+    if (got.err == host::kStuck) {
+      // rtnl_lock is held: the rest are not asked, and validate_vf says each is stuck.
+      for (std::size_t j = i + 1; j < ifindices.size(); ++j) {
+        run.link_errors[ifindices[j]] = host::kStuck;
+      }
+      co_return Done{};
     }
   }
   co_return Done{};
@@ -72,12 +97,19 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   // As the kernel answered the pass's last request about the link (naming's, or a
   // lookup of links_read_back()): none when it was gone, or the request did not return.
   const auto named = run.named.find(vs.ifindex);
-  if (named == run.named.end() && run.os.calls.stuck(run.target.pci)) {
-    vs.problems.push_back(stuck_problem(run));  // a lookup on rtnl_lock did not return
-    return keep;
-  }
   if (named == run.named.end()) {
-    add(run, vs, model::EventKind::kNetdevGone, "netdev " + vs.name + " is gone");
+    const auto error = run.link_errors.find(vs.ifindex);
+    const int err = error == run.link_errors.end() ? ENODEV : error->second;
+    if (err == host::kStuck ||
+        (error == run.link_errors.end() && run.os.calls.stuck(run.target.pci))) {
+      vs.problems.push_back(stuck_problem(run));  // a lookup on rtnl_lock did not return
+    } else if (err == ENODEV) {
+      add(run, vs, model::EventKind::kNetdevGone, "netdev " + vs.name + " is gone");
+    } else {
+      add(run, vs, model::EventKind::kHostReadFailed,
+          "the netlink lookup of netdev " + vs.name + " (ifindex " + std::to_string(vs.ifindex) +
+              ") failed: " + host::errno_name(err));
+    }
     return keep;
   }
   const auto* link = &named->second;
@@ -102,13 +134,8 @@ Task<StepResult> validate_pf(PfRun& run) {
   auto& status = run.status;
   auto reading = answer(run.os.calls.start_read_port(run.target.pci));
   const auto port = co_await reading;
-  if (port.vanished) {
-    co_return StepResult::failed(model::problem(model::EventKind::kPfVanished,
-                                                "PF " + run.target.pci.str() + " vanished",
-                                                run.target.pci.str()));
-  }
-  if (port.err == host::kStuck) {
-    co_return StepResult::failed(stuck_problem(run));
+  if (port.vanished || port.err != 0) {
+    co_return StepResult::failed(port_read_failed(run, port));
   }
   // The PF's name as netlink has it, as for its VFs: its own rename has just happened,
   // and netlink is where it happened.
@@ -145,12 +172,10 @@ Task<StepResult> await_port_active(PfRun& run, Wait::Clock::time_point until) {
     co_await later;
     auto reading = answer(run.os.calls.start_read_port(run.target.pci));
     const auto port = co_await reading;
-    if (port.err == host::kStuck) {
-      co_return StepResult::failed(stuck_problem(run));
+    if (port.vanished || port.err != 0) {
+      co_return StepResult::failed(port_read_failed(run, port));
     }
-    if (!port.vanished && port.err == 0) {
-      status.port_state = port.state;
-    }
+    status.port_state = port.state;
   }
   co_return StepResult::done();
 }

@@ -375,6 +375,8 @@ std::unique_ptr<host::StartedCall<host::PortRead>> MemoryHost::start_read_port(
   ++port_reads;
   if (stuck_.contains(pci.str())) {
     read.err = host::kStuck;
+  } else if (port_read_err != 0) {
+    read.err = port_read_err;
   } else if (!pf->info.ports.empty()) {
     read.link_layer = pf->info.ports.front().link_layer;
     read.state = pf->info.ports.front().state;

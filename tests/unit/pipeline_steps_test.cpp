@@ -179,6 +179,17 @@ TEST_F(AStep, ValidateFailsForAPfThatVanished) {
   EXPECT_THAT(texts(result.problems), ElementsAre("PF 0000:77:00.0 vanished"));
 }
 
+TEST_F(AStep, ValidateFailsForAPfWhosePortCannotBeRead) {
+  host.port_read_err = EIO;
+  auto& r = run();
+  const auto result = vfready::pipeline::drive(vfready::pipeline::validate_pf(r));
+  ASSERT_TRUE(result.is_failed());
+  ASSERT_EQ(result.problems.size(), 1U);
+  EXPECT_EQ(result.problems[0].kind, vfready::model::EventKind::kHostReadFailed);
+  EXPECT_THAT(result.problems[0].text, HasSubstr("reading port 1 of PF " + std::string(kPf)));
+  EXPECT_THAT(result.problems[0].text, HasSubstr("(EIO)"));
+}
+
 TEST_F(AStep, ValidateOfAVfTellsAWrongGuidOnTheOfedPath) {
   host.create_vfs(kPf, 4, Guid{0x0200000000000001ULL});
   auto& r = run();

@@ -32,6 +32,9 @@ struct PfRun {
   // its naming takes them as read back (a change after that is drift, which the link
   // events report); cleared before anything that may wait.
   std::map<int, host::Link> named{};
+  // The netdevs links_read_back() asked for and got no link: the errno (ENODEV: gone;
+  // host::kStuck: the request, or one before it, did not return).
+  std::map<int, int> link_errors{};
 };
 
 }  // namespace vfready::pipeline
