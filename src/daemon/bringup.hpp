@@ -10,7 +10,7 @@
 
 #include "event_loop.hpp"
 #include "host_roots.hpp"
-#include "pass_workers.hpp"
+#include "pass_planner.hpp"
 #include "pf_passes.hpp"
 #include "vfready/model/compat_table.hpp"
 #include "vfready/model/config.hpp"
@@ -64,7 +64,7 @@ class Bringup final : public EventSource {
   void on_planned(std::vector<model::PfTarget> targets,
                   const std::shared_ptr<const model::HostInfo>& host);
   // The status's PFs for this pass's targets: what is known of those still configured
-  // (names, VFs) is kept until their workers report.
+  // (names, VFs) is kept until their passes report.
   [[nodiscard]] std::vector<model::PfStatus> carried_over(const model::HostInfo& host) const;
   // The passes of this bring-up's PFs.
   void start_passes(const std::shared_ptr<const model::HostInfo>& host);

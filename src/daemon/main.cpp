@@ -33,8 +33,8 @@ struct Options {
   vfready::daemon::log::Target log_target = vfready::daemon::log::Target::kAuto;
 };
 
-// Exits without running destructors: worker threads may still be blocked in a sysfs
-// write that the kernel never finishes, and must not be waited for.
+// Exits without running destructors: the planner's threads may still be blocked in a
+// sysfs read that the kernel never finishes, and must not be waited for.
 [[noreturn]] void leave(int code) {
   static_cast<void>(std::fflush(nullptr));
   _exit(code);
@@ -156,6 +156,6 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "vfreadyd: " << e.what() << '\n';
-    leave(1);  // workers may still run: no destructors behind their backs
+    leave(1);  // the planner may still run: no destructors behind its back
   }
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "event_loop.hpp"
-#include "pass_workers.hpp"
+#include "pass_planner.hpp"
 
 // The PFs' passes of one bring-up, each a task (pipeline::pf_pass), driven by the loop:
 // what any of them waits on (a helper's socket, a udev wait's fd, the naming turn) is

@@ -33,7 +33,7 @@ int Service::run() {
   for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR2}) {
     sigaddset(&signals, s);
   }
-  // Blocked in every thread (workers are started later and inherit it): the loop takes
+  // Blocked in every thread (threads are started later and inherit it): the loop takes
   // them through a signalfd.
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR2}) {

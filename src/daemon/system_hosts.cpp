@@ -4,7 +4,7 @@
 #include <thread>
 
 #include "pass_hosts.hpp"
-#include "pass_workers.hpp"
+#include "pass_planner.hpp"
 #include "vfready/host/helper_links.hpp"
 #include "vfready/host/host_reader.hpp"
 #include "vfready/host/link_name.hpp"

@@ -223,7 +223,7 @@ std::vector<DeviceOp> probe_ops(const model::PciAddress& pf, const model::PciAdd
 
 }  // namespace
 
-ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index, bool ofed,
+ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
                                 const std::vector<DeviceOpResult>& got) {
   ProbedVf out{.err = got.front().err, .bound = false, .driver = {}, .guid = std::nullopt};
   if (out.err != 0 || got.size() < 2 || got[1].err != 0) {
@@ -237,16 +237,17 @@ ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index, boo
   const auto from = uevent.find('=', at) + 1;
   out.driver = uevent.substr(from, uevent.find('\n', from) - from);
   out.bound = true;
-  // Without sriov/<n>/port (ENOENT) its RDMA device tells, as vf_port_guid reads it.
-  out.guid =
-      got.size() < 3 || got[2].err == ENOENT ? vf_port_guid(pf, index, ofed) : parsed_guid(got[2]);
+  // Without sriov/<n>/port (not asked for, or ENOENT) its RDMA device tells, as
+  // vf_port_guid reads it without OFED (no device call: the file was just asked for).
+  out.guid = got.size() < 3 || got[2].err == ENOENT ? vf_port_guid(pf, index, /*ofed=*/false)
+                                                    : parsed_guid(got[2]);
   return out;
 }
 
 ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
                                                const model::PciAddress& vf, uint16_t index,
                                                bool ofed) {
-  return probed(pf, index, ofed,
+  return probed(pf, index,
                 sysfs_.on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe));
 }
 
@@ -259,7 +260,7 @@ std::unique_ptr<StartedProbe> SysfsSriovHost::start_probe_vf(const model::PciAdd
       finisher(sysfs_),
       sysfs_.start_on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe),
       [this, pf, index, ofed](const std::vector<DeviceOpResult>& got) {
-        return probed(pf, index, ofed, got);
+        return probed(pf, index, got);
       });
 }
 

@@ -73,7 +73,7 @@ class DeviceCalls {
   // start(), a wait for the answer (bounded by `deadline`, over every op), finish(); any
   // number of ops, kMaxOps to a message. When the device is stuck, or becomes stuck
   // because the calls outlive `deadline`, the last result is kStuck. Safe from any
-  // thread; for callers that may wait (never the event loop).
+  // thread; for callers that may wait (on the loop only where docs/development.md says).
   std::vector<DeviceOpResult> run(const std::string& device, std::span<const DeviceOp> ops,
                                   std::chrono::milliseconds deadline);
   // Ends the idle helpers (they exit); the next calls spawn new ones. A helper is a fork

@@ -13,8 +13,8 @@
 // kernel serves every link request (a lookup as well as a rename: rtnl_getlink and
 // rtnl_setlink are registered without RTNL_FLAG_DOIT_UNLOCKED in net/core/rtnetlink.c)
 // under rtnl_lock, which a driver may hold while it waits on its device; no thread of
-// the daemon waits there for a pass (the drift watch still asks for a link itself, on
-// the loop: docs/development.md). rtnl_lock is one lock for every link: all requests go
+// the daemon waits there (the drift watch asks only a link's name, by SIOCGIFNAME:
+// link_name.hpp). rtnl_lock is one lock for every link: all requests go
 // under one key (kLinksKey, links.hpp), so that once one has outlived its deadline the
 // later ones answer kStuck at once, until it returns (DeviceCalls::collect() says when).
 namespace vfready::host {
@@ -27,7 +27,7 @@ class HelperLinks final : public Links {
   std::unique_ptr<StartedCall<LinkAnswer>> start(const LinkRequest& request) override;
 
   // The requests below wait for their answer, bounded by the deadline: for callers that
-  // may wait (never the event loop). A request that did not answer is kStuck (nullopt
+  // may wait (a pass awaits start() instead). A request that did not answer is kStuck (nullopt
   // for a lookup).
   std::optional<Link> get(int ifindex) override;
   std::optional<Link> by_name(const std::string& name) override;

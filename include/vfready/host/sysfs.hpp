@@ -16,9 +16,10 @@
 
 // sysfs, rooted at a configurable directory (/sys, or a fake host's). Paths are
 // relative to the root. Writes return the errno the kernel gave, so callers can tell
-// EBUSY from ERANGE. Calls that wait on a device lock go through on_device(); the rest
-// may still wait on a driver's show(): never call them on the event loop thread. Calls
-// may come from several threads at once (read_host does).
+// EBUSY from ERANGE. Calls that wait on a device lock or a driver's firmware go through
+// on_device() (or start_on_device(), for a caller that awaits the answer); the loop
+// reads only attributes the kernel serves without a driver (docs/development.md).
+// Calls may come from several threads at once (read_host does).
 namespace vfready::host {
 
 using DeviceCallStart = DeviceCalls::Started;

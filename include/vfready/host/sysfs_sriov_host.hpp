@@ -75,8 +75,9 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
                                                     const std::string& driver) override;
 
  private:
-  // What a probe's device call answered, as a ProbedVf.
-  ProbedVf probed(const model::PciAddress& pf, uint16_t index, bool ofed,
+  // What a probe's device call answered, as a ProbedVf (the GUID from OFED's port file
+  // when the call read it, else from the VF's RDMA device).
+  ProbedVf probed(const model::PciAddress& pf, uint16_t index,
                   const std::vector<DeviceOpResult>& got);
 
   Sysfs& sysfs_;

@@ -63,10 +63,9 @@ class LibudevWait;
 
 // The daemon's one monitor of udev's netdev events, read on the daemon's event loop (one
 // for the pass and one for the drift watch read and parsed every message twice). Each
-// batch read
-// goes to the pass's LibudevWait, if one is listening (which wakes the worker whose
-// netdev an event names), then its adds to the loop's own `adds` (the drift watch: a
-// netdev a driver reload made).
+// batch read goes to the pass's LibudevWait, if one is listening (which wakes the PF's
+// pass whose netdev an event names), then its adds to the loop's own `adds` (the drift
+// watch: a netdev a driver reload made).
 class UdevEventReader {
  public:
   // The adds of a batch; `overflowed` when events were lost before it.

@@ -14,7 +14,7 @@
 namespace vfready::pipeline {
 
 // One pass over one PF: what it aims at, what it works with, what it has found and
-// done so far. Owned by the PF's worker for the pass; each step reads and adds to it.
+// done so far. Owned by the PF's pass (its task); each step reads and adds to it.
 struct PfRun {
   const model::PfTarget& target;
   const model::Config& config;

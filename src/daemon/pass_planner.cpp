@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "pass_workers.hpp"
+#include "pass_planner.hpp"
 
 #include <sys/eventfd.h>
 #include <unistd.h>
