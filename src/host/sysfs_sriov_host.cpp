@@ -259,9 +259,7 @@ std::unique_ptr<StartedProbe> SysfsSriovHost::start_probe_vf(const model::PciAdd
   return std::make_unique<StartedOnDevice<ProbedVf>>(
       finisher(sysfs_),
       sysfs_.start_on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe),
-      [this, pf, index, ofed](const std::vector<DeviceOpResult>& got) {
-        return probed(pf, index, got);
-      });
+      [this, pf, index](const std::vector<DeviceOpResult>& got) { return probed(pf, index, got); });
 }
 
 std::unique_ptr<StartedCall<ReadGuids>> SysfsSriovHost::start_read_vf_guids(
