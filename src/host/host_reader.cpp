@@ -88,6 +88,10 @@ std::optional<model::PciAddress> read_vf_address(Sysfs& sysfs, const std::string
   return pci ? std::optional<model::PciAddress>(pci.value()) : std::nullopt;
 }
 
+std::string read_text(const std::vector<DeviceOpResult>& got, std::size_t i) {
+  return i < got.size() && got[i].err == 0 ? got[i].text : std::string();
+}
+
 std::optional<model::Guid> parsed_guid(const DeviceOpResult& r) {
   if (r.err != 0) {
     return std::nullopt;
@@ -159,12 +163,9 @@ void read_ports(Sysfs& sysfs, const model::PciAddress& pci, const std::string& i
     const auto stuck = sysfs.stuck(pci.str());
     pf.stuck = stuck ? stuck->call : "a read of a port's state";
   }
-  const auto value = [&](std::size_t i) {
-    return i < got.size() && got[i].err == 0 ? got[i].text : std::string();
-  };
   for (std::size_t i = 0; 2 * i + 1 < ops.size(); ++i) {
-    pf.ports[i].state = value(2 * i);
-    pf.ports[i].phys_state = value(2 * i + 1);
+    pf.ports[i].state = read_text(got, 2 * i);
+    pf.ports[i].phys_state = read_text(got, 2 * i + 1);
   }
 }
 

@@ -331,14 +331,7 @@ std::unique_ptr<StartedCall<PortRead>> SysfsSriovHost::start_read_port(
       finisher(sysfs_), sysfs_.start_on_device(pf.str(), std::move(ops), deadlines_.other),
       [read](const std::vector<DeviceOpResult>& got) {
         PortRead out = read;
-        const auto text = [&](std::size_t i) {
-          auto t = i < got.size() && got[i].err == 0 ? got[i].text : std::string();
-          while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) {
-            t.pop_back();
-          }
-          return t;
-        };
-        // The first that failed (a helper stops there); both answered, or EIO.
+        // The first read that failed; EIO when the helper answered fewer than both.
         out.err = got.size() < 2 ? EIO : 0;
         for (const auto& r : got) {
           if (r.err != 0) {
@@ -346,8 +339,8 @@ std::unique_ptr<StartedCall<PortRead>> SysfsSriovHost::start_read_port(
             break;
           }
         }
-        out.link_layer = text(0);
-        out.state = text(1);
+        out.link_layer = read_text(got, 0);
+        out.state = read_text(got, 1);
         return out;
       });
 }

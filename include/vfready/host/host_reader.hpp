@@ -35,6 +35,9 @@ std::optional<model::PciAddress> read_vf_address(Sysfs& sysfs, const std::string
                                                  uint16_t index);
 // The GUID a device call's read gave; nothing when the read failed or it is not one.
 std::optional<model::Guid> parsed_guid(const DeviceOpResult& r);
+// The text read by op `i` of a device call ("" when it failed or was not made); a
+// helper's read comes without its trailing newline.
+std::string read_text(const std::vector<DeviceOpResult>& got, std::size_t i);
 // Only the GUID a VF's port uses, read back: OFED's sriov/<n>/port when `ofed` (the PF
 // has those files) and it is there, or else the VF's RDMA device (port 1's GID 0).
 // Nothing when neither can tell.
