@@ -128,6 +128,16 @@ class AVfRequest : public PipelineTest {
     }
     return r;
   }
+  // One unbound VF whose probe takes someone else's GUID, on a PF without OFED's files
+  // from then on: its GUID is set again over netlink.
+  pipeline::PfRun& wrong_guid_without_ofed() {
+    udev.look = true;
+    auto& run = unbound(1);
+    EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), 0, model::Guid{0x99}, {}));  // taken at the probe
+    host.pf(kPf).info.ofed_sriov = false;
+    run.info.ofed_sriov = false;
+    return run;
+  }
   [[nodiscard]] const MemoryHost::Vf& vf(uint16_t i) { return host.pf(kPf).vfs.at(i); }
   [[nodiscard]] std::string vf_pci(uint16_t i) { return vf(i).pci.str(); }
 
@@ -547,11 +557,7 @@ TEST_F(AVfRequest, WaitsForItsGuidWriteThenItsUnbindBeforeItsSecondProbe) {
 // A PF without OFED's files: the second GUID write is a netlink request (made in a
 // helper on a real host), awaited as the OFED write is, then the unbind and the probe.
 TEST_F(AVfRequest, SetsAWrongGuidAgainOverNetlinkAndProbesOnceMore) {
-  udev.look = true;
-  auto& run = unbound(1);
-  EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), 0, model::Guid{0x99}, {}));  // taken at the probe
-  host.pf(kPf).info.ofed_sriov = false;
-  run.info.ofed_sriov = false;
+  auto& run = wrong_guid_without_ofed();
   pipeline::VfRequests requests(run);
   requests.add(0);
   udev.done_with(vf_pci(0), vf(0).ifindex);
@@ -570,11 +576,7 @@ TEST_F(AVfRequest, SetsAWrongGuidAgainOverNetlinkAndProbesOnceMore) {
 }
 
 TEST_F(AVfRequest, EndsAVfWhoseSecondGuidWriteOverNetlinkIsRefused) {
-  udev.look = true;
-  auto& run = unbound(1);
-  EXPECT_FALSE(host.set_vf_guid_ofed(pci(kPf), 0, model::Guid{0x99}, {}));  // taken at the probe
-  host.pf(kPf).info.ofed_sriov = false;
-  run.info.ofed_sriov = false;
+  auto& run = wrong_guid_without_ofed();
   host.fail("netlink-guid", EPERM);
   pipeline::VfRequests requests(run);
   requests.add(0);
