@@ -25,7 +25,11 @@ class BusSource final : public EventSource {
     try {
       const auto d = server_.poll_data();
       fd_ = d.fd;
-      return {d.fd, d.events, d.deadline};
+      std::optional<Clock::time_point> deadline;  // sd-bus's is CLOCK_MONOTONIC's
+      if (d.deadline) {
+        deadline = Clock::from_monotonic(*d.deadline);
+      }
+      return {d.fd, d.events, deadline};
     } catch (const std::exception& e) {
       on_lost_(e);  // as in dispatch: the connection is replaced
       return {fd_, 0, std::nullopt};

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "drift.hpp"
+#include "vfready/host/clock.hpp"
 #include "vfready/model/problem.hpp"
 
 // Another tool that renames a link vfready names back, again and again (a udev rule, a
@@ -19,7 +20,7 @@ namespace vfready::daemon {
 
 class NameFights {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Clock = host::Clock;
   // Renames of one link within this window past this count: a fight.
   static constexpr std::chrono::seconds kWindow{60};
   static constexpr std::size_t kRenames = 5;

@@ -233,6 +233,7 @@ void Service::on_bringup_finished() {
   }
   publish();
   files_.flush();
+  watch_stuck();  // before systemd hears of the pass: one look each second from now
   tell_systemd(ready);
   inputs_.hosts->pass_over(inputs_);
   if (options_.once) {
@@ -250,7 +251,6 @@ void Service::on_bringup_finished() {
     loop_.quit(1);
     return;
   }
-  watch_stuck();
   start_next_pass();
 }
 

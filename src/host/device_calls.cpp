@@ -16,8 +16,6 @@ namespace vfready::host {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // Helpers kept for the next calls: as many as a pass makes at once (a PF's pass with
 // its probe under way, 16 PFs and more), so that a bring-up spawns each once. With 16
 // kept, a bring-up of 16 PFs forked some 75 helpers (each two forks of the daemon, and

@@ -92,7 +92,7 @@ std::optional<AddedNetdev> LibudevWait::take_added(const std::string& pci, bool*
   return out;
 }
 
-std::chrono::steady_clock::time_point LibudevWait::last_add() { return last_add_; }
+Clock::time_point LibudevWait::last_add() { return last_add_; }
 
 void LibudevWait::add_missed() { add_missed_ = true; }
 
@@ -131,7 +131,7 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
     }
     if (!pci.empty() && !going_.contains(e.ifindex)) {
       ++adds_heard_;
-      last_add_ = std::chrono::steady_clock::now();
+      last_add_ = Clock::now();
       // Two netdevs of one function (an IPoIB child beside its parent): which is the
       // probe's is for sysfs to say.
       auto [it, fresh] = added_.try_emplace(pci, Added{{e.ifindex, e.name}});

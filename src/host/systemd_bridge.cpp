@@ -84,8 +84,10 @@ void check(int r, const char* what) {
   }
 }
 
+// A time of the daemon's clock as sd-event's CLOCK_MONOTONIC microseconds.
 uint64_t usec_of(Clock::time_point t) {
-  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch());
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+      Clock::to_monotonic(t).time_since_epoch());
   return us.count() < 0 ? 0 : static_cast<uint64_t>(us.count());
 }
 
@@ -102,6 +104,7 @@ struct EventLoop::Impl {
     std::shared_ptr<EventSource> source;
     std::function<void(short)> on_fd;
     std::function<void()> on_time;  // a timer's or a signal's
+    Clock::time_point when;         // a timer's time
     Entry() = default;
     Entry(const Entry&) = delete;
     Entry& operator=(const Entry&) = delete;
@@ -209,11 +212,26 @@ struct EventLoop::Impl {
 
   static int on_wake(sd_event_source* /*s*/, void* /*userdata*/) { return 0; }
 
+  // After a test has skipped the clock: each timer set again for its time, which the
+  // skip may have reached (a source's deadline is set before each wait anyway).
+  void follow_the_clock() {
+    if (Clock::skipped() == skipped) {
+      return;
+    }
+    skipped = Clock::skipped();
+    for (auto& [id, e] : entries) {
+      if (e->time && !e->source) {
+        check(sd_event_source_set_time(e->time, usec_of(e->when)), "sd_event_source_set_time");
+      }
+    }
+  }
+
   sd_event* event = nullptr;
   sd_event_source* wake = nullptr;  // enabled to end a wait at once
   std::map<Id, std::unique_ptr<Entry>> entries;
   std::vector<std::unique_ptr<Entry>> removed;
   Id next = 1;
+  Clock::duration skipped = Clock::skipped();  // the timers' times were set for it
   std::optional<int> quit;
   uint64_t turns = 0;
   std::exception_ptr error;
@@ -269,6 +287,7 @@ EventLoop::Id EventLoop::add_fd(int fd, short events, std::function<void(short)>
 EventLoop::Id EventLoop::add_timer(Clock::time_point when, std::function<void()> on_time) {
   auto& e = impl_->make();
   e.on_time = std::move(on_time);
+  e.when = when;
   // Accuracy 1 ms: timers of the daemon are bounds and back-offs, not a metronome.
   const int r = sd_event_add_time(impl_->event, &e.time, CLOCK_MONOTONIC, usec_of(when), 1000,
                                   Impl::on_time, &e);
@@ -295,6 +314,7 @@ bool EventLoop::feed_watchdog() { return sd_event_set_watchdog(impl_->event, 1) 
 int EventLoop::run() {
   while (!impl_->quit) {
     impl_->removed.clear();
+    impl_->follow_the_clock();
     check(sd_event_run(impl_->event, UINT64_MAX), "sd_event_run");
     ++impl_->turns;
     if (auto error = std::exchange(impl_->error, nullptr)) {

@@ -14,7 +14,7 @@ namespace vfready::pipeline {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = host::Clock;
 
 void add(std::vector<model::Problem>& to, const StepResult& result) {
   to.insert(to.end(), result.problems.begin(), result.problems.end());

@@ -56,9 +56,9 @@ StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev) {
       vs.ifindex, netdev);
 }
 
-Task<StepResult> run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
+Task<StepResult> run_until(PfHost& os, host::Clock::time_point deadline,
                            std::function<StepResult()> step, UdevWatch watch) {
-  using Clock = std::chrono::steady_clock;
+  using Clock = host::Clock;
   auto ask_at = Clock::time_point::min();
   if (watch.fd >= 0) {
     // Before the first look: an event that comes between it and the wait still wakes it.

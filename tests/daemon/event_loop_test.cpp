@@ -8,6 +8,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -143,6 +145,58 @@ TEST(EventLoop, WakesOnlyForItsSources) {
   loop.run();
   // One wake-up for the timer (poll may return once early on rounding, never more).
   EXPECT_LE(loop.turns(), 2U);
+}
+
+// A source with one deadline, fixed when it is made (a pass's bound); `came` runs once
+// it has come.
+class DueAt final : public EventSource {
+ public:
+  DueAt(int fd, Clock::time_point at, std::function<void()> came)
+      : fd_(fd), at_(at), came_(std::move(came)) {}
+  PollSpec prepare() override {
+    return {fd_, POLLIN, timeouts == 0 ? std::optional(at_) : std::nullopt};
+  }
+  void dispatch(short revents) override {
+    revents == 0 ? ++timeouts : ++reads;
+    came_();
+  }
+  int timeouts = 0;
+  int reads = 0;
+
+ private:
+  int fd_;
+  Clock::time_point at_;
+  std::function<void()> came_;
+};
+
+TEST(EventLoop, ATimerAndADeadlineAnHourAwayComeOnceATestSkipsTheClockAnHour) {
+  EventLoop loop;
+  const int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  const auto before = Clock::now();
+  bool fired = false;
+  auto source = std::make_shared<DueAt>(fd, before + 1h, [&] {
+    if (fired) {
+      loop.quit(0);
+    }
+  });
+  loop.add(source);
+  loop.add_timer(before + 1h, [&] {
+    fired = true;
+    if (source->timeouts == 1) {
+      loop.quit(0);
+    }
+  });
+  loop.add_timer(before + 1ms, [&] {
+    Clock::skip(1h);
+    // Were the skip not followed, this would end the run first.
+    loop.add_timer(Clock::now() + 10s, [&] { loop.quit(1); });
+  });
+  EXPECT_EQ(loop.run(), 0);
+  EXPECT_TRUE(fired);
+  EXPECT_EQ(source->timeouts, 1);
+  EXPECT_EQ(source->reads, 0);
+  EXPECT_GE(Clock::now() - before, 1h);
+  close(fd);
 }
 
 }  // namespace

@@ -92,12 +92,16 @@ class AServiceOnMemory : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // `timeouts`: more of them, each `"key": value, `.
-  void write_config(int vfs, const std::string& timeouts = "") const {
+  // `timeouts`: more of them, each `"key": value, `; udev_ms and port_active_ms are short
+  // unless `defaults` (vfready's own bounds: a test skips the clock past them).
+  void write_config(int vfs, const std::string& timeouts = "", bool defaults = false) const {
+    const std::string bounds =
+        defaults ? R"("modules_ms": 30000)" : R"("udev_ms": 50, "port_active_ms": 300)";
     std::ofstream(config_path()) << R"({"pfs": [{"select": {"pci": [")" << kPf0 << R"(", ")" << kPf1
                                  << R"("]}, "vfs": )" << vfs << R"(,
       "pf_name": "ibs{pf_index}", "vf_name": "ibs{pf_index}v{vf}"}],
-      "timeouts": {)" << timeouts << R"("udev_ms": 50, "port_active_ms": 300},
+      "timeouts": {)" << timeouts << bounds
+                                 << R"(},
       "publish": {"status_file": ")"
                                  << dir_ << R"(/status.json", "nfd_file": false,
                   "metrics_file": false}})";
@@ -174,6 +178,7 @@ TEST_F(AServiceOnMemory, BringsAStuckPfUpOnceItsCallReturns) {
         }
       }
       host->unstick(stuck);  // the driver returns; the service looks each second
+      host::Clock::skip(std::chrono::seconds(1));
     } else if (starts_with(m, "STATUS=ready: 2/2")) {
       ::raise(SIGTERM);
     }
@@ -242,6 +247,7 @@ TEST_F(AServiceOnMemory, BringsUpThePfsAStuckLinkRequestHeldOnceItReturns) {
       EXPECT_EQ(status.pfs.at(0).state, model::PfState::kStuck);
       EXPECT_EQ(status.pfs.at(1).state, model::PfState::kReady) << "not in that pass";
       host->unstick(host::kLinksKey);  // the driver lets go; the service looks each second
+      host::Clock::skip(std::chrono::seconds(1));
     } else if (status.passes_finished == 3 && starts_with(m, "STATUS=ready")) {
       ::raise(SIGTERM);
     }
@@ -257,6 +263,41 @@ TEST_F(AServiceOnMemory, BringsUpThePfsAStuckLinkRequestHeldOnceItReturns) {
   }
   ASSERT_TRUE(host->get(ifindex).has_value());
   EXPECT_EQ(host->get(ifindex)->name, name);  // renamed back by the third pass
+}
+
+TEST_F(AServiceOnMemory, IsReadyDegradedWhenAPortStaysInitForItsWholeMinute) {
+  // vfready's own bounds: a port is waited for 60 s to reach ACTIVE. The subnet manager
+  // never activates PF 0's port; the test skips the clock past the minute at the pass's
+  // first look again, rather than wait for it.
+  write_config(2, "", /*defaults=*/true);
+  host->pf(kPf0).info.ports.front().state = "2: INIT";
+  const auto started = host::Clock::now();
+  std::size_t at_skip = 0;
+  host->on_port_read = [&] {
+    if (at_skip == 0 && host::Clock::now() - started < std::chrono::seconds(60) &&
+        host->port_reads > 2) {  // each PF's validate read, then PF 0's first look again
+      at_skip = host->port_reads;
+      host::Clock::skip(std::chrono::seconds(61));
+    }
+  };
+  auto svc = service();
+  std::string ready;
+  notifier.on = [&](const std::string& m) {
+    if (starts_with(m, "READY=1")) {
+      ready = m;
+      ::raise(SIGTERM);
+    }
+  };
+  EXPECT_EQ(run(*svc), 0);
+  EXPECT_NE(ready.find("STATUS=degraded: 1/2"), std::string::npos) << ready;
+  EXPECT_EQ(host->port_reads, at_skip) << "PF 0's port was looked at again past its bound";
+  const auto& pf0 = svc->status().pfs.at(0);
+  EXPECT_EQ(pf0.state, model::PfState::kFailed);
+  ASSERT_EQ(pf0.problems.size(), 1U);
+  EXPECT_EQ(pf0.problems[0].kind, model::EventKind::kPortNotActive);
+  EXPECT_NE(pf0.problems[0].text.find("not ACTIVE after 60000 ms"), std::string::npos)
+      << pf0.problems[0].text;
+  EXPECT_EQ(svc->status().pfs.at(1).state, model::PfState::kReady);
 }
 
 TEST_F(AServiceOnMemory, ExitsNotReadyWhenNoPfComesUpAtBoot) {

@@ -188,7 +188,7 @@ TEST_F(DeviceCallsTest, AStartedCallNotAnsweredByItsDeadlineLeavesItsDeviceStuck
   ASSERT_TRUE(started.pending.has_value());
   // The caller's loop watches the descriptor until `until`; nothing comes.
   const auto left =
-      std::chrono::ceil<milliseconds>(started.pending->until() - std::chrono::steady_clock::now());
+      std::chrono::ceil<milliseconds>(started.pending->until() - vfready::host::Clock::now());
   EXPECT_FALSE(readable(started.pending->fd(), std::max(left, milliseconds(0))));
   const auto got = calls.finish(std::move(*started.pending));
   ASSERT_EQ(got.size(), 1U);

@@ -149,8 +149,7 @@ int MemoryHost::call_under(const std::string& key, const std::string& name,
   }
   const int err = call(name, what);
   if (err == host::kStuck) {
-    stuck_[key] = {key, name + " " + what, std::chrono::milliseconds(1000),
-                   std::chrono::steady_clock::now()};
+    stuck_[key] = {key, name + " " + what, std::chrono::milliseconds(1000), host::Clock::now()};
   }
   return err;
 }
@@ -373,6 +372,9 @@ std::unique_ptr<host::StartedCall<host::PortRead>> MemoryHost::start_read_port(
     return host::answered(std::move(read));
   }
   ++port_reads;
+  if (on_port_read) {
+    on_port_read();
+  }
   if (stuck_.contains(pci.str())) {
     read.err = host::kStuck;
   } else if (port_read_err != 0) {
@@ -499,7 +501,7 @@ class HeldCall final : public host::StartedCall<T> {
         stuck_(std::move(stuck)),
         gone_(std::move(gone)),
         fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)),
-        until_(std::chrono::steady_clock::now() + bound) {}
+        until_(host::Clock::now() + bound) {}
   ~HeldCall() override {
     gone_(fd_);  // no longer released by the host
     ::close(fd_);
@@ -507,7 +509,7 @@ class HeldCall final : public host::StartedCall<T> {
   HeldCall(const HeldCall&) = delete;
   HeldCall& operator=(const HeldCall&) = delete;
   [[nodiscard]] int fd() const override { return fd_; }
-  [[nodiscard]] std::chrono::steady_clock::time_point until() const override { return until_; }
+  [[nodiscard]] host::Clock::time_point until() const override { return until_; }
   T finish() override {
     uint64_t n = 0;
     if (::read(fd_, &n, sizeof n) != sizeof n) {
@@ -521,7 +523,7 @@ class HeldCall final : public host::StartedCall<T> {
   std::function<T()> stuck_;  // its answer past its bound
   std::function<void(int)> gone_;
   int fd_;
-  std::chrono::steady_clock::time_point until_;
+  host::Clock::time_point until_;
 };
 
 }  // namespace
@@ -615,8 +617,7 @@ std::unique_ptr<host::StartedCall<host::ReadGuids>> MemoryHost::start_read_vf_gu
   return held_call<host::ReadGuids>(
       std::move(read), std::function<host::ReadGuids()>([this, pf, n = copy.size()] {
         std::lock_guard lock(mu_);
-        stuck_[pf.str()] = {pf.str(), "guid-read " + pf.str(), held_bound,
-                            std::chrono::steady_clock::now()};
+        stuck_[pf.str()] = {pf.str(), "guid-read " + pf.str(), held_bound, host::Clock::now()};
         return host::ReadGuids(n);
       }));
 }

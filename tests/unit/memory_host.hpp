@@ -73,11 +73,13 @@ class MemoryHost final : public host::SriovReads,
   std::set<std::string> probes_throw;
   std::set<std::string> numvfs_throws;
   bool hold_probes = false;
-  bool hold_guid_writes = false;        // started OFED GUID writes, as probes
-  bool hold_unbinds = false;            // started unbinds, as probes
-  bool hold_link_requests = false;      // started link requests (Links::start), as probes
-  std::size_t port_reads = 0;           // start_read_port()s that read a port's state
-  int port_read_err = 0;                // what they answer instead of the state, if not 0
+  bool hold_guid_writes = false;    // started OFED GUID writes, as probes
+  bool hold_unbinds = false;        // started unbinds, as probes
+  bool hold_link_requests = false;  // started link requests (Links::start), as probes
+  std::size_t port_reads = 0;       // start_read_port()s that read a port's state
+  int port_read_err = 0;            // what they answer instead of the state, if not 0
+  // Called at each of them, once port_reads counts it (on the caller's thread).
+  std::function<void()> on_port_read;
   bool hold_guid_reads = false;         // started GUID read-backs, as probes
   std::vector<std::size_t> guid_reads;  // the VFs of each started GUID read-back so far
   // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().

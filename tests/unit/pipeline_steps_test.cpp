@@ -160,13 +160,13 @@ TEST_F(AStep, PortWaitsUntilActiveLookingAgainLater) {
   EXPECT_EQ(r.status.port_state, "3: ARMED");
   // Not ACTIVE within its bound: the port was looked at again, each kPortLookEvery.
   const auto reads = host.port_reads;
-  const auto bound = std::chrono::steady_clock::now() + 3 * vfready::pipeline::kPortLookEvery;
+  const auto bound = vfready::host::Clock::now() + 3 * vfready::pipeline::kPortLookEvery;
   const auto late = vfready::pipeline::drive(vfready::pipeline::await_port_active(r, bound));
   ASSERT_TRUE(late.is_failed());
   EXPECT_THAT(texts(late.problems), ElementsAre(HasSubstr("is \"3: ARMED\", not ACTIVE")));
   EXPECT_GE(host.port_reads - reads, 2U);
   host.pf(kPf).info.ports.front().state = "4: ACTIVE";
-  const auto later = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  const auto later = vfready::host::Clock::now() + std::chrono::seconds(5);
   EXPECT_TRUE(vfready::pipeline::drive(vfready::pipeline::await_port_active(r, later)).is_done());
   EXPECT_EQ(r.status.port_state, "4: ACTIVE");
 }
@@ -207,7 +207,7 @@ TEST(RunningAStep, LooksAgainUntilItIsDone) {
   vfready::pipeline::PfHost os{host, host, host, host};
   int looks = 0;
   const auto result = vfready::pipeline::drive(vfready::pipeline::run_until(
-      os, std::chrono::steady_clock::now() + std::chrono::seconds(10),
+      os, vfready::host::Clock::now() + std::chrono::seconds(10),
       [&] {
         return ++looks < 3 ? StepResult::waiting("x", timed_out(), std::chrono::milliseconds(1))
                            : StepResult::done();
@@ -221,7 +221,7 @@ TEST(RunningAStep, ReportsWhatItWaitedOnWhenTheBoundPasses) {
   vfready::testing::MemoryHost host;
   vfready::pipeline::PfHost os{host, host, host, host};
   const auto result = vfready::pipeline::drive(vfready::pipeline::run_until(
-      os, std::chrono::steady_clock::now() + std::chrono::milliseconds(20),
+      os, vfready::host::Clock::now() + std::chrono::milliseconds(20),
       [] { return StepResult::waiting("x", timed_out(), std::chrono::milliseconds(5)); },
       vfready::pipeline::UdevWatch{}));
   ASSERT_TRUE(result.is_failed());

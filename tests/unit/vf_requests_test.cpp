@@ -23,7 +23,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::SizeIs;
 using Step = VfRequest::Step;
-using Clock = std::chrono::steady_clock;
+using Clock = vfready::host::Clock;
 
 // udev as a test says: adds it announces, netdevs it is done with, an event fd it writes.
 class ScriptedUdev final : public host::UdevWait {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "vfready/host/clock.hpp"
 #include "vfready/host/device_op.hpp"
 #include "vfready/host/stuck_call.hpp"
 
@@ -41,7 +42,7 @@ class DeviceCalls {
     Pending& operator=(const Pending&) = delete;
     ~Pending();
     [[nodiscard]] int fd() const { return fd_; }
-    [[nodiscard]] std::chrono::steady_clock::time_point until() const { return until_; }
+    [[nodiscard]] Clock::time_point until() const { return until_; }
 
    private:
     friend class DeviceCalls;
@@ -51,8 +52,8 @@ class DeviceCalls {
     // What was sent (helper::encode): described only should it be left behind.
     std::string request_;
     std::chrono::milliseconds deadline_{0};
-    std::chrono::steady_clock::time_point started_;
-    std::chrono::steady_clock::time_point until_;
+    Clock::time_point started_;
+    Clock::time_point until_;
   };
   // What start() gives: the call under way, or (no call made) its answer at once: kStuck
   // when the device is stuck, the errno when no helper could be had.
@@ -97,9 +98,8 @@ class DeviceCalls {
     StuckCall call;
   };
   Started start_until(const std::string& device, std::span<const DeviceOp> ops,
-                      std::chrono::milliseconds deadline,
-                      std::chrono::steady_clock::time_point started,
-                      std::chrono::steady_clock::time_point until);
+                      std::chrono::milliseconds deadline, Clock::time_point started,
+                      Clock::time_point until);
   Helper acquire(int* err);
   void release(Helper helper);
   void reap_locked();

@@ -8,6 +8,8 @@
 #include <memory>
 #include <optional>
 
+#include "vfready/host/clock.hpp"
+
 // The daemon's one loop, over sd-event (libsystemd): fds, timers, signals and the
 // systemd watchdog. Everything that owns state runs on it, on one thread, every PF's
 // pass too; calls into a driver are made in helper processes (DeviceCalls), and the
@@ -15,8 +17,6 @@
 // throws goes to the error handler, and the loop goes on; without one, it ends run()
 // with that exception (it cannot cross sd-event's C frames).
 namespace vfready::host {
-
-using Clock = std::chrono::steady_clock;
 
 // What a source with changing wants (the bus) asks for before each wait: events on its
 // fd (0: none this time), and until when at most.

@@ -5,6 +5,8 @@
 #include <memory>
 #include <utility>
 
+#include "vfready/host/clock.hpp"
+
 // A call that may wait in the kernel (into a driver, or on rtnl_lock), started: the
 // caller waits for its answer where it waits for everything else.
 namespace vfready::host {
@@ -17,7 +19,7 @@ class StartedCall {
  public:
   virtual ~StartedCall() = default;
   [[nodiscard]] virtual int fd() const = 0;
-  [[nodiscard]] virtual std::chrono::steady_clock::time_point until() const = 0;
+  [[nodiscard]] virtual Clock::time_point until() const = 0;
   virtual T finish() = 0;
 };
 
@@ -27,7 +29,7 @@ class AnsweredCall final : public StartedCall<T> {
  public:
   explicit AnsweredCall(T answer) : answer_(std::move(answer)) {}
   [[nodiscard]] int fd() const override { return -1; }
-  [[nodiscard]] std::chrono::steady_clock::time_point until() const override { return {}; }
+  [[nodiscard]] Clock::time_point until() const override { return {}; }
   T finish() override { return answer_; }  // kept: a second finish() has it too
 
  private:

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "vfready/host/clock.hpp"
 #include "vfready/host/device_calls.hpp"
 #include "vfready/host/started_call.hpp"
 
@@ -22,8 +23,8 @@ class StartedOnDevice final : public StartedCall<T> {
   StartedOnDevice(Finish finish, DeviceCalls::Started call, Judge judge)
       : finish_(std::move(finish)), call_(std::move(call)), judge_(std::move(judge)) {}
   [[nodiscard]] int fd() const override { return call_.pending ? call_.pending->fd() : -1; }
-  [[nodiscard]] std::chrono::steady_clock::time_point until() const override {
-    return call_.pending ? call_.pending->until() : std::chrono::steady_clock::time_point{};
+  [[nodiscard]] Clock::time_point until() const override {
+    return call_.pending ? call_.pending->until() : Clock::time_point{};
   }
   T finish() override {
     if (call_.pending) {

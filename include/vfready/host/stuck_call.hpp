@@ -4,6 +4,8 @@
 #include <chrono>
 #include <string>
 
+#include "vfready/host/clock.hpp"
+
 // A device whose driver has not returned from a call: the answer every later call for it
 // gets, and what the call was.
 namespace vfready::host {
@@ -17,7 +19,7 @@ struct StuckCall {
   std::string device;  // the key callers gave (a PF's PCI address)
   std::string call;    // "write 8 to /sys/bus/pci/devices/.../sriov_numvfs"
   std::chrono::milliseconds deadline{0};
-  std::chrono::steady_clock::time_point since;
+  Clock::time_point since;
 };
 
 // A call left behind that has since returned.

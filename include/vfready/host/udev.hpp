@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "vfready/host/clock.hpp"
 #include "vfready/host/udev_message.hpp"
 #include "vfready/host/udev_wait.hpp"
 
@@ -119,7 +120,7 @@ class LibudevWait final : public UdevWait {
   bool take_woken(int fd, std::vector<std::string>* pcis) override;
   std::optional<AddedNetdev> take_added(const std::string& pci, bool* look) override;
   void add_missed() override;
-  std::chrono::steady_clock::time_point last_add() override;
+  Clock::time_point last_add() override;
   bool initialized_now(int ifindex, Netdev netdev, bool ask) override;
 
  private:
@@ -135,12 +136,12 @@ class LibudevWait final : public UdevWait {
     bool ambiguous = false;  // another netdev was announced for the function too
   };
   std::map<std::string, Added> added_;  // by PCI function: announced, not taken
-  std::set<int> going_;      // netdevs an unbind takes away: their late adds are not taken
-  uint64_t adds_heard_ = 0;  // adds with a PCI function, this pass
-  std::chrono::steady_clock::time_point last_add_{};  // when the last of them was heard
-  bool add_missed_ = false;                           // a wait for an add timed out
-  std::vector<int> subscribers_;                      // eventfds of the callers that wait on many
-  std::map<std::string, int> watchers_;               // PCI function -> the eventfd its events wake
+  std::set<int> going_;           // netdevs an unbind takes away: their late adds are not taken
+  uint64_t adds_heard_ = 0;       // adds with a PCI function, this pass
+  Clock::time_point last_add_{};  // when the last of them was heard
+  bool add_missed_ = false;       // a wait for an add timed out
+  std::vector<int> subscribers_;  // eventfds of the callers that wait on many
+  std::map<std::string, int> watchers_;  // PCI function -> the eventfd its events wake
   std::map<int, std::pair<int, std::string>> netdev_watchers_;  // ifindex -> eventfd, function
   std::map<int, std::set<std::string>> woken_;  // eventfd -> the functions that woke it
   std::set<int> woken_all_;                     // eventfds woken by lost events

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "vfready/host/clock.hpp"
+
 // Waiting for udev to finish with a netdev (its add event processed, renames
 // included), event driven: the caller waits on an event fd and its own bounds.
 namespace vfready::host {
@@ -58,7 +60,7 @@ class UdevWait {
   virtual void add_missed() {}
   // When udev's last add of a PCI function's netdev was heard (any function's; the
   // epoch for none). While adds come, udev is behind with its queue rather than silent.
-  virtual std::chrono::steady_clock::time_point last_add() { return {}; }
+  virtual Clock::time_point last_add() { return {}; }
   // Whether udev is done with `ifindex`, by what was heard; with `ask`, libudev is asked
   // too (a waiter asks after a second and at its bound, an event may have been missed;
   // one for a netdev that was there before the pass asks at once). Once events were

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "vfready/host/clock.hpp"
 #include "vfready/model/checks.hpp"
 #include "vfready/model/compat_table.hpp"
 #include "vfready/pipeline/autoprobe_guard.hpp"
@@ -134,7 +135,7 @@ struct UdevWatch {
 // Runs `step` until it is done or failed, waiting in between as it asks (on udev through
 // `watch`, asking libudev after a second and at the deadline; or for the step's retry),
 // until `deadline`; then its on_timeout problem.
-Task<StepResult> run_until(PfHost& os, std::chrono::steady_clock::time_point deadline,
+Task<StepResult> run_until(PfHost& os, host::Clock::time_point deadline,
                            std::function<StepResult()> step, UdevWatch watch);
 
 }  // namespace vfready::pipeline

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "vfready/host/clock.hpp"
+
 // A PF's pass as a sequence of steps that may wait, written as it reads (a coroutine):
 // where a step waits, the pass `co_await`s what it waits on (a Wait: descriptors that
 // turn readable, a time) and whoever drives it (drive() below, or the daemon's loop for
@@ -17,7 +19,7 @@ namespace vfready::pipeline {
 
 // What a suspended pass waits on: any of `fds` readable, or `until`, whichever first.
 struct Wait {
-  using Clock = std::chrono::steady_clock;
+  using Clock = host::Clock;
   std::vector<int> fds;
   Clock::time_point until = Clock::time_point::max();
 

@@ -60,7 +60,7 @@ struct VfRequest {
     kFinished,   // judged
     kLeft,       // its probe failed: the rest of the pass reads it back with the VFs not probed
   };
-  using Clock = std::chrono::steady_clock;
+  using Clock = host::Clock;
 
   std::size_t at = 0;  // its VF: run.vfs[at]
   Step step = Step::kProbe;
