@@ -14,6 +14,8 @@
 #include <span>
 #include <thread>
 
+#include "vfready/host/errno_name.hpp"
+
 namespace vfready::host {
 
 namespace {
@@ -165,6 +167,9 @@ void read_ports(Sysfs& sysfs, const model::PciAddress& pci, const std::string& i
   }
   for (std::size_t i = 0; 2 * i + 1 < ops.size(); ++i) {
     pf.ports[i].state = read_text(got, 2 * i);
+    if (2 * i < got.size() && got[2 * i].err != 0 && got[2 * i].err != kStuck) {
+      pf.ports[i].state_error = errno_name(got[2 * i].err);
+    }
     pf.ports[i].phys_state = read_text(got, 2 * i + 1);
   }
 }

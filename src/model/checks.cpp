@@ -322,6 +322,16 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
   }
   const auto wanted = to_string(target.link_layer);
   for (std::size_t p = 0; p < info->ports.size(); ++p) {
+    if (const auto& err = info->ports[p].state_error; !err.empty()) {
+      // state_show() asks the driver (ib_query_port()): a firmware that cannot answer it
+      // is no device to write to.
+      v.failures.push_back(problem(
+          EventKind::kHostReadFailed,
+          "reading port " + std::to_string(p + 1) + " of PF " + pci + " (" +
+              info->ib_device.value_or("?") + ") failed: " + err +
+              ": the driver cannot query the port; see the kernel log (mlx5_core " + pci + ")",
+          pci));
+    }
     const auto& layer = info->ports[p].link_layer;
     if (layer != wanted) {
       const auto type = target.link_layer == LinkLayer::kInfiniBand ? "1" : "2";

@@ -248,6 +248,49 @@ TEST(VfreadydFault, APortNotActiveWithinItsTimeoutFailsItsPf) {
                         write_config(dir_only, config));
 }
 
+// ib_query_port() failing (firmware in an error state): the port's state cannot be read,
+// and its PF fails, named by the read and its errno, before any write.
+TEST(VfreadydFault, APortWhoseStateCannotBeReadFailsItsPfBeforeAnyWrite) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"port_state_errno", "EIO"}};
+  FakeHost host(t);
+  const auto r = sh(vfreadyd_command(host, write_degraded_fail_config(host), "--once"), 120s);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("reading port 1 of PF 0000:40:00.0 (mlx5_3) failed: "
+                               "Input/output error (EIO): the driver cannot query the port"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +failed"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
+  EXPECT_THAT(host.writes(), Not(Contains(HasSubstr("0000:40:00.0/sriov"))));
+  EXPECT_THAT(host.writes(), Contains(HasSubstr("0000:18:00.0/sriov_numvfs 8 0")));
+}
+
+// A firmware command that never answers holds the read of a port's state: its PF is stuck,
+// named by that read, the others ready; once the firmware answers, the next run brings it up.
+TEST(VfreadydFault, AHungPortStateReadLeavesItsPfStuckUntilTheFirmwareAnswers) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"port_state_hangs", true}};
+  FakeHost host(t);
+  auto text = failing_config_text();
+  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"device_call_ms": 500}})");
+  const auto config = write_config(host, text);
+  const auto r = sh(vfreadyd_command(host, config, "--once"), 60s);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("PF 0000:40:00.0 is stuck: read of "));
+  EXPECT_THAT(r.err, HasSubstr("mlx5_3/ports/1/state"));
+  EXPECT_THAT(r.err, HasSubstr("did not return within 500 ms"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +stuck"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
+  EXPECT_THAT(host.writes(), Not(Contains(HasSubstr("0000:40:00.0/sriov"))));
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the firmware answers
+  const auto again = sh(vfreadyd_command(host, config, "--once"), 60s);
+  EXPECT_FALSE(again.timed_out);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +ready"));
+}
+
 TEST(VfreadydFault, AMissingPfFailsOnlyItself) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);

@@ -214,6 +214,18 @@ TEST(TheHardwareCheck, ReportsEthernetFallbackWithTheMlxconfigRemedy) {
   EXPECT_EQ(v.failures.at(0).kind, EventKind::kLinkLayerMismatch);
 }
 
+TEST(TheHardwareCheck, FailsAPfWhosePortStateCouldNotBeReadSayingWhy) {
+  const auto c = minimal_config();
+  auto h = dgx_host();
+  h.functions[0].ports[0].state = "";
+  h.functions[0].ports[0].state_error = "Input/output error (EIO)";
+  const auto v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
+  EXPECT_THAT(texts(v.failures),
+              ElementsAre(HasSubstr("reading port 1 of PF 0000:18:00.0 (mlx5_x) failed: "
+                                    "Input/output error (EIO): the driver cannot query")));
+  EXPECT_EQ(v.failures.at(0).kind, EventKind::kHostReadFailed);
+}
+
 TEST(TheHardwareCheck, ReportsOldFirmwareAgainstTheTableOrTheConfig) {
   auto c = minimal_config();
   auto h = dgx_host();

@@ -19,6 +19,9 @@ struct PortInfo {
   std::string link_layer;  // "InfiniBand", "Ethernet", "Unknown"
   std::string state;       // "4: ACTIVE"
   std::string phys_state;  // "5: LinkUp"
+  // Why its state could not be read (the driver could not query the port: "Input/output
+  // error (EIO)"), empty when it was; the state is then "".
+  std::string state_error{};
 };
 
 // Whether a port state as sysfs gives it ("4: ACTIVE") is ACTIVE.

@@ -238,6 +238,12 @@ void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_fil
     fuse_reply_err(req, EISDIR);
     return;
   }
+  if (e->attr->read_error) {
+    if (const int err = e->attr->read_error(); err != 0) {
+      fuse_reply_err(req, err);
+      return;
+    }
+  }
   const std::string value = e->attr->read();
   if (offset < 0 || static_cast<size_t>(offset) >= value.size()) {
     fuse_reply_buf(req, nullptr, 0);

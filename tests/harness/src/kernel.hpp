@@ -138,6 +138,8 @@ class Kernel {
   bool pause_ms(uint32_t ms);
   // Blocks as a hung driver call does: until release_hangs() (true) or stop (false).
   bool hang_until_released();
+  // A port's state or phys_state file of `pf`, which its port faults make fail or block.
+  void add_port_state(const Pf& pf, const std::string& path, const std::string& value);
 
   const Topology& topology_;
   Tree& tree_;

@@ -82,6 +82,26 @@ void Kernel::add_writable(const std::string& path, std::function<int(std::string
                  mode);
 }
 
+// state_show() and phys_state_show() (drivers/infiniband/core/sysfs.c) ask the driver
+// (ib_query_port()) at each read and return its error: the topology's port faults act here.
+void Kernel::add_port_state(const Pf& pf, const std::string& path, const std::string& value) {
+  const auto& faults = pf.spec->faults;
+  if (!faults.port_state_hangs && faults.port_state_errno == 0) {
+    tree_.add_value(path, value);
+    return;
+  }
+  tree_.add_file(path,
+                 Attribute{[value] { return value + "\n"; },
+                           {},
+                           [this, &faults] {
+                             if (faults.port_state_hangs && !hang_until_released()) {
+                               return EIO;
+                             }
+                             return faults.port_state_errno;
+                           }},
+                 0444);
+}
+
 void Kernel::lay_out_modules(bool late) {
   for (const auto& [name, version] : topology_.modules) {
     if (topology_.late_modules.contains(name) != late) {
@@ -163,8 +183,8 @@ void Kernel::lay_out_pf(Pf& pf) {
       const auto& port = ib.ports[p];
       const auto port_dir = ib_dir + "/ports/" + std::to_string(p + 1);
       tree_.add_value(port_dir + "/link_layer", port.link_layer);
-      tree_.add_value(port_dir + "/state", port.state);
-      tree_.add_value(port_dir + "/phys_state", port.phys_state);
+      add_port_state(pf, port_dir + "/state", port.state);
+      add_port_state(pf, port_dir + "/phys_state", port.phys_state);
       tree_.add_value(port_dir + "/lid", "0x" + hex4(port.lid));
       // GID 0 is the link-local prefix and the port GUID (node GUID + port number - 1).
       const model::Guid port_guid{ib.node_guid.value() + p};

@@ -90,7 +90,8 @@ SriovSpec parse_sriov(const JsonReader& r) {
 
 FaultSpec parse_faults(const JsonReader& r) {
   r.only_keys({"probe_fail_vfs", "probe_hang_vfs", "netdev_gone_vfs", "guid_write_fail_vfs",
-               "guid_write_hang_vfs", "numvfs_write_hangs", "numvfs_errno"});
+               "guid_write_hang_vfs", "numvfs_write_hangs", "numvfs_errno", "port_state_hangs",
+               "port_state_errno"});
   FaultSpec f;
   for (const auto& [key, set] : {std::pair{"probe_fail_vfs", &f.probe_fail_vfs},
                                  std::pair{"probe_hang_vfs", &f.probe_hang_vfs},
@@ -107,15 +108,22 @@ FaultSpec parse_faults(const JsonReader& r) {
   if (r.has("numvfs_write_hangs")) {
     f.numvfs_write_hangs = r["numvfs_write_hangs"].boolean();
   }
-  if (r.has("numvfs_errno")) {
-    const auto name = r["numvfs_errno"].string();
+  if (r.has("port_state_hangs")) {
+    f.port_state_hangs = r["port_state_hangs"].boolean();
+  }
+  for (const auto& [key, err] : {std::pair{"numvfs_errno", &f.numvfs_errno},
+                                 std::pair{"port_state_errno", &f.port_state_errno}}) {
+    if (!r.has(key)) {
+      continue;
+    }
+    const auto name = r[key].string();
     auto e = errno_from_name(name);
     if (!e) {
-      r["numvfs_errno"].fail("unknown errno \"" + name +
-                             "\" (valid: EIO, EBUSY, ENOENT, ENOMEM, EINVAL, ERANGE, ENODEV, "
-                             "EPERM, ENOSPC, ETIMEDOUT)");
+      r[key].fail("unknown errno \"" + name +
+                  "\" (valid: EIO, EBUSY, ENOENT, ENOMEM, EINVAL, ERANGE, ENODEV, "
+                  "EPERM, ENOSPC, ETIMEDOUT)");
     }
-    f.numvfs_errno = *e;
+    *err = *e;
   }
   return f;
 }

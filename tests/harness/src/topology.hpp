@@ -47,6 +47,10 @@ struct FaultSpec {
   std::set<uint16_t> guid_write_hang_vfs;  // it blocks, as numvfs_write_hangs
   bool numvfs_write_hangs = false;
   int numvfs_errno = 0;  // 0: none
+  // Reads of the PF's IB ports' state and phys_state: they block, as numvfs_write_hangs
+  // (a firmware command that does not complete), or fail with this errno (0: none).
+  bool port_state_hangs = false;
+  int port_state_errno = 0;
 };
 
 struct FunctionSpec {

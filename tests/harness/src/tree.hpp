@@ -19,6 +19,9 @@ namespace vfready::fakehost {
 struct Attribute {
   std::function<std::string()> read;           // empty: not readable (EACCES on open)
   std::function<int(std::string_view)> write;  // empty: not writable (EACCES on open)
+  // Asked before each read: an errno fails it (a show() that returns one), 0 reads on.
+  // Empty: reads never fail.
+  std::function<int()> read_error{};
 };
 
 class Tree {

@@ -2,6 +2,7 @@
 // Every fault a topology can name, observed with a shell client.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include "fake_host.hpp"
 #include "process.hpp"
@@ -82,6 +83,38 @@ TEST(AFakeHostFault, NumvfsWriteHangsUntilTeardown) {
   auto done = writer.wait(10s);
   EXPECT_FALSE(done.timed_out);
   EXPECT_NE(done.exit_code, 0);
+}
+
+// state_show() and phys_state_show() return ib_query_port()'s error; link_layer asks no
+// firmware and still reads.
+TEST(AFakeHostFault, PortStateErrnoFailsReadsOfTheStatesOnly) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference();
+  topo.function(kPf)["faults"] = {{"port_state_errno", "EIO"}};
+  FakeHost host(topo);
+  const auto port = host.sys("class/infiniband/mlx5_0/ports/1/");
+  EXPECT_THAT(sh("cat " + port + "state").err, HasSubstr("Input/output error"));
+  EXPECT_THAT(sh("cat " + port + "phys_state").err, HasSubstr("Input/output error"));
+  EXPECT_EQ(read_file(port + "link_layer"), "InfiniBand\n");
+  EXPECT_EQ(read_file(host.sys("class/infiniband/mlx5_3/ports/1/state")), "4: ACTIVE\n")
+      << "another PF's port";
+}
+
+TEST(AFakeHostFault, PortStateHangsUntilTheDriverRecovers) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference();
+  topo.function(kPf)["faults"] = {{"port_state_hangs", true}};
+  FakeHost host(topo);
+  const auto port = host.sys("class/infiniband/mlx5_0/ports/1/");
+  Background reader("cat " + port + "state");
+  // A healthy read answers in microseconds; this one is still blocked 200 ms later.
+  EXPECT_TRUE(reader.wait(200ms).timed_out);
+  EXPECT_EQ(read_file(port + "link_layer"), "InfiniBand\n") << "the rest still answers";
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the firmware answers
+  auto done = reader.wait(10s);
+  EXPECT_FALSE(done.timed_out);
+  EXPECT_EQ(done.exit_code, 0);
+  EXPECT_EQ(read_file(port + "state"), "4: ACTIVE\n") << "later reads do not hang";
 }
 
 TEST(AFakeHostFault, PfWithoutDriverAnswersEnoent) {
