@@ -208,7 +208,7 @@ void Bringup::start_passes(const std::shared_ptr<const model::HostInfo>& host) {
   std::vector<PassPf> pfs;
   for (std::size_t i = 0; i < targets_.size(); ++i) {
     if (!running_[i].finished) {  // else: not part of this pass
-      pfs.push_back({i, targets_[i]});
+      pfs.push_back({i, &targets_[i]});
     }
   }
   if (!pfs.empty()) {

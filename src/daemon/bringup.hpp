@@ -84,7 +84,7 @@ class Bringup final : public EventSource {
   std::set<std::string> only_;
   std::shared_ptr<PassChannel> channel_;
   std::shared_ptr<host::UdevWait> udev_;  // the pass's: every PF's pass waits through it
-  std::vector<model::PfTarget> targets_;
+  std::vector<model::PfTarget> targets_;  // set once (on_planned): passes point into it
   std::shared_ptr<const model::HostInfo> host_;
   std::vector<Running> running_;
   std::unique_ptr<PfPasses> passes_;  // made with the channel, in start()

@@ -19,7 +19,7 @@ namespace vfready::daemon {
 // holds references to its target and host).
 struct PfPasses::Driven {
   std::size_t index = 0;
-  model::PfTarget target;
+  const model::PfTarget* target = nullptr;  // PassPf's
   std::unique_ptr<PfOs> os;
   pipeline::ProgressFn progress;
   pipeline::TaskSlot slot;
@@ -104,15 +104,15 @@ void PfPasses::start(std::vector<PassPf> pfs, const BringupInputs& in,
 void PfPasses::start_one(PassPf pf) {
   auto& d = *pfs_.emplace_back(std::make_unique<Driven>());
   d.index = pf.index;
-  d.target = std::move(pf.target);
+  d.target = pf.target;
   d.progress = [this, index = d.index](const char* step) { hooks_.step(index, step); };
   try {
     d.os = in_.hosts->pf_os(in_, *udev_);
-    d.task.emplace(pipeline::pf_pass(d.target, in_.config, in_.table, *host_, d.os->host(), *names_,
-                                     d.progress));
+    d.task.emplace(pipeline::pf_pass(*d.target, in_.config, in_.table, *host_, d.os->host(),
+                                     *names_, d.progress));
     d.task->start(d.slot);
   } catch (const std::exception& e) {
-    end(d, internal_error(d.target, e.what()));
+    end(d, internal_error(*d.target, e.what()));
     return;
   }
   end_if_done(d);
@@ -163,7 +163,7 @@ void PfPasses::resume(Driven& d) {
   try {
     std::exchange(d.slot.resume, {}).resume();
   } catch (const std::exception& e) {
-    end(d, internal_error(d.target, e.what()));
+    end(d, internal_error(*d.target, e.what()));
     return;
   }
   end_if_done(d);
@@ -176,7 +176,7 @@ void PfPasses::end_if_done(Driven& d) {
   if (!d.task->done()) {
     if (d.slot.wait.fds.empty() && d.slot.wait.until == Clock::time_point::max()) {
       // A bug: nothing would ever resume it.
-      end(d, internal_error(d.target, "its pass waits on nothing, forever"));
+      end(d, internal_error(*d.target, "its pass waits on nothing, forever"));
     }
     return;
   }
@@ -184,7 +184,7 @@ void PfPasses::end_if_done(Driven& d) {
   try {
     status = d.task->take();
   } catch (const std::exception& e) {
-    status = internal_error(d.target, e.what());
+    status = internal_error(*d.target, e.what());
   }
   end(d, std::move(status));
 }
@@ -247,7 +247,7 @@ void PfPasses::fail_all(const std::exception& e) {
   // The set cannot be waited on: no pass would go on. Those not ended end here.
   for (auto& d : pfs_) {
     if (!d->ended) {
-      end(*d, internal_error(d->target, e.what()));
+      end(*d, internal_error(*d->target, e.what()));
     }
   }
   for (const auto& [fd, owners] : watched_) {

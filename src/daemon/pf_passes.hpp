@@ -18,10 +18,11 @@
 // without a driver's lock, udev's database) is done on the loop.
 namespace vfready::daemon {
 
-// A PF of the plan to bring up: its place in the plan and its target.
+// A PF of the plan to bring up: its place in the plan and its target (the bring-up's,
+// which outlives its passes: not copied, as it holds every VF's target).
 struct PassPf {
   std::size_t index = 0;
-  model::PfTarget target;
+  const model::PfTarget* target = nullptr;
 };
 
 class PfPasses {
