@@ -253,6 +253,7 @@ Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInf
 Task<Done> assign_guids(PfRun& run, ToProbeFn to_probe) {
   const auto path = guid_path(run.info);
   OfedBatch batch(run, to_probe);
+  run.vfs.reserve(run.target.vf.size());
   for (const auto& vt : run.target.vf) {
     VfWork vs;
     vs.index = vt.index;

@@ -46,6 +46,7 @@ StepResult locate_new_vfs(PfRun& run) {
   info.numvfs = target.vfs;
   info.ofed_sriov = run.os.reads.has_ofed_sriov(target.pci);
   info.vfs.clear();
+  info.vfs.reserve(target.vfs);
   const auto placed = [&](uint16_t i) { return run.os.reads.vf_address(target.pci, i); };
   const bool as_planned = target.vfs > 1 && target.vf.size() == target.vfs &&
                           placed(0) == target.vf.front().pci &&

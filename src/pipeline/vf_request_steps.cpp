@@ -203,6 +203,9 @@ VfRequests::Answer VfRequests::validate(VfRequest& r) {
   // seemed a pod's. Once more: GUID, unbind, probe, and through the rest again.
   r.step =
       !right && !vs.in_use && vs.ifindex != 0 && !r.reprobed ? Step::kReprobe : Step::kFinished;
+  if (r.step == Step::kFinished) {
+    run_.named.erase(vs.ifindex);  // judged: its names are its report's now
+  }
   return r.step == Step::kReprobe ? Answer::kDone : Answer::kEnded;
 }
 

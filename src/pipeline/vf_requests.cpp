@@ -18,6 +18,7 @@ using Clock = VfRequest::Clock;
 }  // namespace
 
 VfRequests::VfRequests(PfRun& run) : run_(run) {
+  requests_.reserve(run.target.vf.size());
   try {
     udev_fd_ = run.os.udev.subscribe();
   } catch (const std::system_error&) {

@@ -30,7 +30,9 @@ struct PfRun {
   // VF netdevs as naming left them, by ifindex: what the kernel answered to its last
   // request for each (a lookup, or the acknowledged change). A VF validated right after
   // its naming takes them as read back (a change after that is drift, which the link
-  // events report); cleared before anything that may wait.
+  // events report); cleared before anything that may wait. A VF's entry goes once it
+  // is judged (its names are in its report then), so that a PF of 127 VFs holds only
+  // those between naming and judgement.
   std::map<int, host::Link> named{};
   // The netdevs links_read_back() asked for and got no link: the errno (ENODEV: gone;
   // host::kStuck: the request, or one before it, did not return).
