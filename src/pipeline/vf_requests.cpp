@@ -19,6 +19,7 @@ using Clock = VfRequest::Clock;
 
 VfRequests::VfRequests(PfRun& run) : run_(run) {
   requests_.reserve(run.target.vf.size());
+  by_pci_.reserve(run.target.vf.size());
   try {
     udev_fd_ = run.os.udev.subscribe();
   } catch (const std::system_error&) {
@@ -32,9 +33,25 @@ VfRequests::~VfRequests() {
   }
 }
 
+VfRequest* VfRequests::by_pci(const std::string& pci) {
+  const auto address = model::PciAddress::parse(pci);
+  if (!address) {
+    return nullptr;
+  }
+  const auto it = std::lower_bound(by_pci_.begin(), by_pci_.end(), *address,
+                                   [](const auto& e, const auto& a) { return e.first < a; });
+  return it != by_pci_.end() && it->first == *address ? &requests_[it->second] : nullptr;
+}
+
 void VfRequests::add(std::size_t at, VfRequest::Step first) {
-  const auto pci = run_.vfs[at].pci.str();
-  by_pci_[pci] = requests_.size();
+  const auto& pci = run_.vfs[at].pci;
+  const auto it = std::lower_bound(by_pci_.begin(), by_pci_.end(), pci,
+                                   [](const auto& e, const auto& a) { return e.first < a; });
+  if (it != by_pci_.end() && it->first == pci) {
+    it->second = requests_.size();
+  } else {
+    by_pci_.insert(it, {pci, requests_.size()});  // at the end, as VFs come in order
+  }
   live_.push_back(requests_.size());
   requests_.push_back({});
   requests_.back().at = at;
@@ -170,10 +187,8 @@ void VfRequests::step_pending() {
   }
   start_probes();
   for (const auto& pci : woken_) {
-    if (const auto it = by_pci_.find(pci); it != by_pci_.end()) {
-      if (advance_one(requests_[it->second])) {
-        start_probes();
-      }
+    if (auto* r = by_pci(pci); r != nullptr && advance_one(*r)) {
+      start_probes();
     }
   }
   const auto now = Clock::now();
