@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <map>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -36,6 +35,28 @@ model::PfStatus internal_error(const model::PfTarget& target, const std::string&
   status.problems.push_back(
       model::problem(model::EventKind::kInternalError, what, target.pci.str()));
   return status;
+}
+
+// Orders (fd, pass) pairs by their fd, and finds an fd among them.
+struct ByFd {
+  template <class P>
+  bool operator()(const P& a, const P& b) const {
+    return a.first < b.first;
+  }
+  template <class P>
+  bool operator()(const P& p, int fd) const {
+    return p.first < fd;
+  }
+  template <class P>
+  bool operator()(int fd, const P& p) const {
+    return fd < p.first;
+  }
+};
+
+// The passes waiting on `fd`, in a sorted Watched.
+template <class W>
+auto owners_of(W& watched, int fd) {
+  return std::equal_range(watched.begin(), watched.end(), fd, ByFd{});
 }
 
 void watch(int epoll, int fd) {
@@ -119,8 +140,8 @@ void PfPasses::start_one(PassPf pf) {
 }
 
 bool PfPasses::turn() {
-  std::vector<epoll_event> events(watched_.size() + 1);
-  const int n = ::epoll_wait(epoll_, events.data(), static_cast<int>(events.size()), 0);
+  events_.resize(watched_.size() + 1);
+  const int n = ::epoll_wait(epoll_, events_.data(), static_cast<int>(events_.size()), 0);
   if (n < 0 && errno != EINTR) {
     fail_all(std::system_error(errno, std::generic_category(), "epoll_wait"));
     return false;
@@ -128,12 +149,10 @@ bool PfPasses::turn() {
   bool also = false;
   std::vector<Driven*> ready;
   for (int i = 0; i < n; ++i) {
-    const int fd = events[static_cast<std::size_t>(i)].data.fd;
+    const int fd = events_[static_cast<std::size_t>(i)].data.fd;
     also = also || fd == also_;
-    const auto it = std::find_if(watched_.begin(), watched_.end(),
-                                 [fd](const auto& w) { return w.first == fd; });
-    if (it != watched_.end()) {
-      ready.insert(ready.end(), it->second.begin(), it->second.end());
+    for (auto [it, end] = owners_of(watched_, fd); it != end; ++it) {
+      ready.push_back(it->second);
     }
   }
   const auto now = Clock::now();
@@ -206,41 +225,48 @@ void PfPasses::let_go_if_ended() {
 }
 
 void PfPasses::follow(const std::vector<Driven*>& resumed) {
-  std::map<int, std::vector<Driven*>> now;
+  Watched now;
+  now.reserve(watched_.size() + resumed.size());
   for (auto& d : pfs_) {
     if (!d->ended) {
       for (const int fd : d->slot.wait.fds) {
-        now[fd].push_back(d.get());
+        now.emplace_back(fd, d.get());
       }
     }
   }
+  std::sort(now.begin(), now.end(), ByFd{});
+  const auto went_on = [&](Driven* d) {
+    return std::find(resumed.begin(), resumed.end(), d) != resumed.end();
+  };
   try {
-    for (const auto& [number, owners] : now) {
-      const int fd = number;  // (a structured binding is not captured before C++20's P1091)
-      const bool known = std::any_of(watched_.begin(), watched_.end(),
-                                     [fd](const auto& w) { return w.first == fd; });
+    for (auto at = now.begin(); at != now.end();) {
+      const int fd = at->first;
+      const auto [first, last] = owners_of(now, fd);
       // A pass that went on may wait on a file it opened since, under the number of
       // one it closed: its fds are (re)entered; the others' are as they were.
-      if (!known || std::any_of(owners.begin(), owners.end(), [&](Driven* d) {
-            return std::find(resumed.begin(), resumed.end(), d) != resumed.end();
-          })) {
+      const auto known = owners_of(watched_, fd);
+      if (known.first == known.second ||
+          std::any_of(first, last, [&](const auto& w) { return went_on(w.second); })) {
         watch(epoll_, fd);
       }
+      at = last;
     }
   } catch (const std::system_error& e) {
-    for (const auto& [fd, owners] : now) {
+    for (const auto& [fd, owner] : now) {
       static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
     }
     fail_all(e);
     return;
   }
-  for (const auto& [fd, owners] : watched_) {
-    if (!now.contains(fd)) {
-      // Closed already (EBADF, or ENOENT: closing it took it out) is as good.
+  for (const auto& [fd, owner] : watched_) {
+    const auto still = owners_of(now, fd);
+    if (still.first == still.second) {
+      // Closed already (EBADF, or ENOENT: closing it took it out) is as good. (An fd
+      // several passes waited on is taken out once; a second DEL fails, and is as good.)
       static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
     }
   }
-  watched_.assign(now.begin(), now.end());
+  watched_ = std::move(now);
 }
 
 void PfPasses::fail_all(const std::exception& e) {

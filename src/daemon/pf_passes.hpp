@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <sys/epoll.h>
+
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "event_loop.hpp"
@@ -72,7 +75,11 @@ class PfPasses {
   std::shared_ptr<pipeline::NameRegistry> names_;
   std::vector<std::unique_ptr<Driven>> pfs_;
   // Each fd in the set, and the passes that wait on it.
-  std::vector<std::pair<int, std::vector<Driven*>>> watched_;
+  // The fds in the set and the passes that wait on each, sorted by fd: one pair for each
+  // pass an fd is waited on by (made anew after each turn, as one vector, not a map).
+  using Watched = std::vector<std::pair<int, Driven*>>;
+  Watched watched_;
+  std::vector<epoll_event> events_;  // epoll_wait's, kept between turns
 };
 
 }  // namespace vfready::daemon
