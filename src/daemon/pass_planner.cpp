@@ -65,7 +65,7 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
         }
         m.warnings = driver.warnings;
         m.warnings.insert(m.warnings.end(), plan->warnings.begin(), plan->warnings.end());
-        m.targets = std::move(plan->pfs);
+        m.targets = std::move(plan).value().pfs;  // the plan is done with
         m.host = host;
       }
     } catch (const std::exception& e) {

@@ -115,7 +115,7 @@ void PfPasses::start(std::vector<PassPf> pfs, const BringupInputs& in,
   names_ = std::move(names);
   std::vector<Driven*> started;
   for (auto& pf : pfs) {
-    start_one(std::move(pf));
+    start_one(pf);
     started.push_back(pfs_.back().get());
   }
   follow(started);
