@@ -278,11 +278,18 @@ TEST_F(APfPass, ReportsAVfUdevNeverFinishedWith) {
 
 TEST_F(APfPass, WaitsForThePortAndReportsItNotActiveAfterItsBound) {
   host.pf(kPf).info.ports.front().state = "2: INIT";
-  const auto s = bring_up();
+  // vfready's own bound, a minute, on skipped time.
+  auto json = pipeline_config();
+  const std::string bound = R"("port_active_ms": 300)";
+  json.replace(json.find(bound), bound.size(), R"("port_active_ms": 60000)");
+  const auto reads = host.port_reads;
+  const auto s = bring_up_on_skipped_time(json);
   EXPECT_EQ(s.state, PfState::kFailed);
   EXPECT_THAT(texts(s.problems),
-              ElementsAre("port 1 of PF 0000:18:00.0 is \"2: INIT\", not ACTIVE after 300 ms: "
+              ElementsAre("port 1 of PF 0000:18:00.0 is \"2: INIT\", not ACTIVE after 60000 ms: "
                           "check the cable and the subnet manager"));
+  // Looked at each kPortLookEvery (250 ms) of the minute, after the validate step's read.
+  EXPECT_EQ(host.port_reads - reads, 1U + 60000U / 250U);
   EXPECT_TRUE(host.pf(kPf).autoprobe);
 }
 

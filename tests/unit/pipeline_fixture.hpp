@@ -7,6 +7,7 @@
 #include <string>
 
 #include "memory_host.hpp"
+#include "skipped_time.hpp"
 #include "vfready/model/config.hpp"
 #include "vfready/model/plan.hpp"
 #include "vfready/pipeline/pf_bringup.hpp"
@@ -55,6 +56,16 @@ class PipelineTest : public ::testing::Test {
     return pipeline::bring_up_pf(planned, config, table, info, os, names,
                                  [&](const char* s) { steps.emplace_back(s); });
   }
+
+  // The same, its waits on skipped time (drive_on_skipped_time): bounds of minutes come
+  // at once.
+  model::PfStatus bring_up_on_skipped_time(const std::string& json) {
+    planned = target(json);
+    names.configure({kPf});
+    return drive_on_skipped_time(
+        pipeline::pf_pass(planned, config, table, info, os, names, record_step));
+  }
+  pipeline::ProgressFn record_step = [this](const char* s) { steps.emplace_back(s); };
 
   // A run of single steps: the PF as the pass found it.
   pipeline::PfRun& run(const std::string& json = pipeline_config()) {

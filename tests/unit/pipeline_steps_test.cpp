@@ -161,13 +161,16 @@ TEST_F(AStep, PortWaitsUntilActiveLookingAgainLater) {
   // Not ACTIVE within its bound: the port was looked at again, each kPortLookEvery.
   const auto reads = host.port_reads;
   const auto bound = vfready::host::Clock::now() + 3 * vfready::pipeline::kPortLookEvery;
-  const auto late = vfready::pipeline::drive(vfready::pipeline::await_port_active(r, bound));
+  const auto late =
+      vfready::testing::drive_on_skipped_time(vfready::pipeline::await_port_active(r, bound));
   ASSERT_TRUE(late.is_failed());
   EXPECT_THAT(texts(late.problems), ElementsAre(HasSubstr("is \"3: ARMED\", not ACTIVE")));
   EXPECT_GE(host.port_reads - reads, 2U);
   host.pf(kPf).info.ports.front().state = "4: ACTIVE";
   const auto later = vfready::host::Clock::now() + std::chrono::seconds(5);
-  EXPECT_TRUE(vfready::pipeline::drive(vfready::pipeline::await_port_active(r, later)).is_done());
+  EXPECT_TRUE(
+      vfready::testing::drive_on_skipped_time(vfready::pipeline::await_port_active(r, later))
+          .is_done());
   EXPECT_EQ(r.status.port_state, "4: ACTIVE");
 }
 
