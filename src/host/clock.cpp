@@ -22,15 +22,16 @@ Clock::duration Clock::skipped() noexcept {
 }
 
 std::chrono::steady_clock::time_point Clock::to_monotonic(time_point t) noexcept {
-  if (t == time_point::max()) {
-    return std::chrono::steady_clock::time_point::max();
+  if (t == time_point::max() || t == time_point::min()) {
+    return std::chrono::steady_clock::time_point(t.time_since_epoch());  // no time: as is
   }
   return std::chrono::steady_clock::time_point(t.time_since_epoch() - skipped());
 }
 
 Clock::time_point Clock::from_monotonic(std::chrono::steady_clock::time_point t) noexcept {
-  if (t == std::chrono::steady_clock::time_point::max()) {
-    return time_point::max();
+  if (t == std::chrono::steady_clock::time_point::max() ||
+      t == std::chrono::steady_clock::time_point::min()) {
+    return time_point(t.time_since_epoch());
   }
   return time_point(t.time_since_epoch() + skipped());
 }

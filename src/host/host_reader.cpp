@@ -165,10 +165,15 @@ void read_ports(Sysfs& sysfs, const model::PciAddress& pci, const std::string& i
     const auto stuck = sysfs.stuck(pci.str());
     pf.stuck = stuck ? stuck->call : "a read of a port's state";
   }
+  // Each read answered (a call that could not be made answers once, for all of them):
+  // a read that failed is the driver's answer. Not one that found the file gone (the RDMA
+  // device going away): the pass finds that out itself.
+  const bool answered = got.size() == ops.size();
   for (std::size_t i = 0; 2 * i + 1 < ops.size(); ++i) {
     pf.ports[i].state = read_text(got, 2 * i);
-    if (2 * i < got.size() && got[2 * i].err != 0 && got[2 * i].err != kStuck) {
-      pf.ports[i].state_error = errno_name(got[2 * i].err);
+    const int err = answered ? got[2 * i].err : 0;
+    if (err != 0 && err != kStuck && err != ENOENT && err != ENODEV) {
+      pf.ports[i].state_error = errno_name(err);
     }
     pf.ports[i].phys_state = read_text(got, 2 * i + 1);
   }

@@ -314,7 +314,7 @@ bool EventLoop::feed_watchdog() { return sd_event_set_watchdog(impl_->event, 1) 
 int EventLoop::run() {
   while (!impl_->quit) {
     impl_->removed.clear();
-    impl_->follow_the_clock();
+    impl_->guarded([this] { impl_->follow_the_clock(); });
     check(sd_event_run(impl_->event, UINT64_MAX), "sd_event_run");
     ++impl_->turns;
     if (auto error = std::exchange(impl_->error, nullptr)) {

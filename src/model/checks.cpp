@@ -324,13 +324,15 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
   for (std::size_t p = 0; p < info->ports.size(); ++p) {
     if (const auto& err = info->ports[p].state_error; !err.empty()) {
       // state_show() asks the driver (ib_query_port()): a firmware that cannot answer it
-      // is no device to write to.
-      v.failures.push_back(problem(
+      // is no device to write to, where the port is to be waited for (port 1, as the
+      // pass waits for it); otherwise a warning.
+      auto found = problem(
           EventKind::kHostReadFailed,
           "reading port " + std::to_string(p + 1) + " of PF " + pci + " (" +
               info->ib_device.value_or("?") + ") failed: " + err +
               ": the driver cannot query the port; see the kernel log (mlx5_core " + pci + ")",
-          pci));
+          pci);
+      (p == 0 && target.require_port_active ? v.failures : v.warnings).push_back(std::move(found));
     }
     const auto& layer = info->ports[p].link_layer;
     if (layer != wanted) {

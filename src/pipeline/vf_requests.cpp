@@ -17,9 +17,9 @@ using Clock = VfRequest::Clock;
 
 }  // namespace
 
-VfRequests::VfRequests(PfRun& run) : run_(run) {
-  requests_.reserve(run.target.vf.size());
-  by_pci_.reserve(run.target.vf.size());
+VfRequests::VfRequests(PfRun& run, std::size_t expected) : run_(run) {
+  requests_.reserve(expected);
+  by_pci_.reserve(expected);
   try {
     udev_fd_ = run.os.udev.subscribe();
   } catch (const std::system_error&) {

@@ -267,20 +267,26 @@ TEST_F(AServiceOnMemory, BringsUpThePfsAStuckLinkRequestHeldOnceItReturns) {
 
 TEST_F(AServiceOnMemory, IsReadyDegradedWhenAPortStaysInitForItsWholeMinute) {
   // vfready's own bounds: a port is waited for 60 s to reach ACTIVE. The subnet manager
-  // never activates PF 0's port; the test skips the clock past the minute at the pass's
-  // first look again, rather than wait for it.
+  // never activates PF 0's port; the test skips the clock past the minute at a look
+  // again of PF 0's port once PF 1 is ready (a skip while PF 1's pass went on would
+  // reach its bounds too), rather than wait for it.
   write_config(2, "", /*defaults=*/true);
   host->pf(kPf0).info.ports.front().state = "2: INIT";
-  const auto started = host::Clock::now();
+  std::unique_ptr<Service> svc;
+  std::size_t pf0_reads = 0;
   std::size_t at_skip = 0;
-  host->on_port_read = [&] {
-    if (at_skip == 0 && host::Clock::now() - started < std::chrono::seconds(60) &&
-        host->port_reads > 2) {  // each PF's validate read, then PF 0's first look again
-      at_skip = host->port_reads;
-      host::Clock::skip(std::chrono::seconds(61));
+  host->on_port_read = [&](const model::PciAddress& pci) {
+    if (pci.str() != kPf0 || ++pf0_reads < 2 || at_skip != 0) {
+      return;  // its validate read is the first
+    }
+    for (const auto& pf : svc->status().pfs) {
+      if (pf.pci.str() == kPf1 && pf.state == model::PfState::kReady) {
+        at_skip = host->port_reads;
+        host::Clock::skip(std::chrono::seconds(61));
+      }
     }
   };
-  auto svc = service();
+  svc = service();
   std::string ready;
   notifier.on = [&](const std::string& m) {
     if (starts_with(m, "READY=1")) {

@@ -226,6 +226,24 @@ TEST(TheHardwareCheck, FailsAPfWhosePortStateCouldNotBeReadSayingWhy) {
   EXPECT_EQ(v.failures.at(0).kind, EventKind::kHostReadFailed);
 }
 
+TEST(TheHardwareCheck, OnlyWarnsOfAPortStateNotReadWhereThePortIsNotWaitedFor) {
+  const auto c = minimal_config();
+  auto h = dgx_host();
+  h.functions[0].ports[0].state_error = "Input/output error (EIO)";
+  auto target = target_of(c, h);
+  target.require_port_active = false;
+  auto v = check_hardware(target, &h.functions[0], c, shipped_table(), h);
+  EXPECT_TRUE(v.ok()) << testing::PrintToString(texts(v.failures));
+  EXPECT_THAT(texts(v.warnings), ElementsAre(HasSubstr("reading port 1 of PF 0000:18:00.0")));
+  // A second port: the pass waits for port 1 only.
+  h.functions[0].ports[0].state_error.clear();
+  h.functions[0].ports.push_back(h.functions[0].ports[0]);
+  h.functions[0].ports[1].state_error = "Input/output error (EIO)";
+  v = check_hardware(target_of(c, h), &h.functions[0], c, shipped_table(), h);
+  EXPECT_TRUE(v.ok()) << testing::PrintToString(texts(v.failures));
+  EXPECT_THAT(texts(v.warnings), ElementsAre(HasSubstr("reading port 2 of PF 0000:18:00.0")));
+}
+
 TEST(TheHardwareCheck, ReportsOldFirmwareAgainstTheTableOrTheConfig) {
   auto c = minimal_config();
   auto h = dgx_host();

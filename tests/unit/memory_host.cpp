@@ -373,7 +373,7 @@ std::unique_ptr<host::StartedCall<host::PortRead>> MemoryHost::start_read_port(
   }
   ++port_reads;
   if (on_port_read) {
-    on_port_read();
+    on_port_read(pci);
   }
   if (stuck_.contains(pci.str())) {
     read.err = host::kStuck;

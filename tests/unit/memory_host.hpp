@@ -78,8 +78,9 @@ class MemoryHost final : public host::SriovReads,
   bool hold_link_requests = false;  // started link requests (Links::start), as probes
   std::size_t port_reads = 0;       // start_read_port()s that read a port's state
   int port_read_err = 0;            // what they answer instead of the state, if not 0
-  // Called at each of them, once port_reads counts it (on the caller's thread).
-  std::function<void()> on_port_read;
+  // Called at each of them with the PF's address, once port_reads counts it (on the
+  // caller's thread).
+  std::function<void(const model::PciAddress&)> on_port_read;
   bool hold_guid_reads = false;         // started GUID read-backs, as probes
   std::vector<std::size_t> guid_reads;  // the VFs of each started GUID read-back so far
   // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().

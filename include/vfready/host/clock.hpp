@@ -19,9 +19,11 @@ struct Clock {
   // CLOCK_MONOTONIC plus what tests have skipped.
   static time_point now() noexcept;
 
-  // For tests: every later reading is `by` further on. Call it on the loop's thread (a
-  // callback of the loop): before its next wait the loop sets its timers again, so that a
-  // timer whose time the skip has reached fires at once. Never called by vfreadyd.
+  // For tests: every later reading is `by` further on. Call it on the loop's thread, from
+  // a callback the loop dispatches (not a source's prepare()): before its next wait the
+  // loop sets its timers again, so that a timer whose time the skip has reached fires at
+  // once. A skip from another thread is followed only once the loop next wakes. Never
+  // called by vfreadyd.
   static void skip(duration by) noexcept;
   // How far tests have skipped, in all.
   static duration skipped() noexcept;

@@ -81,7 +81,8 @@ struct VfRequest {
 class VfRequests {
  public:
   using Clock = VfRequest::Clock;
-  explicit VfRequests(PfRun& run);
+  // `expected`: how many requests are added, to reserve room for (0: as they come).
+  explicit VfRequests(PfRun& run, std::size_t expected = 0);
   ~VfRequests();
   VfRequests(const VfRequests&) = delete;
   VfRequests& operator=(const VfRequests&) = delete;
