@@ -25,6 +25,7 @@
 #include "vfready/host/kernel_calls.hpp"
 #include "vfready/host/link_message.hpp"
 #include "vfready/host/links.hpp"
+#include "vfready/host/read_buffer.hpp"
 
 namespace vfready::host {
 
@@ -283,7 +284,7 @@ std::vector<uint8_t> build_vf_guids_request(int pf_ifindex, uint32_t vf, model::
 // A link event monitor's socket, and the buffer its events are read into.
 struct LinkMonitor::Socket {
   nl_sock* sk = nullptr;
-  std::vector<char> events;
+  ReadBuffer events;
 };
 
 namespace {
@@ -329,15 +330,13 @@ std::vector<LinkEvent> LinkMonitor::drain(bool* overflowed) {
   // Read as they come, into one buffer: events are only listened to, never answers to
   // a request, so libnl's per-message copies and callbacks have nothing to add.
   auto& buffer = socket_->events;
-  if (buffer.size() < kEventRead) {
-    buffer.resize(kEventRead);
-  }
+  buffer.grow(kEventRead);
   for (;;) {
     // With MSG_TRUNC the length is the event's own, even when it did not fit.
     const ssize_t n = recv(fd(), buffer.data(), buffer.size(), MSG_DONTWAIT | MSG_TRUNC);
     if (n > static_cast<ssize_t>(buffer.size())) {
       *overflowed = true;  // an event cut short is an event lost; the next one fits
-      buffer.resize(static_cast<std::size_t>(n));
+      buffer.grow(static_cast<std::size_t>(n));
       continue;
     }
     if (n < 0) {

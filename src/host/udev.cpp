@@ -16,6 +16,7 @@
 #include <system_error>
 
 #include "vfready/host/kernel_calls.hpp"
+#include "vfready/host/read_buffer.hpp"
 #include "vfready/model/pci_address.hpp"
 
 namespace vfready::host {
@@ -97,7 +98,7 @@ udev* new_context() {
 struct UdevMonitor::State {
   udev* context = nullptr;
   udev_monitor* monitor = nullptr;
-  std::vector<uint8_t> buffer = std::vector<uint8_t>(kMessageMax);  // one message at a time
+  ReadBuffer buffer{kMessageMax};  // one message at a time
   ~State() {
     udev_monitor_unref(monitor);
     udev_unref(context);
@@ -131,7 +132,7 @@ std::vector<UdevNetdevEvent> UdevMonitor::drain(bool* overflowed, std::size_t mo
   *overflowed = false;
   const int fd = udev_monitor_get_fd(state_->monitor);
   for (std::size_t n = 0; n < most; ++n) {
-    if (const auto read = receive_one(fd, state_->buffer, &out); read == Received::kLost) {
+    if (const auto read = receive_one(fd, state_->buffer.span(), &out); read == Received::kLost) {
       *overflowed = true;
     } else if (read == Received::kNothing) {
       break;
