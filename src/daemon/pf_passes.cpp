@@ -24,6 +24,7 @@ struct PfPasses::Driven {
   pipeline::TaskSlot slot;
   std::optional<pipeline::Task<model::PfStatus>> task;
   bool ended = false;
+  std::vector<int> watching;  // the fds entered in the set for it (its wait's, last turn)
 };
 
 namespace {
@@ -35,28 +36,6 @@ model::PfStatus internal_error(const model::PfTarget& target, const std::string&
   status.problems.push_back(
       model::problem(model::EventKind::kInternalError, what, target.pci.str()));
   return status;
-}
-
-// Orders (fd, pass) pairs by their fd, and finds an fd among them.
-struct ByFd {
-  template <class P>
-  bool operator()(const P& a, const P& b) const {
-    return a.first < b.first;
-  }
-  template <class P>
-  bool operator()(const P& p, int fd) const {
-    return p.first < fd;
-  }
-  template <class P>
-  bool operator()(int fd, const P& p) const {
-    return fd < p.first;
-  }
-};
-
-// The passes waiting on `fd`, in a sorted Watched.
-template <class W>
-auto owners_of(W& watched, int fd) {
-  return std::equal_range(watched.begin(), watched.end(), fd, ByFd{});
 }
 
 void watch(int epoll, int fd) {
@@ -140,7 +119,7 @@ void PfPasses::start_one(PassPf pf) {
 }
 
 bool PfPasses::turn() {
-  events_.resize(watched_.size() + 1);
+  events_.resize(by_fd_.size() + 1);
   const int n = ::epoll_wait(epoll_, events_.data(), static_cast<int>(events_.size()), 0);
   if (n < 0 && errno != EINTR) {
     fail_all(std::system_error(errno, std::generic_category(), "epoll_wait"));
@@ -151,8 +130,9 @@ bool PfPasses::turn() {
   for (int i = 0; i < n; ++i) {
     const int fd = events_[static_cast<std::size_t>(i)].data.fd;
     also = also || fd == also_;
-    for (auto [it, end] = owners_of(watched_, fd); it != end; ++it) {
-      ready.push_back(it->second);
+    if (fd >= 0 && static_cast<std::size_t>(fd) < by_fd_.size()) {
+      const auto& owners = by_fd_[static_cast<std::size_t>(fd)];
+      ready.insert(ready.end(), owners.begin(), owners.end());
     }
   }
   const auto now = Clock::now();
@@ -225,48 +205,46 @@ void PfPasses::let_go_if_ended() {
 }
 
 void PfPasses::follow(const std::vector<Driven*>& resumed) {
-  Watched now;
-  now.reserve(watched_.size() + resumed.size());
-  for (auto& d : pfs_) {
-    if (!d->ended) {
-      for (const int fd : d->slot.wait.fds) {
-        now.emplace_back(fd, d.get());
-      }
-    }
-  }
-  std::sort(now.begin(), now.end(), ByFd{});
-  const auto went_on = [&](Driven* d) {
-    return std::find(resumed.begin(), resumed.end(), d) != resumed.end();
-  };
+  // Only the passes that went on can wait on other fds than they did: theirs are taken
+  // out of the set and entered again (one may be a file it opened since, under the
+  // number of one it closed); the others' are as they were.
+  std::vector<int> left;  // fds a pass no longer waits on
   try {
-    for (auto at = now.begin(); at != now.end();) {
-      const int fd = at->first;
-      const auto [first, last] = owners_of(now, fd);
-      // A pass that went on may wait on a file it opened since, under the number of
-      // one it closed: its fds are (re)entered; the others' are as they were.
-      const auto known = owners_of(watched_, fd);
-      if (known.first == known.second ||
-          std::any_of(first, last, [&](const auto& w) { return went_on(w.second); })) {
-        watch(epoll_, fd);
+    for (Driven* d : resumed) {
+      for (const int fd : d->watching) {
+        auto& owners = by_fd_[static_cast<std::size_t>(fd)];
+        std::erase(owners, d);
+        if (owners.empty()) {
+          left.push_back(fd);
+        }
       }
-      at = last;
+      d->watching.clear();
+      if (d->ended) {
+        continue;
+      }
+      for (const int fd : d->slot.wait.fds) {
+        watch(epoll_, fd);  // first: it throws for an fd that is none (below 0)
+        const auto at = static_cast<std::size_t>(fd);
+        if (at >= by_fd_.size()) {
+          by_fd_.resize(at + 1);
+        }
+        auto& owners = by_fd_[at];
+        if (std::find(owners.begin(), owners.end(), d) == owners.end()) {
+          owners.push_back(d);
+          d->watching.push_back(fd);
+        }
+      }
     }
   } catch (const std::system_error& e) {
-    for (const auto& [fd, owner] : now) {
-      static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
-    }
     fail_all(e);
     return;
   }
-  for (const auto& [fd, owner] : watched_) {
-    const auto still = owners_of(now, fd);
-    if (still.first == still.second) {
-      // Closed already (EBADF, or ENOENT: closing it took it out) is as good. (An fd
-      // several passes waited on is taken out once; a second DEL fails, and is as good.)
+  for (const int fd : left) {
+    if (by_fd_[static_cast<std::size_t>(fd)].empty()) {
+      // Closed already (EBADF, or ENOENT: closing it took it out) is as good.
       static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
     }
   }
-  watched_ = std::move(now);
 }
 
 void PfPasses::fail_all(const std::exception& e) {
@@ -276,10 +254,15 @@ void PfPasses::fail_all(const std::exception& e) {
       end(*d, internal_error(*d->target, e.what()));
     }
   }
-  for (const auto& [fd, owners] : watched_) {
-    static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
+  for (std::size_t fd = 0; fd < by_fd_.size(); ++fd) {
+    if (!by_fd_[fd].empty()) {
+      static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, static_cast<int>(fd), nullptr));
+    }
   }
-  watched_.clear();
+  by_fd_.clear();
+  for (auto& d : pfs_) {
+    d->watching.clear();
+  }
 }
 
 }  // namespace vfready::daemon

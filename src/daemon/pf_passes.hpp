@@ -62,7 +62,8 @@ class PfPasses {
   // Once every pass has ended: what they shared (the udev wait, the host) let go.
   void let_go_if_ended();
   // The set made to follow the waits of the passes in `resumed` (the others' are as
-  // they were: a pass that waits keeps the fds it waits on open).
+  // they were: a pass that waits keeps the fds it waits on open). Ended passes wait on
+  // nothing.
   void follow(const std::vector<Driven*>& resumed);
   void fail_all(const std::exception& e);
 
@@ -74,11 +75,9 @@ class PfPasses {
   std::shared_ptr<host::UdevWait> udev_;
   std::shared_ptr<pipeline::NameRegistry> names_;
   std::vector<std::unique_ptr<Driven>> pfs_;
-  // Each fd in the set, and the passes that wait on it.
-  // The fds in the set and the passes that wait on each, sorted by fd: one pair for each
-  // pass an fd is waited on by (made anew after each turn, as one vector, not a map).
-  using Watched = std::vector<std::pair<int, Driven*>>;
-  Watched watched_;
+  // fd -> the passes that wait on it (none: not in the set). Changed for the passes that
+  // went on only: a turn costs what they wait on, not what every pass does.
+  std::vector<std::vector<Driven*>> by_fd_;
   std::vector<epoll_event> events_;  // epoll_wait's, kept between turns
 };
 

@@ -65,8 +65,40 @@ void VfRequests::add(std::size_t at, VfRequest::Step first) {
 }
 
 bool VfRequests::ended() const {
-  return std::all_of(live_.begin(), live_.end(), [&](std::size_t i) {
-    return requests_[i].step == Step::kFinished || requests_[i].step == Step::kLeft;
+  // A request not ended waits in a line (to probe, for the naming turn), on its probe,
+  // or at a waiting step (advance_one() lists it there).
+  return !probing_ && in_line_.empty() && naming_line_.empty() &&
+         std::none_of(waiting_.begin(), waiting_.end(),
+                      [&](std::size_t i) { return waits(requests_[i]); });
+}
+
+bool VfRequests::waits(const VfRequest& r) {
+  switch (r.step) {
+    case Step::kProbing:
+    case Step::kNetdev:
+    case Step::kUdev:
+    case Step::kResetGuid:
+    case Step::kUnbinding:
+      return true;
+    case Step::kName:
+      return r.naming != nullptr;  // in its turn (without it, in the naming line)
+    default:
+      return false;
+  }
+}
+
+void VfRequests::list_waiting(VfRequest& r) {
+  if (!r.listed && waits(r)) {
+    r.listed = true;
+    waiting_.push_back(static_cast<std::size_t>(&r - requests_.data()));
+  }
+}
+
+void VfRequests::prune_waiting() {
+  std::erase_if(waiting_, [&](std::size_t i) {
+    auto& r = requests_[i];
+    r.listed = waits(r);
+    return !r.listed;
   });
 }
 
@@ -91,6 +123,7 @@ bool VfRequests::advance_one(VfRequest& r) {
       return moved;
     }
     if (step(r, Clock::now()) != Answer::kDone) {
+      list_waiting(r);
       return moved;
     }
     moved = true;
@@ -175,11 +208,12 @@ void VfRequests::step_pending() {
     start_namings();
     return;
   }
-  prune();
+  prune_waiting();
   if (udev_fd_ < 0) {
     // Nothing tells which udev has heard of: those that wait on udev look each time.
-    for (const auto i : live_) {
-      auto& r = requests_[i];
+    // (By index: a step may list more.)
+    for (std::size_t k = 0; k < waiting_.size(); ++k) {
+      auto& r = requests_[waiting_[k]];
       if ((r.step == Step::kNetdev || r.step == Step::kUdev) && advance_one(r)) {
         start_probes();
       }
@@ -192,8 +226,9 @@ void VfRequests::step_pending() {
     }
   }
   const auto now = Clock::now();
-  for (const auto i : live_) {
-    if (due(requests_[i], now) && advance_one(requests_[i])) {
+  for (std::size_t k = 0; k < waiting_.size(); ++k) {
+    auto& r = requests_[waiting_[k]];
+    if (due(r, now) && advance_one(r)) {
       start_probes();
     }
   }
@@ -228,7 +263,7 @@ Wait VfRequests::waiting_on() const {
       w.fds.push_back(call->fd());
     }
   };
-  for (const auto i : live_) {
+  for (const auto i : waiting_) {
     const auto& r = requests_[i];
     if (r.step == Step::kProbing) {
       on_call(r.call);

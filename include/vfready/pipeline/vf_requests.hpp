@@ -66,6 +66,7 @@ struct VfRequest {
   Step step = Step::kProbe;
   bool reprobed = false;   // its GUID was set again and it was probed once more
   bool announced = false;  // its netdev is the one udev's add named (not looked up)
+  bool listed = false;     // in VfRequests::waiting_
   int watched = 0;         // the netdev whose udev events wake it
   std::unique_ptr<host::StartedProbe> call;
   std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> guid_call;   // kResetGuid (OFED)
@@ -163,7 +164,14 @@ class VfRequests {
   // The requests not ended, in the order added: what each turn looks at (a walk of every
   // request at each of a PF's turns cost as much as the requests' own steps).
   std::vector<std::size_t> live_;
-  void prune();                     // drops the ended from live_
+  void prune();  // drops the ended from live_
+  // The requests stopped at a step that waits on a call's answer, udev or a bound (not
+  // in a line): what each turn looks at and waits on. Those that moved on since leave
+  // it at the next look.
+  std::vector<std::size_t> waiting_;
+  static bool waits(const VfRequest& r);
+  void list_waiting(VfRequest& r);
+  void prune_waiting();
   int udev_fd_ = -1;                // udev's events, for these requests
   std::vector<std::string> woken_;  // the VFs udev's events named (step_pending)
 };
