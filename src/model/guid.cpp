@@ -38,21 +38,26 @@ Result<Guid> Guid::parse(std::string_view text) {
 namespace {
 
 // The GUID in `groups` groups of `width` hex digits, colon-separated.
-std::string grouped(uint64_t value, int groups, int width) {
+ShortText grouped(uint64_t value, int groups, int width) {
   const auto step = static_cast<std::size_t>(width) + 1;
-  std::string out((static_cast<std::size_t>(groups) * step) - 1, ':');
+  ShortText out;
+  out.set_size((static_cast<std::size_t>(groups) * step) - 1);  // 23 or 19 characters
   for (int g = 0; g < groups; ++g) {
     const int shift = (groups - 1 - g) * width * 4;
-    text::put_hex(out, static_cast<std::size_t>(g) * step, value >> shift, width);
+    char* at = out.data() + (static_cast<std::size_t>(g) * step);
+    text::put_hex(at, value >> shift, width);
+    at[width] = ':';  // NOLINT: the last group's lands past the size, within the room
   }
   return out;
 }
 
 }  // namespace
 
-std::string Guid::str() const { return grouped(value_, 8, 2); }
+std::string Guid::str() const { return grouped(value_, 8, 2).str(); }
 
-std::string Guid::sysfs_str() const { return grouped(value_, 4, 4); }
+ShortText Guid::text() const { return grouped(value_, 8, 2); }
+
+std::string Guid::sysfs_str() const { return grouped(value_, 4, 4).str(); }
 
 const char* to_string(GuidPolicy policy) {
   switch (policy) {

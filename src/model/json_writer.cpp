@@ -2,6 +2,8 @@
 #include "vfready/model/json_writer.hpp"
 
 #include <algorithm>
+#include <array>
+#include <stdexcept>
 #include <charconv>
 
 namespace vfready::model {
@@ -47,47 +49,75 @@ void JsonWriter::separate() {
     after_key_ = false;
     return;
   }
-  if (!first_.empty()) {
-    if (!first_.back()) {
+  if (depth_ > 0) {
+    const uint64_t bit = uint64_t{1} << static_cast<unsigned>(depth_ - 1);
+    if ((written_ & bit) != 0) {
       out_ += ',';
     }
-    first_.back() = false;
+    written_ |= bit;
   }
 }
 
-JsonWriter& JsonWriter::begin_object() {
+void JsonWriter::open(char bracket) {
   separate();
-  out_ += '{';
-  first_.push_back(true);
+  if (depth_ == 64) {
+    throw std::length_error("JsonWriter: more than 64 containers open");
+  }
+  out_ += bracket;
+  written_ &= ~(uint64_t{1} << static_cast<unsigned>(depth_));
+  ++depth_;
+}
+
+void JsonWriter::close(char bracket) {
+  out_ += bracket;
+  --depth_;
+}
+
+JsonWriter& JsonWriter::begin_object() {
+  open('{');
   return *this;
 }
 
 JsonWriter& JsonWriter::end_object() {
-  out_ += '}';
-  first_.pop_back();
+  close('}');
   return *this;
 }
 
 JsonWriter& JsonWriter::begin_array() {
-  separate();
-  out_ += '[';
-  first_.push_back(true);
+  open('[');
   return *this;
 }
 
 JsonWriter& JsonWriter::end_array() {
-  out_ += ']';
-  first_.pop_back();
+  close(']');
   return *this;
 }
 
 JsonWriter& JsonWriter::key(std::string_view name) {
-  // Keys are names like "ifindex": written at once when nothing in them needs escaping.
+  // Keys are names like "ifindex": written at once (comma, quotes and colon with it, in
+  // one append) when nothing in them needs escaping.
+  constexpr std::size_t kShort = 60;
   const bool plain = std::all_of(name.begin(), name.end(), [](char ch) {
     const auto c = static_cast<unsigned char>(ch);
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
   });
-  if (plain) {
+  if (plain && name.size() <= kShort && !after_key_) {
+    std::array<char, kShort + 4> buf;  // NOLINT: filled below, as far as written
+    std::size_t n = 0;
+    if (depth_ > 0) {
+      const uint64_t bit = uint64_t{1} << static_cast<unsigned>(depth_ - 1);
+      if ((written_ & bit) != 0) {
+        buf[n++] = ',';
+      }
+      written_ |= bit;
+    }
+    buf[n++] = '"';
+    std::copy(name.begin(), name.end(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+    n += name.size();
+    buf[n++] = '"';
+    buf[n++] = ':';
+    out_.append(buf.data(), n);
+  } else if (plain) {
     separate();
     out_ += '"';
     out_.append(name);

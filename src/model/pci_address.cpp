@@ -69,7 +69,9 @@ uint16_t PciAddress::routing_id() const {
   return static_cast<uint16_t>((bus_ << 8) | (device_ << 3) | function_);
 }
 
-std::string PciAddress::str() const {
+std::string PciAddress::str() const { return text().str(); }
+
+ShortText PciAddress::text() const {
   // The kernel prints "%04x": at least four digits, more for wide (VMD) domains.
   int domain_digits = 4;
   while (domain_digits < 8 && (domain_ >> (4 * domain_digits)) != 0) {
@@ -77,12 +79,16 @@ std::string PciAddress::str() const {
   }
   // dddd:bb:dd.f, written in place: every VF's paths and messages are made of these.
   const auto d = static_cast<std::size_t>(domain_digits);
-  std::string out(d + 8, ':');
-  text::put_hex(out, 0, domain_, domain_digits);
-  text::put_hex(out, d + 1, bus_, 2);
-  text::put_hex(out, d + 4, device_, 2);
-  out[d + 6] = '.';
-  text::put_hex(out, d + 7, function_, 1);
+  ShortText out;
+  char* p = out.data();
+  text::put_hex(p, domain_, domain_digits);
+  p[d] = ':';  // NOLINT: at most 16 of its 24 bytes
+  text::put_hex(p + d + 1, bus_, 2);
+  p[d + 3] = ':';  // NOLINT
+  text::put_hex(p + d + 4, device_, 2);
+  p[d + 6] = '.';  // NOLINT
+  text::put_hex(p + d + 7, function_, 1);
+  out.set_size(d + 8);
   return out;
 }
 

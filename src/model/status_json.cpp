@@ -113,14 +113,18 @@ bool names(const nlohmann::json& j, const char* key, const std::string& value) {
 void write_vf(JsonWriter& w, const VfStatus& vf) {
   w.begin_object()
       .field("index", static_cast<unsigned>(vf.index))
-      .field("pci", vf.pci.str())
+      .field("pci", vf.pci.text())
       .key("name")
       .text_or_null(vf.name)
       .key("altnames")
       .strings(vf.altnames)
-      .key("guid")
-      .text_or_null(vf.guid ? vf.guid->str() : "")
-      .field("ifindex", vf.ifindex)
+      .key("guid");
+  if (vf.guid) {
+    w.value(vf.guid->text());
+  } else {
+    w.null();
+  }
+  w.field("ifindex", vf.ifindex)
       .field("state", to_string(state_of(vf)))
       .key("in_use")
       .text_or_null(vf.in_use.text())
@@ -133,7 +137,7 @@ void write_vf(JsonWriter& w, const VfStatus& vf) {
 
 void write_pf(JsonWriter& w, const PfStatus& pf, int64_t started_unix_ms) {
   const auto& id = pf.identity;
-  w.begin_object().field("pci", pf.pci.str()).key("name").text_or_null(pf.name);
+  w.begin_object().field("pci", pf.pci.text()).key("name").text_or_null(pf.name);
   w.key("configured_name").text_or_null(id.configured_name);
   w.key("kernel_name").text_or_null(id.kernel_name);
   write_id(w.key("vendor"), id.vendor);

@@ -19,9 +19,13 @@ std::optional<uint64_t> parse_uint(std::string_view digits, int base, uint64_t m
 }
 
 void put_hex(std::string& out, std::size_t at, uint64_t value, int digits) {
+  put_hex(out.data() + at, value, digits);
+}
+
+void put_hex(char* out, uint64_t value, int digits) {
   static constexpr char kDigits[] = "0123456789abcdef";
   for (auto i = static_cast<std::size_t>(digits); i-- > 0; value >>= 4U) {
-    out[at + i] = kDigits[value & 0xfU];
+    out[i] = kDigits[value & 0xfU];  // NOLINT: the caller's room for `digits`
   }
 }
 

@@ -18,6 +18,7 @@ std::optional<uint64_t> parse_uint(std::string_view digits, int base, uint64_t m
 std::string hex(uint64_t value, int digits);
 // The same digits written over `out` from `at` on (out has room for them).
 void put_hex(std::string& out, std::size_t at, uint64_t value, int digits);
+void put_hex(char* out, uint64_t value, int digits);
 
 using model::printable;  // vfready/model/printable.hpp
 

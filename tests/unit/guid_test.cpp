@@ -25,6 +25,8 @@ TEST(AGuid, PrintsBothForms) {
   const Guid every_digit{0x0123456789abcdefu};
   EXPECT_EQ(every_digit.str(), "01:23:45:67:89:ab:cd:ef");
   EXPECT_EQ(every_digit.sysfs_str(), "0123:4567:89ab:cdef");
+  EXPECT_EQ(every_digit.text().view(), "01:23:45:67:89:ab:cd:ef");  // the same, in place
+  EXPECT_EQ(Guid{~uint64_t{0}}.text().view(), "ff:ff:ff:ff:ff:ff:ff:ff");
 }
 
 TEST(AGuid, KnowsZeroAndAllOnesAreNotAssignable) {

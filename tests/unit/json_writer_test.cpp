@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 using vfready::model::JsonWriter;
@@ -136,4 +137,28 @@ TEST(AJsonWriter, WritesContainersNumbersAndNullsThatParseToWhatWasMeant) {
       {"strings", {"p", "q"}}};
   EXPECT_EQ(nlohmann::json::parse(out), expected) << out;
   EXPECT_EQ(out.find(' '), std::string::npos) << "compact, as dump() is: " << out;
+}
+
+TEST(AJsonWriter, PutsCommasRightInContainersNestedDeepAndRefusesMoreThanSixtyFourLevels) {
+  std::string out;
+  JsonWriter w(out);
+  for (int i = 0; i < 64; ++i) {
+    w.begin_array().value(i);
+  }
+  for (int i = 0; i < 64; ++i) {
+    w.end_array();
+  }
+  auto parsed = nlohmann::json::parse(out);
+  for (int i = 0; i < 63; ++i) {
+    ASSERT_EQ(parsed.size(), 2U) << i;
+    EXPECT_EQ(parsed[0], i);
+    parsed = nlohmann::json(parsed[1]);
+  }
+  EXPECT_EQ(parsed, nlohmann::json::array({63}));
+  std::string deeper;
+  JsonWriter too_deep(deeper);
+  for (int i = 0; i < 64; ++i) {
+    too_deep.begin_object().key("k");
+  }
+  EXPECT_THROW(too_deep.begin_array(), std::length_error);
 }

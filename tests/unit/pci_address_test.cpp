@@ -21,6 +21,8 @@ TEST(APciAddress, NormalisesCaseAndTheShortForm) {
   EXPECT_EQ(PciAddress::parse("0000:AA:1F.7")->str(), "0000:aa:1f.7");
   EXPECT_EQ(PciAddress::parse("c0:00.1")->str(), "0000:c0:00.1");
   EXPECT_EQ(PciAddress::parse("10000:01:00.0")->str(), "10000:01:00.0");
+  EXPECT_EQ(PciAddress::parse("ffffffff:ff:1f.7")->text().view(), "ffffffff:ff:1f.7");
+  EXPECT_EQ(PciAddress::parse("0000:18:00.1")->text().view(), "0000:18:00.1");
   EXPECT_EQ(PciAddress::parse("ffffffff:ff:1f.7")->str(), "ffffffff:ff:1f.7");
   EXPECT_EQ(PciAddress::parse("0001:00:00.0")->str(), "0001:00:00.0");
 }

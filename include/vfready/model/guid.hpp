@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "vfready/model/result.hpp"
+#include "vfready/model/short_text.hpp"
 
 namespace vfready::model {
 
@@ -28,6 +29,7 @@ class Guid {
 
   // "02:00:00:00:00:00:00:01"
   [[nodiscard]] std::string str() const;
+  [[nodiscard]] ShortText text() const;  // the same, not allocated
   // "0200:0000:0000:0001"
   [[nodiscard]] std::string sysfs_str() const;
 

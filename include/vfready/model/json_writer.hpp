@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "vfready/model/short_text.hpp"
+
 // JSON written straight into a string, as compact as nlohmann's dump() and parsed back
 // to the same value, without a tree of allocated nodes in between: the status of 2,000
 // VFs is rendered several times a second during a bring-up, and building it as a tree
@@ -28,6 +30,7 @@ class JsonWriter {
   JsonWriter& value(std::string_view text);
   JsonWriter& value(const char* text) { return value(std::string_view(text)); }
   JsonWriter& value(const std::string& text) { return value(std::string_view(text)); }
+  JsonWriter& value(const ShortText& text) { return value(text.view()); }
   JsonWriter& value(int64_t number);
   JsonWriter& value(uint64_t number);
   JsonWriter& value(int number) { return value(static_cast<int64_t>(number)); }
@@ -50,8 +53,13 @@ class JsonWriter {
   template <typename Integer>
   JsonWriter& integer(Integer number);
 
+  void open(char bracket);
+  void close(char bracket);
+
   std::string& out_;
-  std::vector<bool> first_;  // per open container: no value written yet
+  // Per open container (bit `depth_ - 1` the innermost): a value is written in it.
+  uint64_t written_ = 0;
+  int depth_ = 0;
   bool after_key_ = false;
 };
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "vfready/model/result.hpp"
+#include "vfready/model/short_text.hpp"
 
 namespace vfready::model {
 
@@ -30,6 +31,7 @@ class PciAddress {
   [[nodiscard]] uint16_t routing_id() const;
 
   [[nodiscard]] std::string str() const;
+  [[nodiscard]] ShortText text() const;  // the same, not allocated
 
   friend auto operator<=>(const PciAddress&, const PciAddress&) = default;
 
