@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <array>
-#include <stdexcept>
 #include <charconv>
+#include <stdexcept>
 
 namespace vfready::model {
 
