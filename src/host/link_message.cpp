@@ -22,7 +22,8 @@ T header_at(std::span<const uint8_t> bytes, std::size_t at) {
 }
 
 // Calls f(type, payload) for each attribute in `bytes`, as RTA_OK and RTA_NEXT walk
-// them: a length shorter than the header or past the end ends the walk.
+// them, until f answers false: a length shorter than the header or past the end ends
+// the walk.
 template <class F>
 void for_each_attribute(std::span<const uint8_t> bytes, F&& f) {
   std::size_t at = 0;
@@ -31,8 +32,10 @@ void for_each_attribute(std::span<const uint8_t> bytes, F&& f) {
     if (rta.rta_len < sizeof(rtattr) || rta.rta_len > bytes.size() - at) {
       return;
     }
-    f(static_cast<uint16_t>(rta.rta_type & NLA_TYPE_MASK),
-      bytes.subspan(at + RTA_LENGTH(0), rta.rta_len - RTA_LENGTH(0)));
+    if (!f(static_cast<uint16_t>(rta.rta_type & NLA_TYPE_MASK),
+           bytes.subspan(at + RTA_LENGTH(0), rta.rta_len - RTA_LENGTH(0)))) {
+      return;
+    }
     at += RTA_ALIGN(rta.rta_len);
     if (at > bytes.size()) {
       return;
@@ -48,7 +51,7 @@ std::string text_of(std::span<const uint8_t> payload) {
 
 }  // namespace
 
-std::optional<LinkMessage> parse_link_message(std::span<const uint8_t> message) {
+std::optional<LinkMessage> parse_link_message(std::span<const uint8_t> message, LinkParts parts) {
   if (message.size() < NLMSG_LENGTH(sizeof(ifinfomsg))) {
     return std::nullopt;
   }
@@ -65,18 +68,25 @@ std::optional<LinkMessage> parse_link_message(std::span<const uint8_t> message) 
   static_assert(NLMSG_SPACE(sizeof(ifinfomsg)) == NLMSG_LENGTH(sizeof(ifinfomsg)));
   constexpr std::size_t kAttributes = NLMSG_SPACE(sizeof(ifinfomsg));
   const auto attributes = message.subspan(kAttributes, h.nlmsg_len - kAttributes);
+  // The kernel writes IFLA_IFNAME first and IFLA_MTU a few after it (rtnl_fill_ifinfo()).
+  bool named = false;
+  bool mtu = false;
   for_each_attribute(attributes, [&](uint16_t type, std::span<const uint8_t> payload) {
     if (type == IFLA_IFNAME && !payload.empty()) {
       out.link.name = text_of(payload);
+      named = true;
     } else if (type == IFLA_MTU && payload.size() >= sizeof(uint32_t)) {
       out.link.mtu = header_at<uint32_t>(payload, 0);
-    } else if (type == IFLA_PROP_LIST) {
+      mtu = true;
+    } else if (type == IFLA_PROP_LIST && parts == LinkParts::kAll) {
       for_each_attribute(payload, [&](uint16_t inner, std::span<const uint8_t> name) {
         if (inner == IFLA_ALT_IFNAME) {
           out.link.altnames.push_back(text_of(name));
         }
+        return true;
       });
     }
+    return parts == LinkParts::kAll || !named || !mtu;
   });
   return out;
 }

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "vfready/host/errno_name.hpp"
-#include "vfready/model/kernel_features.hpp"
 #include "vfready/pipeline/started_call.hpp"
 #include "vfready/pipeline/steps.hpp"
 
@@ -27,14 +26,16 @@ class Namer {
   using LinkRequest = host::LinkRequest;
 
   // Problems name `pf` and, for a VF's netdev, `vf` (PCI addresses), and go to `out`.
-  Namer(PfHost& os, NameRegistry& names, std::string pf, std::string vf, std::string kernel_release,
-        std::vector<model::Problem>& out)
+  // `kernel_release` (uname -r) outlives the namer; `renames_up` is what
+  // model::renames_up_links() says of it.
+  Namer(PfHost& os, NameRegistry& names, std::string pf, std::string vf,
+        const std::string& kernel_release, bool renames_up, std::vector<model::Problem>& out)
       : os_(os),
         names_(names),
         pf_(std::move(pf)),
         vf_(std::move(vf)),
-        kernel_release_(std::move(kernel_release)),
-        renames_up_(model::renames_up_links(kernel_release_)),
+        kernel_release_(kernel_release),
+        renames_up_(renames_up),
         out_(out) {}
 
   // Makes the netdev `ifindex` carry `name`, `altnames` and `mtu`. `announced`: the name
@@ -362,7 +363,7 @@ class Namer {
   NameRegistry& names_;
   std::string pf_;
   std::string vf_;
-  std::string kernel_release_;
+  const std::string& kernel_release_;
   bool renames_up_ = true;
   std::map<int, host::Link> links_;
   uint32_t renamed_ = 0;

@@ -27,7 +27,8 @@ Task<Done> name_pf(PfRun& run) {
     co_return Done{};
   }
   const auto& target = run.target;
-  Namer namer(run.os, run.names, run.status.pci.str(), "", run.kernel_release, run.status.problems);
+  Namer namer(run.os, run.names, run.status.pci.str(), "", run.kernel_release, run.renames_up,
+              run.status.problems);
   auto found = namer.look_up(*netdev);
   const auto link = co_await found;
   if (link) {
@@ -48,7 +49,7 @@ Task<Naming> name_vf(PfRun& run, std::size_t at, bool announced) {
   const auto& vt = run.target.vf.at(run.vfs[at].index);
   std::vector<model::Problem> problems;
   Namer namer(run.os, run.names, run.status.pci.str(), run.vfs[at].pci.str(), run.kernel_release,
-              problems);
+              run.renames_up, problems);
   const auto& name = run.vfs[at].name;
   auto applied = namer.apply(ifindex, vt.name, vt.altnames, vt.mtu,
                              announced && !name.empty() ? std::optional(name) : std::nullopt);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "vfready/model/kernel_features.hpp"
 #include "vfready/pipeline/steps.hpp"
 #include "vfready/pipeline/task.hpp"
 #include "vfready/pipeline/vf_requests.hpp"
@@ -262,6 +263,7 @@ Task<model::PfStatus> pf_pass(const model::PfTarget& target, const model::Config
   const auto start = Clock::now();
   PfRun run{target, config, os, names};
   run.kernel_release = host.kernel_release;
+  run.renames_up = model::renames_up_links(run.kernel_release);
   run.status.pci = target.pci;
   PfPass pass(run, progress);
 

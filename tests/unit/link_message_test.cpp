@@ -78,6 +78,33 @@ TEST(TheLinkMessageParser, TakesNameMtuFlagsAndAltnames) {
   EXPECT_EQ(m->link.altnames, (std::vector<std::string>{"ibp24s0v3", "vfr3"}));
 }
 
+TEST(TheLinkMessageParser, StopsAtNameAndMtuWhenOnlyTheyAreWanted) {
+  // As the kernel lays an event out: the name first, the MTU after a few, the altnames
+  // near the end (after a large attribute, here a statistics block).
+  const std::vector<uint8_t> stats(200, 0xab);
+  const auto bytes = Message(RTM_NEWLINK, 7, IFF_UP)
+                         .text(IFLA_IFNAME, "ib0v3")
+                         .mtu(4092)
+                         .attr(IFLA_STATS64, stats.data(), stats.size())
+                         .altnames({"vfr3"})
+                         .done();
+  const auto brief = parse_link_message(bytes, vfready::host::LinkParts::kNameAndMtu);
+  ASSERT_TRUE(brief);
+  EXPECT_EQ(brief->link.name, "ib0v3");
+  EXPECT_EQ(brief->link.mtu, 4092u);
+  EXPECT_TRUE(brief->link.altnames.empty());  // not looked for
+  const auto whole = parse_link_message(bytes);
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(whole->link.altnames, std::vector<std::string>{"vfr3"});
+  // The MTU before the name (not the kernel's order) is found all the same.
+  const auto reversed = parse_link_message(
+      Message(RTM_NEWLINK, 8, 0).mtu(1500).altnames({"a"}).text(IFLA_IFNAME, "n").done(),
+      vfready::host::LinkParts::kNameAndMtu);
+  ASSERT_TRUE(reversed);
+  EXPECT_EQ(reversed->link.name, "n");
+  EXPECT_EQ(reversed->link.mtu, 1500u);
+}
+
 TEST(TheLinkMessageParser, TellsARemovedLink) {
   const auto m = parse_link_message(Message(RTM_DELLINK, 9, 0).text(IFLA_IFNAME, "x").done());
   ASSERT_TRUE(m);

@@ -17,8 +17,13 @@ struct LinkMessage {
   Link link;             // ifindex, name, altnames, MTU, IFF_UP
 };
 
+// What of a link is wanted: all of Link, or its name and MTU only (a link event: the
+// walk ends at them, before the statistics and the rest of a message of 1-3 KiB).
+enum class LinkParts : uint8_t { kAll, kNameAndMtu };
+
 // `message`: one netlink message, its header first. nullopt when it is not a link
 // message, or is cut short.
-std::optional<LinkMessage> parse_link_message(std::span<const uint8_t> message);
+std::optional<LinkMessage> parse_link_message(std::span<const uint8_t> message,
+                                              LinkParts parts = LinkParts::kAll);
 
 }  // namespace vfready::host
