@@ -105,22 +105,49 @@ bool take(std::string_view key, std::string_view value, Properties& p) {
   return true;
 }
 
-// KEY=value strings, each ended by a NUL; a value is cut at a newline or carriage
+// Whether take() reads the property `key` (by its length first: most are not).
+bool read_by_take(std::string_view key) {
+  switch (key.size()) {
+    case 6:
+      return key == "ACTION" || key == "SEQNUM";
+    case 7:
+      return key == "DEVPATH" || key == "IFINDEX";
+    case 9:
+      return key == "SUBSYSTEM";
+    default:
+      return false;
+  }
+}
+
+// KEY=value strings, each ended by a NUL; an entry is cut at a newline or carriage
 // return (truncate_nl(): some drivers send one). False when one is not ended, has no
-// '=', or is refused (take()). Properties vfready does not read are not looked into.
+// '=' before such a cut, or is refused (take()). Properties vfready does not read are
+// not looked into further.
 bool read_properties(std::string_view text, Properties& p) {
   while (!text.empty()) {
     const auto end = text.find('\0');
     if (end == std::string_view::npos) {
       return false;
     }
-    auto entry = text.substr(0, end);
+    const auto entry = text.substr(0, end);
     text.remove_prefix(end + 1);
+    const auto eq = entry.find('=');
+    if (eq == std::string_view::npos) {
+      return false;
+    }
+    const auto key = entry.substr(0, eq);
+    // A cut in the key leaves the entry without its '=' (keys are short: a loop).
+    if (std::any_of(key.begin(), key.end(), [](char c) { return c == '\n' || c == '\r'; })) {
+      return false;
+    }
+    if (!read_by_take(key)) {
+      continue;
+    }
     // Two memchr() scans, many bytes a step: find_first_of("\n\r") asks memchr for each
     // byte, a loop over the bytes takes a few instructions for each.
-    entry = entry.substr(0, std::min(entry.find('\n'), entry.find('\r')));
-    const auto eq = entry.find('=');
-    if (eq == std::string_view::npos || !take(entry.substr(0, eq), entry.substr(eq + 1), p)) {
+    auto value = entry.substr(eq + 1);
+    value = value.substr(0, std::min(value.find('\n'), value.find('\r')));
+    if (!take(key, value, p)) {
       return false;
     }
   }

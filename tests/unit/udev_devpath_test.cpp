@@ -23,3 +23,13 @@ TEST(ANetdevDevpath, IsNoFunctionsForAVirtualOrOtherDevice) {
   EXPECT_EQ(pci_of_netdev_devpath("/net/ib0"), "");
   EXPECT_EQ(pci_of_netdev_devpath(""), "");
 }
+
+TEST(ANetdevDevpath, TakesOnlyWhatParsesAsAFunctionWhateverItsSpelling) {
+  // Upper case is read (and written as vfready writes addresses); a device past 1f, a
+  // function past 7 or a part not hex is no function.
+  EXPECT_EQ(pci_of_netdev_devpath("/devices/pci0000:00/0000:AB:1F.7/net/ib0"), "0000:ab:1f.7");
+  EXPECT_EQ(pci_of_netdev_devpath("/devices/pci0000:00/0000:ab:20.0/net/ib0"), "");
+  EXPECT_EQ(pci_of_netdev_devpath("/devices/pci0000:00/0000:ab:1f.8/net/ib0"), "");
+  EXPECT_EQ(pci_of_netdev_devpath("/devices/pci0000:00/0000:ag:00.0/net/ib0"), "");
+  EXPECT_EQ(pci_of_netdev_devpath("/devices/pci0000:00/000g:ab:00.0/net/ib0"), "");
+}

@@ -114,6 +114,16 @@ TEST(AUdevMessage, IsNothingWhenAPropertyIsNotEndedOrHasNoEquals) {
   auto p = an_add();
   p.emplace_back("NOEQUALS");
   EXPECT_FALSE(parse_udev_message(message(p)));
+  // A newline before the '=' cuts it off (truncate_nl()), in a property vfready does not
+  // read as in one it does; after it, only the value is cut.
+  for (const std::string cut : {"ID_NET_NAME\n=x", "ID\rX=y", "ACT\nION=add"}) {
+    auto q = an_add();
+    q.push_back(cut);
+    EXPECT_FALSE(parse_udev_message(message(q))) << cut;
+  }
+  auto fine = an_add();
+  fine.emplace_back("ID_NET_NAME=x\n=y");
+  EXPECT_TRUE(parse_udev_message(message(fine)));
 }
 
 TEST(AUdevMessage, IsNothingWithoutWhatUdevdAlwaysSends) {
