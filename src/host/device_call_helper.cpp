@@ -247,6 +247,11 @@ int spawn(int* err) {
 
 std::string encode(std::span<const DeviceOp> ops) {
   std::string out;
+  std::size_t size = sizeof(uint32_t);
+  for (const auto& op : ops) {
+    size += sizeof(OpHeader) + op.path.size() + 1 + op.value.size();
+  }
+  out.reserve(size);  // made once: an OFED batch is some 100 files
   const auto put = [&](const void* p, std::size_t n) {
     out.append(static_cast<const char*>(p), n);
   };

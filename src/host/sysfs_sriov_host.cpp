@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include "vfready/host/host_reader.hpp"
@@ -13,10 +14,19 @@ namespace vfready::host {
 
 namespace {
 
-std::string pf_dir(const model::PciAddress& pf) { return "bus/pci/devices/" + pf.str() + "/"; }
+std::string pf_dir(const model::PciAddress& pf) {
+  constexpr std::string_view kDevices = "bus/pci/devices/";
+  const auto name = pf.text();
+  std::string out;
+  out.reserve(kDevices.size() + name.view().size() + 1);
+  return out.append(kDevices).append(name.view()).append(1, '/');
+}
 
 std::string ofed_dir(const model::PciAddress& pf, uint16_t index) {
-  return pf_dir(pf) + "sriov/" + std::to_string(index) + "/";
+  // Room for the file's name too (add_ofed_writes()): made once for a VF's three.
+  auto out = pf_dir(pf);
+  out.reserve(out.size() + 24);
+  return out.append("sriov/").append(std::to_string(index)).append(1, '/');
 }
 
 // One write into the driver of `pf`: 0, the errno, or kStuck.
@@ -33,10 +43,12 @@ constexpr OfedGuidError::File kOfedFiles[] = {
 
 void add_ofed_writes(std::vector<DeviceOp>& ops, const model::PciAddress& pf, uint16_t index,
                      model::Guid guid, model::GuidPolicy policy) {
-  const auto dir = ofed_dir(pf, index);
-  ops.push_back({DeviceOp::Kind::kWrite, dir + "node", guid.str()});
-  ops.push_back({DeviceOp::Kind::kWrite, dir + "port", guid.str()});
-  ops.push_back({DeviceOp::Kind::kWrite, dir + "policy", model::to_string(policy)});
+  auto dir = ofed_dir(pf, index);
+  const auto text = guid.text();
+  ops.push_back({DeviceOp::Kind::kWrite, dir + "node", text.str()});
+  ops.push_back({DeviceOp::Kind::kWrite, dir + "port", text.str()});
+  dir += "policy";
+  ops.push_back({DeviceOp::Kind::kWrite, std::move(dir), model::to_string(policy)});
 }
 
 // What finishes a call started through `sysfs`.

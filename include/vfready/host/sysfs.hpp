@@ -74,7 +74,11 @@ class RootedSysfs final : public Sysfs {
   [[nodiscard]] const std::string& root() const { return root_; }
 
  private:
-  [[nodiscard]] std::string path(const std::string& rel) const { return root_ + "/" + rel; }
+  [[nodiscard]] std::string path(const std::string& rel) const {
+    std::string out;
+    out.reserve(root_.size() + 1 + rel.size());
+    return out.append(root_).append(1, '/').append(rel);
+  }
   std::string root_;
   std::shared_ptr<DeviceCalls> calls_;
   std::chrono::milliseconds read_deadline_;
