@@ -44,6 +44,26 @@ void expect_scoped_failure(const TopologyBuilder& topology, const std::string& m
   EXPECT_THAT(notify.received(), Not(Contains(HasSubstr("READY=1"))));
 }
 
+// failing_config_text() with these timeouts (a JSON object's members, e.g.
+// `"bind_ms": 500`), written into `host`: the config file's path.
+std::string failing_config_with_timeouts(FakeHost& host, const std::string& timeouts) {
+  auto text = failing_config_text();
+  text.replace(text.rfind('}'), 1, R"(, "timeouts": {)" + timeouts + "}}");
+  return write_config(host, text);
+}
+
+// A --once run in which PF 0000:40:00.0 alone is stuck (`what`: its call, named in the
+// stuck line) and the others come up: the run ends, degraded.
+void expect_stuck_alone(const CommandResult& r, const std::string& what) {
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("PF 0000:40:00.0 is stuck: "));
+  EXPECT_THAT(r.err, HasSubstr(what));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +stuck"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
+  EXPECT_THAT(r.out, HasSubstr("State: degraded"));
+}
+
 }  // namespace
 
 TEST(VfreadydFault, ProbeFailureOfAVfFailsItsPfOnly) {
@@ -68,20 +88,14 @@ TEST(VfreadydFault, AHungNumvfsWriteLeavesItsPfStuckAndARunAfterItEndsToo) {
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function(kFaulty)["faults"] = {{"numvfs_write_hangs", true}};
   FakeHost host(t);
-  auto text = failing_config_text();
-  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"numvfs_ms": 500, "device_call_ms": 500}})");
-  const auto config = write_config(host, text);
+  const auto config =
+      failing_config_with_timeouts(host, R"("numvfs_ms": 500, "device_call_ms": 500)");
   // The first run's helper stays in the write; the second run's read of sriov_numvfs
   // waits behind it, in a helper of its own, until its bound.
   for (const char* run : {"first", "second"}) {
-    const auto r = sh(vfreadyd_command(host, config, "--once"), 60s);
-    EXPECT_FALSE(r.timed_out) << run;
-    EXPECT_EQ(r.exit_code, 1) << run << ": " << r.err;
-    EXPECT_THAT(r.err, HasSubstr("PF 0000:40:00.0 is stuck: ")) << run;
-    EXPECT_THAT(r.err, HasSubstr("did not return within 500 ms")) << run;
-    EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +stuck")) << run;
-    EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready")) << run;
-    EXPECT_THAT(r.out, HasSubstr("State: degraded")) << run;
+    SCOPED_TRACE(run);
+    expect_stuck_alone(sh(vfreadyd_command(host, config, "--once"), 60s),
+                       "did not return within 500 ms");
   }
 }
 
@@ -93,16 +107,8 @@ TEST(VfreadydFault, AHungGuidWriteLeavesItsPfStuckAndTheRunEnds) {
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function(kFaulty)["faults"] = {{"guid_write_hang_vfs", {1}}};
   FakeHost host(t);
-  auto text = failing_config_text();
-  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"device_call_ms": 500}})");
-  const auto r = sh(vfreadyd_command(host, write_config(host, text), "--once"), 60s);
-  EXPECT_FALSE(r.timed_out);
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("PF 0000:40:00.0 is stuck: "));
-  EXPECT_THAT(r.err, HasSubstr("sriov/1/node"));
-  EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +stuck"));
-  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
-  EXPECT_THAT(r.out, HasSubstr("State: degraded"));
+  const auto config = failing_config_with_timeouts(host, R"("device_call_ms": 500)");
+  expect_stuck_alone(sh(vfreadyd_command(host, config, "--once"), 60s), "sriov/1/node");
 }
 
 // Firmware that never answers a VF's probe: the probe outlives bind_ms, and the PF is
@@ -113,18 +119,10 @@ TEST(VfreadydFault, AHungProbeLeavesItsPfStuckUntilTheDriverRecovers) {
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function(kFaulty)["faults"] = {{"probe_hang_vfs", {2}}};
   FakeHost host(t);
-  auto text = failing_config_text();
-  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"bind_ms": 500}})");
-  const auto config = write_config(host, text);
+  const auto config = failing_config_with_timeouts(host, R"("bind_ms": 500)");
   const auto r = sh(vfreadyd_command(host, config, "--once"), 60s);
-  EXPECT_FALSE(r.timed_out);
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("PF 0000:40:00.0 is stuck: "));
-  EXPECT_THAT(r.err, HasSubstr("drivers_probe"));
+  expect_stuck_alone(r, "drivers_probe");
   EXPECT_THAT(r.err, HasSubstr("did not return within 500 ms"));
-  EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +stuck"));
-  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
-  EXPECT_THAT(r.out, HasSubstr("State: degraded"));
   // The VFs before it are ready; it and the ones after it were not judged.
   EXPECT_THAT(r.out, testing::ContainsRegex("VF 1 +0000:40:00.2 +ibs1v1 +[0-9a-f:]+ ok"));
   for (const char* vf : {"VF 2 +0000:40:00.3", "VF 7 +0000:40:01.0"}) {
@@ -272,17 +270,11 @@ TEST(VfreadydFault, AHungPortStateReadLeavesItsPfStuckUntilTheFirmwareAnswers) {
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function(kFaulty)["faults"] = {{"port_state_hangs", true}};
   FakeHost host(t);
-  auto text = failing_config_text();
-  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"device_call_ms": 500}})");
-  const auto config = write_config(host, text);
+  const auto config = failing_config_with_timeouts(host, R"("device_call_ms": 500)");
   const auto r = sh(vfreadyd_command(host, config, "--once"), 60s);
-  EXPECT_FALSE(r.timed_out);
-  EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_THAT(r.err, HasSubstr("PF 0000:40:00.0 is stuck: read of "));
+  expect_stuck_alone(r, "PF 0000:40:00.0 is stuck: read of ");
   EXPECT_THAT(r.err, HasSubstr("mlx5_3/ports/1/state"));
   EXPECT_THAT(r.err, HasSubstr("did not return within 500 ms"));
-  EXPECT_THAT(r.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +stuck"));
-  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
   EXPECT_THAT(host.writes(), Not(Contains(HasSubstr("0000:40:00.0/sriov"))));
   ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the firmware answers
   const auto again = sh(vfreadyd_command(host, config, "--once"), 60s);
