@@ -211,8 +211,8 @@ void VfRequests::step_pending() {
   prune_waiting();
   if (udev_fd_ < 0) {
     // Nothing tells which udev has heard of: those that wait on udev look each time.
-    // (By index: a step may list more.)
-    for (std::size_t k = 0; k < waiting_.size(); ++k) {
+    // By index: a step may list more (waiting_ grows as it is walked).
+    for (std::size_t k = 0; k < waiting_.size(); ++k) {  // NOLINT(modernize-loop-convert)
       auto& r = requests_[waiting_[k]];
       if ((r.step == Step::kNetdev || r.step == Step::kUdev) && advance_one(r)) {
         start_probes();
@@ -226,7 +226,8 @@ void VfRequests::step_pending() {
     }
   }
   const auto now = Clock::now();
-  for (std::size_t k = 0; k < waiting_.size(); ++k) {
+  // By index, as above.
+  for (std::size_t k = 0; k < waiting_.size(); ++k) {  // NOLINT(modernize-loop-convert)
     auto& r = requests_[waiting_[k]];
     if (due(r, now) && advance_one(r)) {
       start_probes();
