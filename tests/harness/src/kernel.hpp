@@ -155,6 +155,11 @@ class Kernel {
   // pci_lock_rescan_remove(): held around sriov_configure where the topology's kernel
   // takes it.
   std::mutex rescan_mu_;
+  // Held while one link event is followed, from the look at its name to udev's move: a
+  // name checked against the kernel is applied before another event can change it (the
+  // listener's event, read late, must not undo the rename udev's rules made meanwhile).
+  // Taken before mu_.
+  std::mutex link_mu_;
   std::mutex mu_;  // guards the state below
   std::vector<std::unique_ptr<Pf>> pfs_;
   std::map<int, Owner> netdev_owners_;

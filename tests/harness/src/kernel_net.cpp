@@ -162,6 +162,7 @@ bool Kernel::take_back_locked(const LinkEvent& event) {
 }
 
 void Kernel::on_link_event(const LinkEvent& heard) {
+  const std::lock_guard follow(link_mu_);
   LinkEvent event = heard;
   if (!event.removed && !event.name.empty()) {
     bool renamed = false;
