@@ -208,9 +208,11 @@ void PfPasses::follow(const std::vector<Driven*>& resumed) {
   // Only the passes that went on can wait on other fds than they did: theirs are taken
   // out of the set and entered again (one may be a file it opened since, under the
   // number of one it closed); the others' are as they were.
-  std::vector<int> left;  // fds a pass no longer waits on
+  std::vector<int> left;       // fds a pass no longer waits on
+  Driven* entering = nullptr;  // the pass whose fds are being entered
   try {
     for (Driven* d : resumed) {
+      entering = d;
       for (const int fd : d->watching) {
         auto& owners = by_fd_[static_cast<std::size_t>(fd)];
         std::erase(owners, d);
@@ -235,7 +237,18 @@ void PfPasses::follow(const std::vector<Driven*>& resumed) {
         }
       }
     }
-  } catch (const std::system_error& e) {
+  } catch (const std::exception& e) {
+    // epoll_ctl failed (ENOMEM, ENOSPC) or by_fd_ could not grow: every pass ends, and
+    // what has no owner in by_fd_ (taken out above, or entered before by_fd_ knew of
+    // it) leaves the set here; fail_all() takes out the rest.
+    for (const int fd : left) {
+      static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
+    }
+    if (entering != nullptr) {
+      for (const int fd : entering->slot.wait.fds) {
+        static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
+      }
+    }
     fail_all(e);
     return;
   }

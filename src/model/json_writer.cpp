@@ -59,10 +59,10 @@ void JsonWriter::separate() {
 }
 
 void JsonWriter::open(char bracket) {
-  separate();
-  if (depth_ == 64) {
+  if (depth_ == 64) {  // before the comma: the text is as it was when this throws
     throw std::length_error("JsonWriter: more than 64 containers open");
   }
+  separate();
   out_ += bracket;
   written_ &= ~(uint64_t{1} << static_cast<unsigned>(depth_));
   ++depth_;

@@ -160,5 +160,14 @@ TEST(AJsonWriter, PutsCommasRightInContainersNestedDeepAndRefusesMoreThanSixtyFo
   for (int i = 0; i < 64; ++i) {
     too_deep.begin_object().key("k");
   }
+  const auto before = deeper;
   EXPECT_THROW(too_deep.begin_array(), std::length_error);
+  EXPECT_EQ(deeper, before) << "nothing written by the container refused";
+  std::string listed;
+  JsonWriter in_array(listed);
+  for (int i = 0; i < 64; ++i) {
+    in_array.begin_array().value(i);
+  }
+  EXPECT_THROW(in_array.begin_array(), std::length_error);
+  EXPECT_EQ(listed.back(), '3') << "no comma before the container refused: " << listed;
 }
