@@ -58,18 +58,28 @@ std::optional<T> whole_number(std::string_view text) {
 }
 
 // DEVPATH as path_simplify() leaves it: doubled slashes one, "." parts and a trailing
-// slash gone.
+// slash gone. One walk over the bytes, written in place.
 std::string simplified(std::string_view path) {
-  std::string out;
-  out.reserve(path.size());
-  while (!path.empty()) {
-    const auto part = path.substr(0, path.find('/'));
-    path.remove_prefix(std::min(path.size(), part.size() + 1));
-    if (!part.empty() && part != ".") {
-      out += '/';
-      out += part;
+  std::string out(path.size() + 1, '\0');  // each part gains at most its one '/'
+  std::size_t n = 0;
+  std::size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') {
+      ++i;
     }
+    std::size_t j = i;
+    while (j < path.size() && path[j] != '/') {
+      ++j;
+    }
+    const auto part = path.substr(i, j - i);
+    if (!part.empty() && part != ".") {
+      out[n++] = '/';
+      std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(n));
+      n += part.size();
+    }
+    i = j;
   }
+  out.resize(n);
   return out;
 }
 
@@ -124,32 +134,34 @@ bool read_by_take(std::string_view key) {
 // '=' before such a cut, or is refused (take()). Properties vfready does not read are
 // not looked into further.
 bool read_properties(std::string_view text, Properties& p) {
-  while (!text.empty()) {
-    const auto end = text.find('\0');
-    if (end == std::string_view::npos) {
+  const char* at = text.data();
+  const char* const end = at + text.size();
+  while (at < end) {
+    const auto* nul =
+        static_cast<const char*>(std::memchr(at, '\0', static_cast<std::size_t>(end - at)));
+    if (nul == nullptr) {
       return false;
     }
-    const auto entry = text.substr(0, end);
-    text.remove_prefix(end + 1);
-    const auto eq = entry.find('=');
-    if (eq == std::string_view::npos) {
+    // The key, up to its '=': a cut in it leaves the entry without one (keys are short:
+    // a walk over their bytes).
+    const char* eq = at;
+    while (eq < nul && *eq != '=' && *eq != '\n' && *eq != '\r') {
+      ++eq;
+    }
+    if (eq == nul || *eq != '=') {
       return false;
     }
-    const auto key = entry.substr(0, eq);
-    // A cut in the key leaves the entry without its '=' (keys are short: a loop).
-    if (std::any_of(key.begin(), key.end(), [](char c) { return c == '\n' || c == '\r'; })) {
-      return false;
+    const std::string_view key(at, static_cast<std::size_t>(eq - at));
+    if (read_by_take(key)) {
+      // Two memchr() scans, many bytes a step: find_first_of("\n\r") asks memchr for
+      // each byte, a loop over the bytes takes a few instructions for each.
+      auto value = std::string_view(eq + 1, static_cast<std::size_t>(nul - eq - 1));
+      value = value.substr(0, std::min(value.find('\n'), value.find('\r')));
+      if (!take(key, value, p)) {
+        return false;
+      }
     }
-    if (!read_by_take(key)) {
-      continue;
-    }
-    // Two memchr() scans, many bytes a step: find_first_of("\n\r") asks memchr for each
-    // byte, a loop over the bytes takes a few instructions for each.
-    auto value = entry.substr(eq + 1);
-    value = value.substr(0, std::min(value.find('\n'), value.find('\r')));
-    if (!take(key, value, p)) {
-      return false;
-    }
+    at = nul + 1;
   }
   return true;
 }
