@@ -8,24 +8,41 @@
 namespace vfready::host {
 
 std::string describe(const LinkRequest& request) {
-  const auto link = "ifindex " + std::to_string(request.ifindex);
+  // Made for every request (the text of a call that gets stuck): in one allocation.
+  std::string out;
+  out.reserve(64 + request.name.size());
+  const auto link = [&] { out.append("ifindex ").append(std::to_string(request.ifindex)); };
   switch (request.kind) {
     case LinkRequest::Kind::kGet:
-      return "a netlink lookup of " + link;
+      out.append("a netlink lookup of ");
+      link();
+      return out;
     case LinkRequest::Kind::kByName:
-      return "a netlink lookup of the name " + request.name;
+      return out.append("a netlink lookup of the name ").append(request.name);
     case LinkRequest::Kind::kSet:
-      return "a netlink change of " + link +
-             (request.name.empty() ? "" : ": name " + request.name) +
-             (request.mtu
-                  ? (request.name.empty() ? ": MTU " : ", MTU ") + std::to_string(*request.mtu)
-                  : "");
+      out.append("a netlink change of ");
+      link();
+      if (!request.name.empty()) {
+        out.append(": name ").append(request.name);
+      }
+      if (request.mtu) {
+        out.append(request.name.empty() ? ": MTU " : ", MTU ").append(std::to_string(*request.mtu));
+      }
+      return out;
     case LinkRequest::Kind::kAddAltname:
-      return "a netlink request adding altname " + request.name + " to " + link;
+      out.append("a netlink request adding altname ").append(request.name).append(" to ");
+      link();
+      return out;
     case LinkRequest::Kind::kDelAltname:
-      return "a netlink request taking altname " + request.name + " from " + link;
+      out.append("a netlink request taking altname ").append(request.name).append(" from ");
+      link();
+      return out;
     case LinkRequest::Kind::kSetVfGuids:
-      return "a netlink change of VF " + std::to_string(request.vf) + "'s GUIDs on " + link;
+      out.append("a netlink change of VF ")
+          .append(std::to_string(request.vf))
+          .append("'s GUIDs on ");
+      link();
+      return out;
   }
   return "a netlink request";
 }
