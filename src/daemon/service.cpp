@@ -50,7 +50,7 @@ int Service::run() {
   files_.flush();
   start_bringup();
   const int code = loop_.run();
-  files_.flush();  // what vfreadyctl shows once vfreadyd is gone
+  files_.flush_pending();  // what vfreadyctl shows once vfreadyd is gone
   log::info({}, "kernel calls since start: " + host::kernel_calls().describe());
   return code;
 }

@@ -55,6 +55,13 @@ class StatusFiles {
   void changed();
   // Written now.
   void flush();
+  // Written now if a change waits for its write (as vfreadyd exits: a status written
+  // since it last changed is not rendered again, each VF, to say the same).
+  void flush_pending() {
+    if (scheduled_) {
+      flush();
+    }
+  }
 
  private:
   void write(const std::optional<std::string>& path, const std::string& what,
