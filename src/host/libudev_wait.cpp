@@ -50,13 +50,13 @@ void LibudevWait::unsubscribe(int fd) {
   }
 }
 
-void LibudevWait::watch(int fd, const std::string& pci) { watchers_[pci] = fd; }
+void LibudevWait::watch(int fd, const model::PciAddress& pci) { watchers_[pci] = fd; }
 
-void LibudevWait::watch_netdev(int fd, const std::string& pci, int ifindex) {
-  netdev_watchers_[ifindex] = {fd, pci};
+void LibudevWait::watch_netdev(int fd, const model::PciAddress& pci, int ifindex) {
+  netdev_watchers_.insert_or_assign(ifindex, std::pair{fd, pci});
 }
 
-void LibudevWait::unwatch(int fd, const std::string& pci, int ifindex) {
+void LibudevWait::unwatch(int fd, const model::PciAddress& pci, int ifindex) {
   if (const auto it = watchers_.find(pci); it != watchers_.end() && it->second == fd) {
     watchers_.erase(it);
   }
@@ -66,7 +66,7 @@ void LibudevWait::unwatch(int fd, const std::string& pci, int ifindex) {
   }
 }
 
-bool LibudevWait::take_woken(int fd, std::vector<std::string>* pcis) {
+bool LibudevWait::take_woken(int fd, std::vector<model::PciAddress>* pcis) {
   if (auto it = woken_.find(fd); it != woken_.end()) {
     pcis->assign(it->second.begin(), it->second.end());
     woken_.erase(it);
@@ -74,7 +74,7 @@ bool LibudevWait::take_woken(int fd, std::vector<std::string>* pcis) {
   return woken_all_.erase(fd) > 0;
 }
 
-std::optional<AddedNetdev> LibudevWait::take_added(const std::string& pci, bool* look) {
+std::optional<AddedNetdev> LibudevWait::take_added(const model::PciAddress& pci, bool* look) {
   // Nothing to wait for without udevd, once events were lost, or once a
   // wait timed out with no add heard at all.
   *look = !devices_.udev_active() || lost_ != 0 || (add_missed_ && adds_heard_ == 0);
@@ -118,9 +118,9 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
     }
     initialized_.insert(e.ifindex);
     const auto pci = pci_of_netdev_devpath(e.devpath);
-    if (const auto it = watchers_.find(pci); it != watchers_.end()) {
+    if (const auto it = pci ? watchers_.find(*pci) : watchers_.end(); it != watchers_.end()) {
       wake.insert(it->second);
-      woken_[it->second].insert(pci);
+      woken_[it->second].insert(*pci);
     }
     if (const auto it = netdev_watchers_.find(e.ifindex); it != netdev_watchers_.end()) {
       wake.insert(it->second.first);
@@ -129,12 +129,12 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
     if (e.action != "add") {
       continue;
     }
-    if (!pci.empty() && !going_.contains(e.ifindex)) {
+    if (pci && !going_.contains(e.ifindex)) {
       ++adds_heard_;
       last_add_ = Clock::now();
       // Two netdevs of one function (an IPoIB child beside its parent): which is the
       // probe's is for sysfs to say.
-      auto [it, fresh] = added_.try_emplace(pci, Added{{e.ifindex, e.name}});
+      auto [it, fresh] = added_.try_emplace(*pci, Added{{e.ifindex, e.name}});
       if (!fresh && it->second.netdev.ifindex != e.ifindex) {
         it->second.ambiguous = true;
       }
@@ -152,7 +152,7 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
   }
 }
 
-void LibudevWait::forget_added(const std::string& pci, int ifindex) {
+void LibudevWait::forget_added(const model::PciAddress& pci, int ifindex) {
   added_.erase(pci);
   if (ifindex > 0) {
     going_.insert(ifindex);  // until its remove is heard

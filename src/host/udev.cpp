@@ -76,26 +76,14 @@ Received receive_one(int fd, std::span<uint8_t> buf, std::vector<UdevNetdevEvent
 
 }  // namespace
 
-std::string pci_of_netdev_devpath(const std::string& devpath) {
+std::optional<model::PciAddress> pci_of_netdev_devpath(std::string_view devpath) {
   const auto net = devpath.rfind("/net/");
-  if (net == std::string::npos || net == 0) {
-    return "";
+  if (net == std::string_view::npos || net == 0) {
+    return std::nullopt;
   }
   const auto start = devpath.rfind('/', net - 1);
-  const std::string_view name(devpath.data() + start + 1, net - start - 1);
-  // dddd:bb:dd.f, or a wider domain (VMD): as vfready writes it, or not a PCI function's.
-  // The kernel's own spelling (lower case, four-digit domain: every event of a DGX) is
-  // vfready's as it is.
-  const auto hex = [&](std::size_t i) {
-    return (name[i] >= '0' && name[i] <= '9') || (name[i] >= 'a' && name[i] <= 'f');
-  };
-  if (name.size() == 12 && name[4] == ':' && name[7] == ':' && name[10] == '.' && hex(0) &&
-      hex(1) && hex(2) && hex(3) && hex(5) && hex(6) && (name[8] == '0' || name[8] == '1') &&
-      hex(9) && name[11] >= '0' && name[11] <= '7') {
-    return std::string(name);
-  }
-  const auto pci = model::PciAddress::parse(name);
-  return pci ? pci.value().str() : "";
+  const auto pci = model::PciAddress::parse(devpath.substr(start + 1, net - start - 1));
+  return pci ? std::optional(pci.value()) : std::nullopt;
 }
 
 udev* new_context() {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/model/pci_address.hpp"
 
+#include <array>
+#include <optional>
+
 #include "text.hpp"
 
 namespace vfready::model {
@@ -12,9 +15,47 @@ Error invalid(std::string_view text, std::string_view why) {
                " (expected domain:bus:device.function, e.g. 0000:18:00.0)"};
 }
 
+// A hex digit's value, -1 for any other character.
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  const char lower = static_cast<char>(c | 0x20);
+  return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
+}
+
+// "dddd:bb:dd.f", the kernel's own spelling (every device of a DGX, every udev event):
+// read without from_chars. Nothing when the text is not in it.
+std::optional<PciAddress> parse_kernel_spelling(std::string_view t) {
+  constexpr std::size_t kLength = 12;
+  if (t.size() != kLength || t[4] != ':' || t[7] != ':' || t[10] != '.' || t[11] < '0' ||
+      t[11] > '7') {
+    return std::nullopt;
+  }
+  constexpr std::array<std::size_t, 8> kAt = {0, 1, 2, 3, 5, 6, 8, 9};  // the hex digits
+  std::array<int, 8> v{};
+  for (std::size_t i = 0; i < kAt.size(); ++i) {
+    v.at(i) = hex_value(t[kAt.at(i)]);
+    if (v.at(i) < 0) {
+      return std::nullopt;
+    }
+  }
+  const int device = (v[6] << 4) | v[7];
+  if (device > 0x1f) {
+    return std::nullopt;
+  }
+  return PciAddress::from_parts(
+      static_cast<uint32_t>((v[0] << 12) | (v[1] << 8) | (v[2] << 4) | v[3]),
+      static_cast<uint8_t>((v[4] << 4) | v[5]), static_cast<uint8_t>(device),
+      static_cast<uint8_t>(t[11] - '0'));
+}
+
 }  // namespace
 
 Result<PciAddress> PciAddress::parse(std::string_view text) {
+  if (const auto quick = parse_kernel_spelling(text)) {
+    return *quick;
+  }
   std::string_view rest = text;
   uint64_t domain = 0;
   // Domain present when there are two colons.

@@ -25,7 +25,7 @@ void add(std::vector<model::Problem>& to, const StepResult& result) {
 Task<Done> settle(PfRun& run, VfWork& vs, Clock::time_point deadline, int udev_fd) {
   auto until = run_until(
       run.os, deadline, [&] { return settle_vf(run, vs, host::UdevWait::Netdev::kExisting); },
-      UdevWatch{udev_fd, vs.pci.str()});
+      UdevWatch{udev_fd, vs.pci});
   const auto settled = co_await until;
   add(vs.problems, settled);
   co_return Done{};

@@ -203,7 +203,7 @@ Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget
 
 // Unbinds VF `vf`, its netdev `ifindex` (0: none known) about to go: the problem, if any.
 Task<std::optional<model::Problem>> unbind(PfRun& run, model::PciAddress vf, int ifindex) {
-  run.os.udev.forget_added(vf.str(), ifindex);  // the probe after waits for its own netdev
+  run.os.udev.forget_added(vf, ifindex);  // the probe after waits for its own netdev
   auto unbound = answer(run.os.calls.start_unbind_vf(run.target.pci, vf, kDriver));
   const int err = co_await unbound;
   co_return unbind_problem(run, vf, err);

@@ -88,7 +88,7 @@ Task<StepResult> run_until(PfHost& os, host::Clock::time_point deadline,
     if (watch.fd >= 0) {
       uint64_t count = 0;  // heard, or a bound: the step looks again either way
       static_cast<void>(::read(watch.fd, &count, sizeof count));
-      std::vector<std::string> woken;
+      std::vector<model::PciAddress> woken;
       static_cast<void>(os.udev.take_woken(watch.fd, &woken));
     }
     if (Clock::now() >= ask_at) {

@@ -55,7 +55,7 @@ VfRequests::Answer VfRequests::probe(VfRequest& r) {
   const auto& vs = run_.vfs[r.at];
   if (udev_fd_ >= 0) {
     // From its probe to the end of its udev step, the events of its netdev wake the pass.
-    run_.os.udev.watch(udev_fd_, vs.pci.str());
+    run_.os.udev.watch(udev_fd_, vs.pci);
   }
   r.call = run_.os.calls.start_probe_vf(run_.target.pci, vs.pci, vs.index, run_.info.ofed_sriov);
   probing_ = static_cast<std::size_t>(&r - requests_.data());
@@ -98,7 +98,7 @@ VfRequests::Answer VfRequests::netdev(VfRequest& r, Clock::time_point now) {
   // udev's add names the netdev the probe made (ifindex and name) and says udev is done
   // with it: nothing to look up in sysfs or netlink.
   bool look = false;
-  if (auto added = run_.os.udev.take_added(vs.pci.str(), &look)) {
+  if (auto added = run_.os.udev.take_added(vs.pci, &look)) {
     vs.ifindex = added->ifindex;
     vs.name = std::move(added->name);
     r.announced = true;
@@ -135,7 +135,7 @@ VfRequests::Answer VfRequests::udev(VfRequest& r, Clock::time_point now) {
   // netdev udev is done with), and once events were lost, at each look, but once only.
   const bool known = !vs.in_use && vs.ifindex != 0;
   if (known && r.watched != vs.ifindex && udev_fd_ >= 0) {
-    run_.os.udev.watch_netdev(udev_fd_, vs.pci.str(), vs.ifindex);
+    run_.os.udev.watch_netdev(udev_fd_, vs.pci, vs.ifindex);
     r.watched = vs.ifindex;
   }
   if (known) {
@@ -263,7 +263,7 @@ VfRequests::Answer VfRequests::resetting_guid(VfRequest& r, Clock::time_point no
 
 VfRequests::Answer VfRequests::start_unbind(VfRequest& r) {
   const auto& vs = run_.vfs[r.at];
-  run_.os.udev.forget_added(vs.pci.str(), vs.ifindex);  // its probe waits for its own netdev
+  run_.os.udev.forget_added(vs.pci, vs.ifindex);  // its probe waits for its own netdev
   r.unbind_call = run_.os.calls.start_unbind_vf(run_.target.pci, vs.pci, "mlx5_core");
   r.step = Step::kUnbinding;
   return Answer::kDone;
@@ -284,7 +284,7 @@ VfRequests::Answer VfRequests::unbinding(VfRequest& r, Clock::time_point now) {
 
 void VfRequests::stop_watching(VfRequest& r) {
   if (udev_fd_ >= 0) {
-    run_.os.udev.unwatch(udev_fd_, run_.vfs[r.at].pci.str(), r.watched);
+    run_.os.udev.unwatch(udev_fd_, run_.vfs[r.at].pci, r.watched);
   }
   r.watched = 0;
 }

@@ -33,14 +33,10 @@ VfRequests::~VfRequests() {
   }
 }
 
-VfRequest* VfRequests::by_pci(const std::string& pci) {
-  const auto address = model::PciAddress::parse(pci);
-  if (!address) {
-    return nullptr;
-  }
-  const auto it = std::lower_bound(by_pci_.begin(), by_pci_.end(), *address,
+VfRequest* VfRequests::by_pci(const model::PciAddress& pci) {
+  const auto it = std::lower_bound(by_pci_.begin(), by_pci_.end(), pci,
                                    [](const auto& e, const auto& a) { return e.first < a; });
-  return it != by_pci_.end() && it->first == *address ? &requests_[it->second] : nullptr;
+  return it != by_pci_.end() && it->first == pci ? &requests_[it->second] : nullptr;
 }
 
 void VfRequests::add(std::size_t at, VfRequest::Step first) {

@@ -53,13 +53,13 @@ class ScriptedUdev final : public host::UdevWait {
     }
     tell();
   }
-  void watch_netdev(int /*fd*/, const std::string& pci, int ifindex) override {
-    netdevs_[ifindex] = pci;
+  void watch_netdev(int /*fd*/, const model::PciAddress& pci, int ifindex) override {
+    netdevs_[ifindex] = pci.str();
   }
-  void watch(int /*fd*/, const std::string& pci) override { watched.insert(pci); }
-  void unwatch(int /*fd*/, const std::string& pci, int ifindex) override {
-    watched.erase(pci);
-    if (const auto it = netdevs_.find(ifindex); it != netdevs_.end() && it->second == pci) {
+  void watch(int /*fd*/, const model::PciAddress& pci) override { watched.insert(pci.str()); }
+  void unwatch(int /*fd*/, const model::PciAddress& pci, int ifindex) override {
+    watched.erase(pci.str());
+    if (const auto it = netdevs_.find(ifindex); it != netdevs_.end() && it->second == pci.str()) {
       netdevs_.erase(it);
     }
   }
@@ -71,14 +71,18 @@ class ScriptedUdev final : public host::UdevWait {
 
   bool no_fd = false;  // subscribe() has no descriptor to give
   int subscribe() override { return no_fd ? -1 : fd_; }
-  bool take_woken(int /*fd*/, std::vector<std::string>* pcis) override {
-    pcis->assign(woken_.begin(), woken_.end());
+  bool take_woken(int /*fd*/, std::vector<model::PciAddress>* pcis) override {
+    pcis->clear();
+    for (const auto& pci : woken_) {
+      pcis->push_back(model::PciAddress::parse(pci).value());
+    }
     woken_.clear();
     return false;
   }
-  std::optional<host::AddedNetdev> take_added(const std::string& pci, bool* out_look) override {
+  std::optional<host::AddedNetdev> take_added(const model::PciAddress& pci,
+                                              bool* out_look) override {
     *out_look = look;
-    const auto it = added_.find(pci);
+    const auto it = added_.find(pci.str());
     if (look || it == added_.end()) {
       return std::nullopt;
     }

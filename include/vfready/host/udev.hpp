@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,8 +22,9 @@
 // neither of udev's files.
 namespace vfready::host {
 
-// The PCI function a netdev's DEVPATH is under ("0000:10:00.1"), "" when it is not one's.
-std::string pci_of_netdev_devpath(const std::string& devpath);
+// The PCI function a netdev's DEVPATH is under ("/devices/.../0000:10:00.1/net/ib0"),
+// nothing when it is not one's.
+std::optional<model::PciAddress> pci_of_netdev_devpath(std::string_view devpath);
 
 // A monitor of udev's netdev events. Not thread-safe.
 class UdevMonitor {
@@ -111,14 +113,14 @@ class LibudevWait final : public UdevWait {
   ~LibudevWait() override;
   LibudevWait(const LibudevWait&) = delete;
   LibudevWait& operator=(const LibudevWait&) = delete;
-  void forget_added(const std::string& pci, int ifindex) override;
+  void forget_added(const model::PciAddress& pci, int ifindex) override;
   int subscribe() override;
   void unsubscribe(int fd) override;
-  void watch(int fd, const std::string& pci) override;
-  void watch_netdev(int fd, const std::string& pci, int ifindex) override;
-  void unwatch(int fd, const std::string& pci, int ifindex) override;
-  bool take_woken(int fd, std::vector<std::string>* pcis) override;
-  std::optional<AddedNetdev> take_added(const std::string& pci, bool* look) override;
+  void watch(int fd, const model::PciAddress& pci) override;
+  void watch_netdev(int fd, const model::PciAddress& pci, int ifindex) override;
+  void unwatch(int fd, const model::PciAddress& pci, int ifindex) override;
+  bool take_woken(int fd, std::vector<model::PciAddress>* pcis) override;
+  std::optional<AddedNetdev> take_added(const model::PciAddress& pci, bool* look) override;
   void add_missed() override;
   Clock::time_point last_add() override;
   bool initialized_now(int ifindex, Netdev netdev, bool ask) override;
@@ -135,16 +137,17 @@ class LibudevWait final : public UdevWait {
     AddedNetdev netdev;
     bool ambiguous = false;  // another netdev was announced for the function too
   };
-  std::map<std::string, Added> added_;  // by PCI function: announced, not taken
+  std::map<model::PciAddress, Added> added_;  // by PCI function: announced, not taken
   std::set<int> going_;           // netdevs an unbind takes away: their late adds are not taken
   uint64_t adds_heard_ = 0;       // adds with a PCI function, this pass
   Clock::time_point last_add_{};  // when the last of them was heard
   bool add_missed_ = false;       // a wait for an add timed out
   std::vector<int> subscribers_;  // eventfds of the callers that wait on many
-  std::map<std::string, int> watchers_;  // PCI function -> the eventfd its events wake
-  std::map<int, std::pair<int, std::string>> netdev_watchers_;  // ifindex -> eventfd, function
-  std::map<int, std::set<std::string>> woken_;  // eventfd -> the functions that woke it
-  std::set<int> woken_all_;                     // eventfds woken by lost events
+  std::map<model::PciAddress, int> watchers_;  // PCI function -> the eventfd its events wake
+  std::map<int, std::pair<int, model::PciAddress>>
+      netdev_watchers_;                               // ifindex -> eventfd, function
+  std::map<int, std::set<model::PciAddress>> woken_;  // eventfd -> the functions that woke it
+  std::set<int> woken_all_;                           // eventfds woken by lost events
   uint64_t lost_ = 0;  // how often events were lost: waiters then look their netdev up
 };
 

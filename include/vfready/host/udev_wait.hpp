@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "vfready/host/clock.hpp"
+#include "vfready/model/pci_address.hpp"
 
 // Waiting for udev to finish with a netdev (its add event processed, renames
 // included), event driven: the caller waits on an event fd and its own bounds.
@@ -26,7 +27,7 @@ class UdevWait {
   virtual ~UdevWait() = default;
   // Forgets what was announced for `pci`: its netdev `ifindex` (0: not known) is about
   // to go (an unbind), and an add of it heard later is not taken for the next one's.
-  virtual void forget_added(const std::string& /*pci*/, int /*ifindex*/) {}
+  virtual void forget_added(const model::PciAddress& /*pci*/, int /*ifindex*/) {}
 
   // Nothing here blocks: a caller waits on the fd below (with what else it waits on) and
   // looks again.
@@ -38,21 +39,21 @@ class UdevWait {
   // The netdev events of PCI function `pci` (a VF) wake `fd` from now on, and so do those
   // of netdev `ifindex` (once known), named as `pci`'s: a netdev's DEVPATH need not be
   // under its function (a virtual one's is not).
-  virtual void watch(int /*fd*/, const std::string& /*pci*/) {}
-  virtual void watch_netdev(int /*fd*/, const std::string& /*pci*/, int /*ifindex*/) {}
+  virtual void watch(int /*fd*/, const model::PciAddress& /*pci*/) {}
+  virtual void watch_netdev(int /*fd*/, const model::PciAddress& /*pci*/, int /*ifindex*/) {}
   // The events of `pci`, and of its netdev `ifindex` (0: none watched), no longer wake
   // `fd` (its wait is over: the pass's own renames that follow would only wake it).
-  virtual void unwatch(int /*fd*/, const std::string& /*pci*/, int /*ifindex*/) {}
+  virtual void unwatch(int /*fd*/, const model::PciAddress& /*pci*/, int /*ifindex*/) {}
   // The watched PCI functions whose events woke `fd` since the last call, each once; true
   // when events were lost meanwhile (every netdev is to be looked at again).
-  virtual bool take_woken(int /*fd*/, std::vector<std::string>* /*pcis*/) { return false; }
+  virtual bool take_woken(int /*fd*/, std::vector<model::PciAddress>* /*pcis*/) { return false; }
   // What udev's add said of `pci` (a PCI function, the device its DEVPATH is under) since
   // the pass began listening: the netdev, initialized, and taken (a later probe of the
   // function waits for its own). Or
   // nothing: with *look set when no add is to be waited for (no udevd, events lost, two
   // netdevs announced, none heard after a wait that timed out), so that the caller looks
   // in sysfs; else the add has not come yet.
-  virtual std::optional<AddedNetdev> take_added(const std::string& /*pci*/, bool* look) {
+  virtual std::optional<AddedNetdev> take_added(const model::PciAddress& /*pci*/, bool* look) {
     *look = true;
     return std::nullopt;
   }

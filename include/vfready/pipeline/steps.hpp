@@ -130,7 +130,7 @@ inline constexpr std::chrono::seconds kAskLibudevAfter{1};
 // UdevWait::subscribe() (-1: none, the step looks again at its bounds) and the VF.
 struct UdevWatch {
   int fd = -1;
-  std::string pci;
+  model::PciAddress pci = model::PciAddress::from_parts(0, 0, 0, 0);  // with an fd: the VF
 };
 // Runs `step` until it is done or failed, waiting in between as it asks (on udev through
 // `watch`, asking libudev after a second and at the deadline; or for the step's retry),

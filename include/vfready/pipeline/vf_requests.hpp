@@ -156,7 +156,7 @@ class VfRequests {
   // A VF's PCI address -> its request, sorted by address (a map's node for each of a
   // node's 2,032 VFs cost five times the memory).
   std::vector<std::pair<model::PciAddress, std::size_t>> by_pci_;
-  [[nodiscard]] VfRequest* by_pci(const std::string& pci);
+  [[nodiscard]] VfRequest* by_pci(const model::PciAddress& pci);
   std::optional<std::size_t> probing_;  // the request whose probe (or reprobe) is under way
   std::set<std::size_t> in_line_;       // those waiting for their turn to probe
   std::set<std::size_t> naming_line_;   // those waiting for the node's naming turn
@@ -172,8 +172,8 @@ class VfRequests {
   static bool waits(const VfRequest& r);
   void list_waiting(VfRequest& r);
   void prune_waiting();
-  int udev_fd_ = -1;                // udev's events, for these requests
-  std::vector<std::string> woken_;  // the VFs udev's events named (step_pending)
+  int udev_fd_ = -1;                      // udev's events, for these requests
+  std::vector<model::PciAddress> woken_;  // the VFs udev's events named (step_pending)
 };
 
 }  // namespace vfready::pipeline
