@@ -251,8 +251,10 @@ std::set<std::size_t> VfRequests::finished() const {
   return out;
 }
 
-Wait VfRequests::waiting_on() const {
-  Wait w;
+const Wait& VfRequests::waiting_on() {
+  auto& w = wait_;
+  w.fds.clear();
+  w.until = Clock::time_point::max();
   bool on_udev = false;
   const auto on_call = [&w](const auto& call) {
     w.until = std::min(w.until, call->until());

@@ -64,16 +64,22 @@ struct PromiseBase {
 
   // co_await Wait{...}: suspends the whole chain until the driver resumes it.
   struct WaitAwaiter {
-    Wait wait;
+    Wait owned;                   // a Wait given as a value
+    const Wait* given = nullptr;  // or the awaiting task's own, which outlives the wait
     bool await_ready() const noexcept { return false; }
     template <class P>
     void await_suspend(std::coroutine_handle<P> h) {
-      h.promise().slot->wait = std::move(wait);
-      h.promise().slot->resume = h;
+      // Copied into the slot's Wait, whose list of fds keeps its room from turn to turn.
+      const Wait& wait = given != nullptr ? *given : owned;
+      auto& slot = *h.promise().slot;
+      slot.wait.fds.assign(wait.fds.begin(), wait.fds.end());
+      slot.wait.until = wait.until;
+      slot.resume = h;
     }
     void await_resume() const noexcept {}
   };
-  WaitAwaiter await_transform(Wait wait) { return {std::move(wait)}; }
+  WaitAwaiter await_transform(Wait&& wait) { return {std::move(wait), nullptr}; }
+  WaitAwaiter await_transform(const Wait& wait) { return {{}, &wait}; }
   // A task awaited from another: its own awaiter (a reference to it, never a copy).
   template <class A>
   auto await_transform(A& task) noexcept {

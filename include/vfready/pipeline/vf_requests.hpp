@@ -102,7 +102,8 @@ class VfRequests {
   std::set<std::size_t> run();
   // For a driver that waits for them: what the requests wait on now (until ended()),
   // and, once that has come (or not: a look too early is harmless), their next steps.
-  [[nodiscard]] Wait waiting_on() const;
+  // The same Wait each time, made again (its list of fds keeps its room between turns).
+  [[nodiscard]] const Wait& waiting_on();
   void resume();
   [[nodiscard]] bool ended() const;
   // The VFs finished (indexes in run.vfs), not those left to the rest of the pass.
@@ -173,6 +174,7 @@ class VfRequests {
   void list_waiting(VfRequest& r);
   void prune_waiting();
   int udev_fd_ = -1;                      // udev's events, for these requests
+  Wait wait_;                             // waiting_on()'s
   std::vector<model::PciAddress> woken_;  // the VFs udev's events named (step_pending)
 };
 
