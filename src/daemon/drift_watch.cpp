@@ -3,7 +3,8 @@
 
 #include <poll.h>
 
-#include <map>
+#include <algorithm>
+#include <numeric>
 
 #include "log.hpp"
 
@@ -41,16 +42,25 @@ void DriftWatch::on_link_events() {
   // A link is judged by what it is now, so once a batch, at its last event: the earlier
   // ones (a pass's MTU change under the kernel's name, then its rename) would each be
   // judged against the same link and tell one drift many times.
-  std::map<int, std::size_t> last;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    last[events[i].ifindex] = i;
+  // (The events by ifindex, then by order: the last of each run is its link's last.)
+  auto& order = order_;
+  order.resize(events.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return events[a].ifindex < events[b].ifindex;
+  });
+  auto& last = last_;
+  last.assign(events.size(), false);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    last[order[k]] =
+        k + 1 == order.size() || events[order[k + 1]].ifindex != events[order[k]].ifindex;
   }
   for (std::size_t i = 0; i < events.size(); ++i) {
     const auto& e = events[i];
     if (e.removed) {
       judged_from_links_.erase(e.ifindex);
     }
-    if (last[e.ifindex] != i) {
+    if (!last[i]) {
       continue;
     }
     if (auto drift = judge_link_event(e)) {

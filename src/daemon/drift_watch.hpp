@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "drift.hpp"
 #include "event_loop.hpp"
@@ -82,6 +83,10 @@ class DriftWatch {
   std::shared_ptr<host::UdevEventReader> udev_;
   // Netdevs judged as new from a link event (udev not heard), until they go.
   std::set<int> judged_from_links_;
+  // A batch's events in order of their link (on_link_events), and whether each is its
+  // link's last: kept between batches, so that a batch takes no memory of its own.
+  std::vector<std::size_t> order_;
+  std::vector<bool> last_;
   int batches_ = 0;                   // Batches alive
   std::optional<NetdevIndex> index_;  // while one is
 };

@@ -126,7 +126,8 @@ bool PfPasses::turn() {
     return false;
   }
   bool also = false;
-  std::vector<Driven*> ready;
+  auto& ready = ready_;
+  ready.clear();
   for (int i = 0; i < n; ++i) {
     const int fd = events_[static_cast<std::size_t>(i)].data.fd;
     also = also || fd == also_;
@@ -136,7 +137,8 @@ bool PfPasses::turn() {
     }
   }
   const auto now = Clock::now();
-  std::vector<Driven*> resumed;
+  auto& resumed = resumed_;
+  resumed.clear();
   try {
     for (auto& d : pfs_) {
       if (!d->ended && (d->slot.wait.until <= now ||
@@ -208,7 +210,8 @@ void PfPasses::follow(const std::vector<Driven*>& resumed) {
   // Only the passes that went on can wait on other fds than they did: theirs are taken
   // out of the set and entered again (one may be a file it opened since, under the
   // number of one it closed); the others' are as they were.
-  std::vector<int> left;       // fds a pass no longer waits on
+  auto& left = left_;  // fds a pass no longer waits on
+  left.clear();
   Driven* entering = nullptr;  // the pass whose fds are being entered
   try {
     for (Driven* d : resumed) {

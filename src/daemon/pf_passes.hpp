@@ -79,6 +79,11 @@ class PfPasses {
   // went on only: a turn costs what they wait on, not what every pass does.
   std::vector<std::vector<Driven*>> by_fd_;
   std::vector<epoll_event> events_;  // epoll_wait's, kept between turns
+  // A turn's lists, kept between turns (their room is taken once): the passes whose fds
+  // are readable, those resumed, the fds no pass waits on any more (follow()).
+  std::vector<Driven*> ready_;
+  std::vector<Driven*> resumed_;
+  std::vector<int> left_;
 };
 
 }  // namespace vfready::daemon
