@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vfready/host/device_calls.hpp"
@@ -20,8 +21,9 @@ inline constexpr std::size_t kBatch = 14;
 // end, or -1 with *err set.
 int spawn(int* err);
 
-// A batch of at most kBatch calls as one message.
-std::string encode(std::span<const DeviceOp> ops);
+// A batch of at most kBatch calls as one message; a file's path under `root` when one
+// is given.
+std::string encode(std::span<const DeviceOp> ops, std::string_view root = {});
 // The calls of an encoded batch (empty when it is not one).
 std::vector<DeviceOp> decode_request(const std::string& request);
 // The helper's answer to a batch; false when it is not one.

@@ -120,15 +120,16 @@ DeviceCalls::Pending::~Pending() {
 }
 
 DeviceCalls::Started DeviceCalls::start(const std::string& device, std::span<const DeviceOp> ops,
-                                        std::chrono::milliseconds deadline) {
+                                        std::chrono::milliseconds deadline, std::string_view root) {
   const auto now = Clock::now();
-  return start_until(device, ops, deadline, now, now + deadline);
+  return start_until(device, ops, deadline, now, now + deadline, root);
 }
 
 DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
                                               std::span<const DeviceOp> ops,
                                               std::chrono::milliseconds deadline,
-                                              Clock::time_point started, Clock::time_point until) {
+                                              Clock::time_point started, Clock::time_point until,
+                                              std::string_view root) {
   Started out;
   if (ops.empty() || ops.size() > kMaxOps) {
     out.answer.push_back({EINVAL, {}});
@@ -149,7 +150,7 @@ DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
     out.answer.push_back({err, {}});
     return out;
   }
-  auto request = helper::encode(ops);
+  auto request = helper::encode(ops, root);
   if (::send(h.fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
     out.answer.push_back({errno, {}});
     ::close(h.fd);
@@ -193,13 +194,14 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
 
 std::vector<DeviceOpResult> DeviceCalls::run(const std::string& device,
                                              std::span<const DeviceOp> ops,
-                                             std::chrono::milliseconds deadline) {
+                                             std::chrono::milliseconds deadline,
+                                             std::string_view root) {
   std::vector<DeviceOpResult> results;
   const auto started = Clock::now();
   const auto until = started + deadline;
   for (std::size_t at = 0; at < ops.size(); at += kMaxOps) {
     const auto batch = ops.subspan(at, std::min(kMaxOps, ops.size() - at));
-    auto call = start_until(device, batch, deadline, started, until);
+    auto call = start_until(device, batch, deadline, started, until, root);
     if (!call.pending) {
       results.insert(results.end(), call.answer.begin(), call.answer.end());
       return results;

@@ -95,17 +95,15 @@ void count_made(const std::vector<DeviceOp>& ops, std::size_t made) {
 std::vector<DeviceOpResult> RootedSysfs::on_device(const std::string& device,
                                                    std::vector<DeviceOp> ops,
                                                    std::chrono::milliseconds deadline) {
-  for (auto& op : ops) {
-    op.path = path(op.path);
-  }
   std::vector<DeviceOpResult> out;
   if (calls_) {
-    out = calls_->run(device, ops, deadline.count() == 0 ? read_deadline_ : deadline);
+    out = calls_->run(device, ops, deadline.count() == 0 ? read_deadline_ : deadline, root_);
   } else {
     for (const auto& op : ops) {
+      const auto file = path(op.path);
       out.push_back(op.kind == DeviceOp::Kind::kRead
-                        ? read_absolute(op.path)
-                        : DeviceOpResult{write_absolute(op.path, op.value), {}});
+                        ? read_absolute(file)
+                        : DeviceOpResult{write_absolute(file, op.value), {}});
       if (op.kind == DeviceOp::Kind::kWrite && out.back().err != 0) {
         break;
       }
@@ -120,11 +118,9 @@ DeviceCallStart RootedSysfs::start_on_device(const std::string& device, std::vec
   if (!calls_) {
     return {std::nullopt, on_device(device, std::move(ops), deadline)};
   }
-  for (auto& op : ops) {
-    op.path = path(op.path);
-  }
   count_made(ops, ops.size());  // counted as sent: how many a started call makes is not known yet
-  return calls_->start(device, ops, deadline.count() == 0 ? read_deadline_ : deadline);
+  // Each path under the root as the request is made: no second copy of each.
+  return calls_->start(device, ops, deadline.count() == 0 ? read_deadline_ : deadline, root_);
 }
 
 std::vector<DeviceOpResult> RootedSysfs::finish_on_device(DeviceCalls::Pending call) {
