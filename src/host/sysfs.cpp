@@ -123,6 +123,23 @@ DeviceCallStart RootedSysfs::start_on_device(const std::string& device, std::vec
   return calls_->start(device, ops, deadline.count() == 0 ? read_deadline_ : deadline, root_);
 }
 
+DeviceCallStart RootedSysfs::start_on_device_under(const std::string& device,
+                                                   std::string_view under,
+                                                   std::vector<DeviceOp> ops,
+                                                   std::chrono::milliseconds deadline) {
+  if (!calls_) {
+    for (auto& op : ops) {
+      op.path = std::string(under).append(1, '/').append(op.path);
+    }
+    return {std::nullopt, on_device(device, std::move(ops), deadline)};
+  }
+  count_made(ops, ops.size());  // as start_on_device() counts them
+  std::string dir;
+  dir.reserve(root_.size() + 1 + under.size());
+  dir.append(root_).append(1, '/').append(under);
+  return calls_->start(device, ops, deadline.count() == 0 ? read_deadline_ : deadline, dir);
+}
+
 std::vector<DeviceOpResult> RootedSysfs::finish_on_device(DeviceCalls::Pending call) {
   return calls_->finish(std::move(call));  // only a RootedSysfs with calls starts one
 }

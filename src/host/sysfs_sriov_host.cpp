@@ -58,9 +58,12 @@ StartedOnDevice<int>::Finish finisher(Sysfs& sysfs) {
 
 int last_err(const std::vector<DeviceOpResult>& got) { return got.back().err; }
 
-// A VF's probe, written to a drivers_probe its helper keeps open.
-DeviceOp probe_write(const model::PciAddress& vf) {
-  return {DeviceOp::Kind::kWrite, "bus/pci/drivers_probe", vf.str(), /*keep_open=*/true};
+// `ops` with their paths under `dir`, for a call made with whole paths.
+std::vector<DeviceOp> under(std::string_view dir, std::vector<DeviceOp> ops) {
+  for (auto& op : ops) {
+    op.path = std::string(dir).append(1, '/').append(op.path);
+  }
+  return ops;
 }
 
 }  // namespace
@@ -149,12 +152,19 @@ std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAd
 
 namespace {
 
-std::vector<DeviceOp> ofed_ops(const model::PciAddress& pf,
-                               std::span<const std::pair<uint16_t, model::Guid>> vfs,
+// The VFs' OFED files as paths under the PF's sriov/ ("12/node"): short enough to take
+// no memory of their own.
+std::vector<DeviceOp> ofed_ops(std::span<const std::pair<uint16_t, model::Guid>> vfs,
                                model::GuidPolicy policy) {
   std::vector<DeviceOp> ops;
+  ops.reserve(3 * vfs.size());
+  const std::string policy_text(model::to_string(policy));
   for (const auto& [index, guid] : vfs) {
-    add_ofed_writes(ops, pf, index, guid, policy);
+    const auto dir = std::to_string(index);
+    const auto text = guid.text();
+    ops.push_back({DeviceOp::Kind::kWrite, dir + "/node", text.str()});
+    ops.push_back({DeviceOp::Kind::kWrite, dir + "/port", text.str()});
+    ops.push_back({DeviceOp::Kind::kWrite, dir + "/policy", policy_text});
   }
   return ops;
 }
@@ -188,8 +198,8 @@ std::unique_ptr<StartedCall<OfedGuidErrors>> SysfsSriovHost::start_set_vf_guids_
     const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
     model::GuidPolicy policy) {
   // Each VF's three files within the bound one VF's have on their own.
-  auto call = sysfs_.start_on_device(pf.str(), ofed_ops(pf, vfs, policy),
-                                     deadlines_.other * static_cast<int64_t>(vfs.size()));
+  auto call = sysfs_.start_on_device_under(pf.str(), pf_dir(pf) + "sriov", ofed_ops(vfs, policy),
+                                           deadlines_.other * static_cast<int64_t>(vfs.size()));
   return std::make_unique<StartedOnDevice<OfedGuidErrors>>(
       finisher(sysfs_), std::move(call),
       [count = vfs.size()](const std::vector<DeviceOpResult>& got) {
@@ -223,15 +233,22 @@ namespace {
 // The ops of a VF's probe with the read-back of its binding and GUID, in one helper round
 // trip: the probe, the VF's uevent (DRIVER= while a driver has it: dev_uevent()), and
 // OFED's view of the GUID its port took (a call stops at a failed write: no reads then).
+// Paths under bus/pci. The probe is written to a drivers_probe its helper keeps open.
 std::vector<DeviceOp> probe_ops(const model::PciAddress& pf, const model::PciAddress& vf,
                                 uint16_t index, bool ofed) {
-  std::vector<DeviceOp> ops = {
-      probe_write(vf), {DeviceOp::Kind::kRead, "bus/pci/devices/" + vf.str() + "/uevent", {}}};
+  std::vector<DeviceOp> ops;
+  ops.reserve(3);
+  ops.push_back({DeviceOp::Kind::kWrite, "drivers_probe", vf.str(), /*keep_open=*/true});
+  ops.push_back({DeviceOp::Kind::kRead, "devices/" + vf.str() + "/uevent", {}});
   if (ofed) {
-    ops.push_back({DeviceOp::Kind::kRead, ofed_dir(pf, index) + "port", {}});
+    ops.push_back({DeviceOp::Kind::kRead,
+                   "devices/" + pf.str() + "/sriov/" + std::to_string(index) + "/port",
+                   {}});
   }
   return ops;
 }
+
+constexpr std::string_view kPciBus = "bus/pci";
 
 }  // namespace
 
@@ -259,8 +276,9 @@ ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
 ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
                                                const model::PciAddress& vf, uint16_t index,
                                                bool ofed) {
-  return probed(pf, index,
-                sysfs_.on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe));
+  return probed(
+      pf, index,
+      sysfs_.on_device(pf.str(), under(kPciBus, probe_ops(pf, vf, index, ofed)), deadlines_.probe));
 }
 
 std::unique_ptr<StartedProbe> SysfsSriovHost::start_probe_vf(const model::PciAddress& pf,
@@ -270,7 +288,8 @@ std::unique_ptr<StartedProbe> SysfsSriovHost::start_probe_vf(const model::PciAdd
   // port file).
   return std::make_unique<StartedOnDevice<ProbedVf>>(
       finisher(sysfs_),
-      sysfs_.start_on_device(pf.str(), probe_ops(pf, vf, index, ofed), deadlines_.probe),
+      sysfs_.start_on_device_under(pf.str(), kPciBus, probe_ops(pf, vf, index, ofed),
+                                   deadlines_.probe),
       [this, pf, index](const std::vector<DeviceOpResult>& got) { return probed(pf, index, got); });
 }
 

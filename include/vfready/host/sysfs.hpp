@@ -42,6 +42,11 @@ class Sysfs {
   // kernel call counts are taken at once.
   virtual DeviceCallStart start_on_device(const std::string& device, std::vector<DeviceOp> ops,
                                           std::chrono::milliseconds deadline) = 0;
+  // start_on_device() with each op's path under the directory `under` (relative to the
+  // root, as "bus/pci"): many ops' short paths, their directory written once a call.
+  virtual DeviceCallStart start_on_device_under(const std::string& device, std::string_view under,
+                                                std::vector<DeviceOp> ops,
+                                                std::chrono::milliseconds deadline) = 0;
   // A started call's answer, once its fd is readable or at its until() (DeviceCalls::finish).
   virtual std::vector<DeviceOpResult> finish_on_device(DeviceCalls::Pending call) = 0;
   // What keeps `device` stuck, if anything does.
@@ -66,6 +71,9 @@ class RootedSysfs final : public Sysfs {
                                         std::chrono::milliseconds deadline) override;
   DeviceCallStart start_on_device(const std::string& device, std::vector<DeviceOp> ops,
                                   std::chrono::milliseconds deadline) override;
+  DeviceCallStart start_on_device_under(const std::string& device, std::string_view under,
+                                        std::vector<DeviceOp> ops,
+                                        std::chrono::milliseconds deadline) override;
   std::vector<DeviceOpResult> finish_on_device(DeviceCalls::Pending call) override;
   std::optional<StuckCall> stuck(const std::string& device) override;
   bool exists(const std::string& rel) override;
