@@ -133,6 +133,14 @@ bool read_by_take(std::string_view key) {
 // return (truncate_nl(): some drivers send one). False when one is not ended, has no
 // '=' before such a cut, or is refused (take()). Properties vfready does not read are
 // not looked into further.
+constexpr std::array<bool, 256> kEndsKey = [] {
+  std::array<bool, 256> ends{};
+  for (const char c : {'=', '\n', '\r', '\0'}) {
+    ends.at(static_cast<unsigned char>(c)) = true;
+  }
+  return ends;
+}();
+
 bool read_properties(std::string_view text, Properties& p) {
   const char* at = text.data();
   const char* const end = at + text.size();
@@ -143,12 +151,12 @@ bool read_properties(std::string_view text, Properties& p) {
       return false;
     }
     // The key, up to its '=': a cut in it leaves the entry without one (keys are short:
-    // a walk over their bytes).
+    // a walk over their bytes, to the first that ends a key; the entry's NUL is one).
     const char* eq = at;
-    while (eq < nul && *eq != '=' && *eq != '\n' && *eq != '\r') {
+    while (!kEndsKey[static_cast<unsigned char>(*eq)]) {
       ++eq;
     }
-    if (eq == nul || *eq != '=') {
+    if (*eq != '=') {
       return false;
     }
     const std::string_view key(at, static_cast<std::size_t>(eq - at));
