@@ -42,6 +42,18 @@ std::size_t utf8_sequence(std::string_view s) {
   return 0;
 }
 
+// The bytes a JSON string cannot hold as they are: controls, '"', '\\', and those of
+// UTF-8 sequences (checked one by one). One look-up a byte.
+constexpr std::array<bool, 256> kNotPlain = [] {
+  std::array<bool, 256> out{};
+  for (std::size_t c = 0; c < out.size(); ++c) {
+    out.at(c) = c < 0x20 || c == '"' || c == '\\' || c >= 0x80;
+  }
+  return out;
+}();
+
+bool not_plain(char c) { return kNotPlain.at(static_cast<unsigned char>(c)); }
+
 }  // namespace
 
 void JsonWriter::separate() {
@@ -97,10 +109,7 @@ JsonWriter& JsonWriter::key(std::string_view name) {
   // Keys are names like "ifindex": written at once (comma, quotes and colon with it, in
   // one append) when nothing in them needs escaping.
   constexpr std::size_t kShort = 60;
-  const bool plain = std::all_of(name.begin(), name.end(), [](char ch) {
-    const auto c = static_cast<unsigned char>(ch);
-    return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
-  });
+  const bool plain = std::none_of(name.begin(), name.end(), not_plain);
   if (plain && name.size() <= kShort && !after_key_) {
     std::array<char, kShort + 4> buf;  // NOLINT: filled below, as far as written
     std::size_t n = 0;
@@ -138,11 +147,7 @@ JsonWriter& JsonWriter::value(std::string_view text) {
   while (i < text.size()) {
     // The run of bytes that need nothing, copied at once.
     std::size_t plain = i;
-    while (plain < text.size()) {
-      const auto c = static_cast<unsigned char>(text[plain]);
-      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) {
-        break;
-      }
+    while (plain < text.size() && !not_plain(text[plain])) {
       ++plain;
     }
     out_.append(text.data() + i, plain - i);

@@ -245,8 +245,9 @@ std::string json_text(const PfStatus& pf, int64_t started_unix_ms) {
 
 std::string json_text(const DaemonStatus& status, int64_t now_unix_ms) {
   std::string out;
-  // Some 200 bytes a VF and 2 KiB a PF: written without growing the text as it goes.
-  out.reserve(4096 + (status.pfs.size() * 2048) + (std::size_t{vf_count(status)} * 200));
+  // Some 200 bytes a VF (names longer than a DGX's make more) and 2 KiB a PF: written
+  // without growing the text as it goes, nor for the file's newline.
+  out.reserve(4096 + (status.pfs.size() * 2048) + (std::size_t{vf_count(status)} * 256));
   JsonWriter w(out);
   write_status(w, status, now_unix_ms);
   return out;
