@@ -107,34 +107,31 @@ JsonWriter& JsonWriter::end_array() {
 
 JsonWriter& JsonWriter::key(std::string_view name) {
   // Keys are names like "ifindex": written at once (comma, quotes and colon with it, in
-  // one append) when nothing in them needs escaping.
+  // one append) when nothing in them needs escaping, judged as they are copied.
   constexpr std::size_t kShort = 60;
-  const bool plain = std::none_of(name.begin(), name.end(), not_plain);
-  if (plain && name.size() <= kShort && !after_key_) {
+  if (name.size() <= kShort && !after_key_) {
     std::array<char, kShort + 4> buf;  // NOLINT: filled below, as far as written
-    std::size_t n = 0;
-    if (depth_ > 0) {
-      const uint64_t bit = uint64_t{1} << static_cast<unsigned>(depth_ - 1);
-      if ((written_ & bit) != 0) {
-        buf[n++] = ',';
-      }
-      written_ |= bit;
+    const uint64_t bit = depth_ > 0 ? uint64_t{1} << static_cast<unsigned>(depth_ - 1) : 0;
+    buf[0] = ',';
+    std::size_t n = 1;
+    buf[n++] = '"';
+    bool plain = true;
+    for (const char c : name) {
+      buf[n++] = c;  // NOLINT: n < kShort + 2
+      plain = plain && !not_plain(c);
     }
-    buf[n++] = '"';
-    std::copy(name.begin(), name.end(), buf.begin() + static_cast<std::ptrdiff_t>(n));
-    n += name.size();
-    buf[n++] = '"';
-    buf[n++] = ':';
-    out_.append(buf.data(), n);
-  } else if (plain) {
-    separate();
-    out_ += '"';
-    out_.append(name);
-    out_.append("\":", 2);
-  } else {
-    value(name);
-    out_ += ':';
+    if (plain) {
+      buf[n++] = '"';
+      buf[n++] = ':';
+      const std::size_t from = (written_ & bit) != 0 ? 0 : 1;
+      written_ |= bit;
+      out_.append(buf.data() + from, n - from);
+      after_key_ = true;
+      return *this;
+    }
   }
+  value(name);  // escaped as a value is (with its comma)
+  out_ += ':';
   after_key_ = true;
   return *this;
 }
