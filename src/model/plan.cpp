@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "vfready/model/guid_scheme.hpp"
 
@@ -95,40 +96,64 @@ Result<std::vector<Selected>> select_pfs(const Config& config, const HostInfo& h
   return out;
 }
 
+// Who a name or GUID is for, written out only for a message ("VF 3 of 0000:18:00.0"):
+// a plan of 2,000 VFs makes none of these texts when all is well.
+struct Who {
+  PciAddress pf;
+  int vf = -1;         // -1: the PF itself
+  std::string held{};  // or what holds it, as said (a netdev vfready leaves as it is)
+  [[nodiscard]] std::string text() const {
+    if (!held.empty()) {
+      return held;
+    }
+    return vf < 0 ? "PF " + pf.str() : "VF " + std::to_string(vf) + " of " + pf.str();
+  }
+};
+
+// A template's place in the config: `key`, or its element `index` when one is given.
+struct Key {
+  const char* key;
+  int index = -1;
+  [[nodiscard]] std::string text() const {
+    return index < 0 ? std::string(key) : std::string(key) + "[" + std::to_string(index) + "]";
+  }
+};
+
 // Renders and validates one name; the error says which template made it and for what.
 template <class Name>
-Result<Name> render(const NameTemplate& t, const Fields& fields, const PfConfig& entry,
-                    const std::string& key, const std::string& what) {
+Result<Name> render(const NameTemplate& t, const Fields& fields, const PfConfig& entry, Key key,
+                    const Who& what) {
   const auto text = t.render(fields);
   auto name = Name::parse(text);
   if (!name) {
-    return Error{entry.source + ": " + entry.json_path + "." + key + ": template \"" + t.text() +
-                 "\" gives " + name.error().message + " for " + what};
+    return Error{entry.source + ": " + entry.json_path + "." + key.text() + ": template \"" +
+                 t.text() + "\" gives " + name.error().message + " for " + what.text()};
   }
   return name;
 }
 
 struct Claims {
-  // name -> who has it, so a duplicate's message names both.
-  std::map<std::string, std::string> names;
-  std::map<Guid, std::string> guids;
+  // name -> who has it, so a duplicate's message names both (hashed: a name or two for
+  // each VF of the node, and every netdev already there).
+  std::unordered_map<std::string, Who> names;
+  std::map<Guid, Who> guids;
 };
 
-std::optional<Error> claim_name(Claims& claims, const std::string& name, const std::string& who,
+std::optional<Error> claim_name(Claims& claims, const std::string& name, const Who& who,
                                 const PfConfig& entry) {
   auto [it, inserted] = claims.names.emplace(name, who);
   if (inserted) {
     return std::nullopt;
   }
-  return Error{entry.source + ": " + entry.json_path + ": name \"" + name + "\" of " + who +
-               " is also the name of " + it->second + ": names must be unique on the node"};
+  return Error{entry.source + ": " + entry.json_path + ": name \"" + name + "\" of " + who.text() +
+               " is also the name of " + it->second.text() + ": names must be unique on the node"};
 }
 
 // Renders a name and claims it for `who`: an invalid or taken name is an error naming
 // the template's place in the config.
 template <class Name>
-Result<Name> claim(const NameTemplate& t, const Fields& fields, const PfConfig& entry,
-                   const std::string& key, const std::string& who, Claims& claims) {
+Result<Name> claim(const NameTemplate& t, const Fields& fields, const PfConfig& entry, Key key,
+                   const Who& who, Claims& claims) {
   auto name = render<Name>(t, fields, entry, key, who);
   if (!name) {
     return name;
@@ -141,12 +166,10 @@ Result<Name> claim(const NameTemplate& t, const Fields& fields, const PfConfig& 
 
 Result<std::vector<AltName>> claim_altnames(const std::vector<NameTemplate>& templates,
                                             const Fields& fields, const PfConfig& entry,
-                                            const std::string& key, const std::string& who,
-                                            Claims& claims) {
+                                            const char* key, const Who& who, Claims& claims) {
   std::vector<AltName> out;
   for (std::size_t a = 0; a < templates.size(); ++a) {
-    auto alt = claim<AltName>(templates[a], fields, entry, key + "[" + std::to_string(a) + "]", who,
-                              claims);
+    auto alt = claim<AltName>(templates[a], fields, entry, {key, static_cast<int>(a)}, who, claims);
     if (!alt) {
       return alt.error();
     }
@@ -175,19 +198,21 @@ void claim_held_names(Claims& claims, const std::vector<Selected>& selected, con
     auto it = managed.find(f.pci);
     if (it != managed.end()) {
       if (!it->second->pf_name && f.netdev) {
-        claims.names.emplace(*f.netdev, "PF " + f.pci.str() + " (its kernel name, kept)");
+        claims.names.emplace(*f.netdev,
+                             Who{f.pci, -1, "PF " + f.pci.str() + " (its kernel name, kept)"});
       }
       continue;
     }
     if (f.netdev) {
-      claims.names.emplace(*f.netdev, "the netdev of " + f.pci.str() +
-                                          ", which vfready does "
-                                          "not manage");
+      claims.names.emplace(
+          *f.netdev,
+          Who{f.pci, -1, "the netdev of " + f.pci.str() + ", which vfready does not manage"});
     }
     for (const auto& vf : f.vfs) {
       if (vf.netdev) {
-        claims.names.emplace(*vf.netdev, "the netdev of VF " + vf.pci.str() + " of " + f.pci.str() +
-                                             ", which vfready does not manage");
+        claims.names.emplace(*vf.netdev, Who{f.pci, -1,
+                                             "the netdev of VF " + vf.pci.str() + " of " +
+                                                 f.pci.str() + ", which vfready does not manage"});
       }
     }
   }
@@ -242,9 +267,9 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
                      {"pf_kernel_name", info->netdev.value_or("")},
                      {"pci", pci_for_names(pci)},
                      {"numa_node", std::to_string(info->numa_node)}};
-    const std::string pf_who = "PF " + pci.str();
+    const Who pf_who{pci};
     if (entry.pf_name) {
-      auto name = claim<IfName>(*entry.pf_name, fields, entry, "pf_name", pf_who, claims);
+      auto name = claim<IfName>(*entry.pf_name, fields, entry, {"pf_name"}, pf_who, claims);
       if (!name) {
         return name.error();
       }
@@ -275,11 +300,11 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
       vf.index = n;
       vf.pci = info->vf_address(n);
       vf.mtu = entry.vf_mtu;
-      const std::string who = "VF " + std::to_string(n) + " of " + pci.str();
+      const Who who{pci, n};
       fields["vf"] = std::to_string(n);
       fields["vf_pci"] = vf.pci ? pci_for_names(*vf.pci) : "";
       if (entry.vf_name) {
-        auto name = claim<IfName>(*entry.vf_name, fields, entry, "vf_name", who, claims);
+        auto name = claim<IfName>(*entry.vf_name, fields, entry, {"vf_name"}, who, claims);
         if (!name) {
           return name.error();
         }
@@ -300,7 +325,7 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
           if (offset > size) {
             return Error{entry.source + ": " + entry.json_path + ".guid: the pool " +
                          entry.guid.pool_first.str() + "-" + entry.guid.pool_last.str() +
-                         " has too few GUIDs for " + who};
+                         " has too few GUIDs for " + who.text()};
           }
           vf.guid = Guid{entry.guid.pool_first.value() + offset};
           break;
@@ -313,7 +338,7 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
         auto [it, inserted] = claims.guids.emplace(vf.guid, who);
         if (!inserted) {
           return Error{entry.source + ": " + entry.json_path + ".guid: GUID " + vf.guid.str() +
-                       " of " + who + " is also the GUID of " + it->second};
+                       " of " + who.text() + " is also the GUID of " + it->second.text()};
         }
       }
       pf.vf.push_back(std::move(vf));
