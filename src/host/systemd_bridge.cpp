@@ -105,6 +105,11 @@ struct EventLoop::Impl {
     std::function<void(short)> on_fd;
     std::function<void()> on_time;  // a timer's or a signal's
     Clock::time_point when;         // a timer's time
+    // A source's wants as last given to sd-event (on_prepare() tells it only changes:
+    // each setter costs, and most turns change nothing): its fd's events, and the
+    // deadline its timer is armed for (none: off, or fired, which disarms it).
+    int io_events = -1;
+    std::optional<Clock::time_point> armed;
     Entry() = default;
     Entry(const Entry&) = delete;
     Entry& operator=(const Entry&) = delete;
@@ -178,6 +183,7 @@ struct EventLoop::Impl {
     auto& e = entry_of(userdata);
     return e.impl->guarded([&] {
       if (e.source) {
+        e.armed.reset();  // a one-shot timer: off once it has fired
         e.source->dispatch(0);
         return;
       }
@@ -198,14 +204,19 @@ struct EventLoop::Impl {
     auto& e = entry_of(userdata);
     return e.impl->guarded([&] {
       const auto spec = e.source->prepare();
-      check(sd_event_source_set_io_events(e.io, static_cast<uint16_t>(spec.events)),
-            "sd_event_source_set_io_events");
-      if (spec.deadline) {
+      if (spec.events != e.io_events) {
+        check(sd_event_source_set_io_events(e.io, static_cast<uint16_t>(spec.events)),
+              "sd_event_source_set_io_events");
+        e.io_events = spec.events;
+      }
+      if (spec.deadline && spec.deadline != e.armed) {
         check(sd_event_source_set_time(e.time, usec_of(*spec.deadline)),
               "sd_event_source_set_time");
         check(sd_event_source_set_enabled(e.time, SD_EVENT_ONESHOT), "sd_event_source_set_enabled");
-      } else {
+        e.armed = spec.deadline;
+      } else if (!spec.deadline && e.armed) {
         check(sd_event_source_set_enabled(e.time, SD_EVENT_OFF), "sd_event_source_set_enabled");
+        e.armed.reset();
       }
     });
   }
@@ -220,6 +231,7 @@ struct EventLoop::Impl {
     }
     skipped = Clock::skipped();
     for (auto& [id, e] : entries) {
+      e->armed.reset();  // a source's deadline is given again (as a time for the new clock)
       if (e->time && !e->source) {
         check(sd_event_source_set_time(e->time, usec_of(e->when)), "sd_event_source_set_time");
       }
@@ -263,6 +275,8 @@ EventLoop::Id EventLoop::add(std::shared_ptr<EventSource> source) {
           "sd_event_add_time");
     check(sd_event_source_set_enabled(e.time, spec.deadline ? SD_EVENT_ONESHOT : SD_EVENT_OFF),
           "sd_event_source_set_enabled");
+    e.io_events = spec.events;
+    e.armed = spec.deadline;
   } catch (...) {
     impl_->remove(e.id);
     throw;
@@ -272,11 +286,15 @@ EventLoop::Id EventLoop::add(std::shared_ptr<EventSource> source) {
 
 void EventLoop::remove(Id id) { impl_->remove(id); }
 
-EventLoop::Id EventLoop::add_fd(int fd, short events, std::function<void(short)> on_ready) {
+EventLoop::Id EventLoop::add_fd(int fd, short events, std::function<void(short)> on_ready,
+                                Order order) {
   auto& e = impl_->make();
   e.on_fd = std::move(on_ready);
-  const int r =
-      sd_event_add_io(impl_->event, &e.io, fd, static_cast<uint16_t>(events), Impl::on_io, &e);
+  int r = sd_event_add_io(impl_->event, &e.io, fd, static_cast<uint16_t>(events), Impl::on_io, &e);
+  if (r >= 0 && order == Order::kLater) {
+    // sd-event dispatches one ready source a turn, the lowest priority value first.
+    r = sd_event_source_set_priority(e.io, SD_EVENT_PRIORITY_IDLE);
+  }
   if (r < 0) {
     impl_->remove(e.id);
     check(r, "sd_event_add_io");
