@@ -67,11 +67,35 @@ void LibudevWait::unwatch(int fd, const model::PciAddress& pci, int ifindex) {
 }
 
 bool LibudevWait::take_woken(int fd, std::vector<model::PciAddress>* pcis) {
+  pcis->clear();
   if (auto it = woken_.find(fd); it != woken_.end()) {
-    pcis->assign(it->second.begin(), it->second.end());
-    woken_.erase(it);
+    std::swap(*pcis, it->second);  // each keeps its room for the next turn
   }
   return woken_all_.erase(fd) > 0;
+}
+
+namespace {
+
+// `v` with `x` in it, once.
+template <class T>
+void add_once(std::vector<T>& v, const T& x) {
+  if (std::find(v.begin(), v.end(), x) == v.end()) {
+    v.push_back(x);
+  }
+}
+
+}  // namespace
+
+bool LibudevWait::is_initialized(int ifindex) const {
+  return std::binary_search(initialized_.begin(), initialized_.end(), ifindex);
+}
+
+void LibudevWait::mark_initialized(int ifindex) {
+  // Sorted; netdevs come with ever higher ifindexes, so an insert is mostly an append.
+  if (const auto it = std::lower_bound(initialized_.begin(), initialized_.end(), ifindex);
+      it == initialized_.end() || *it != ifindex) {
+    initialized_.insert(it, ifindex);
+  }
 }
 
 std::optional<AddedNetdev> LibudevWait::take_added(const model::PciAddress& pci, bool* look) {
@@ -97,34 +121,35 @@ Clock::time_point LibudevWait::last_add() { return last_add_; }
 void LibudevWait::add_missed() { add_missed_ = true; }
 
 bool LibudevWait::initialized_now(int ifindex, Netdev /*netdev*/, bool ask) {
-  if (!devices_.udev_active() || initialized_.contains(ifindex)) {
+  if (!devices_.udev_active() || is_initialized(ifindex)) {
     return true;
   }
   // Once events were lost, every look asks libudev, as the event may be among them.
   if ((ask || lost_ != 0) && devices_.initialized(ifindex)) {
-    initialized_.insert(ifindex);
+    mark_initialized(ifindex);
     return true;
   }
   return false;
 }
 
 void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflowed) {
-  std::set<int> wake;  // the subscribers an event concerns
+  auto& wake = wake_;  // the subscribers an event concerns
+  wake.clear();
   for (const auto& e : events) {
     if (e.action == "remove") {
       std::erase_if(added_, [&](const auto& a) { return a.second.netdev.ifindex == e.ifindex; });
       going_.erase(e.ifindex);
       continue;
     }
-    initialized_.insert(e.ifindex);
+    mark_initialized(e.ifindex);
     const auto pci = pci_of_netdev_devpath(e.devpath);
     if (const auto it = pci ? watchers_.find(*pci) : watchers_.end(); it != watchers_.end()) {
-      wake.insert(it->second);
-      woken_[it->second].insert(*pci);
+      add_once(wake, it->second);
+      add_once(woken_[it->second], *pci);
     }
     if (const auto it = netdev_watchers_.find(e.ifindex); it != netdev_watchers_.end()) {
-      wake.insert(it->second.first);
-      woken_[it->second.first].insert(it->second.second);
+      add_once(wake, it->second.first);
+      add_once(woken_[it->second.first], it->second.second);
     }
     if (e.action != "add") {
       continue;
@@ -144,7 +169,10 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
   if (overflowed) {
     woken_all_.insert(subscribers_.begin(), subscribers_.end());
   }
-  for (const int fd : overflowed ? woken_all_ : wake) {
+  if (overflowed) {
+    wake.assign(woken_all_.begin(), woken_all_.end());
+  }
+  for (const int fd : wake) {
     static_cast<void>(::write(fd, &one, sizeof one));
   }
   if (overflowed) {

@@ -236,14 +236,21 @@ namespace {
 // Paths under bus/pci. The probe is written to a drivers_probe its helper keeps open.
 std::vector<DeviceOp> probe_ops(const model::PciAddress& pf, const model::PciAddress& vf,
                                 uint16_t index, bool ofed) {
+  // "devices/<function>" and `tail`, made in one allocation.
+  const auto in_devices = [](const model::PciAddress& function, std::string_view tail) {
+    constexpr std::string_view kDevices = "devices/";
+    const auto name = function.text();
+    std::string out;
+    out.reserve(kDevices.size() + name.view().size() + tail.size());
+    return out.append(kDevices).append(name.view()).append(tail);
+  };
   std::vector<DeviceOp> ops;
   ops.reserve(3);
   ops.push_back({DeviceOp::Kind::kWrite, "drivers_probe", vf.str(), /*keep_open=*/true});
-  ops.push_back({DeviceOp::Kind::kRead, "devices/" + vf.str() + "/uevent", {}});
+  ops.push_back({DeviceOp::Kind::kRead, in_devices(vf, "/uevent"), {}});
   if (ofed) {
-    ops.push_back({DeviceOp::Kind::kRead,
-                   "devices/" + pf.str() + "/sriov/" + std::to_string(index) + "/port",
-                   {}});
+    const auto port = "/sriov/" + std::to_string(index) + "/port";  // short: in place
+    ops.push_back({DeviceOp::Kind::kRead, in_devices(pf, port), {}});
   }
   return ops;
 }

@@ -131,8 +131,12 @@ class LibudevWait final : public UdevWait {
   void hear(const std::vector<UdevNetdevEvent>& events, bool overflowed);
 
   std::shared_ptr<UdevEventReader> reader_;
-  UdevDevices devices_;        // udev's database, asked whether udev is done with a netdev
-  std::set<int> initialized_;  // by the events received so far
+  UdevDevices devices_;  // udev's database, asked whether udev is done with a netdev
+  // Netdevs udev is done with, by the events received so far (sorted).
+  std::vector<int> initialized_;
+  [[nodiscard]] bool is_initialized(int ifindex) const;
+  void mark_initialized(int ifindex);
+  std::vector<int> wake_;  // hear()'s: the subscribers its events concern
   struct Added {
     AddedNetdev netdev;
     bool ambiguous = false;  // another netdev was announced for the function too
@@ -145,10 +149,11 @@ class LibudevWait final : public UdevWait {
   std::vector<int> subscribers_;  // eventfds of the callers that wait on many
   std::map<model::PciAddress, int> watchers_;  // PCI function -> the eventfd its events wake
   std::map<int, std::pair<int, model::PciAddress>>
-      netdev_watchers_;                               // ifindex -> eventfd, function
-  std::map<int, std::set<model::PciAddress>> woken_;  // eventfd -> the functions that woke it
-  std::set<int> woken_all_;                           // eventfds woken by lost events
-  uint64_t lost_ = 0;  // how often events were lost: waiters then look their netdev up
+      netdev_watchers_;  // ifindex -> eventfd, function
+  // eventfd -> the functions that woke it, each once (emptied as they are taken)
+  std::map<int, std::vector<model::PciAddress>> woken_;
+  std::set<int> woken_all_;  // eventfds woken by lost events
+  uint64_t lost_ = 0;        // how often events were lost: waiters then look their netdev up
 };
 
 }  // namespace vfready::host
