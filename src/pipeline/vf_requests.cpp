@@ -90,14 +90,6 @@ void VfRequests::list_waiting(VfRequest& r) {
   }
 }
 
-void VfRequests::prune_waiting() {
-  std::erase_if(waiting_, [&](std::size_t i) {
-    auto& r = requests_[i];
-    r.listed = waits(r);
-    return !r.listed;
-  });
-}
-
 void VfRequests::prune() {
   std::erase_if(live_, [&](std::size_t i) {
     return requests_[i].step == Step::kFinished || requests_[i].step == Step::kLeft;
@@ -204,7 +196,6 @@ void VfRequests::step_pending() {
     start_namings();
     return;
   }
-  prune_waiting();
   if (udev_fd_ < 0) {
     // Nothing tells which udev has heard of: those that wait on udev look each time.
     // By index: a step may list more (waiting_ grows as it is walked).
@@ -222,13 +213,22 @@ void VfRequests::step_pending() {
     }
   }
   const auto now = Clock::now();
-  // By index, as above.
-  for (std::size_t k = 0; k < waiting_.size(); ++k) {  // NOLINT(modernize-loop-convert)
-    auto& r = requests_[waiting_[k]];
+  // By index, as above; those that no longer wait leave the list as it is walked (a
+  // request that stops waiting as it is advanced here leaves it next turn).
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < waiting_.size(); ++k) {
+    const auto i = waiting_[k];
+    auto& r = requests_[i];
+    r.listed = waits(r);
+    if (!r.listed) {
+      continue;
+    }
+    waiting_[kept++] = i;
     if (due(r, now) && advance_one(r)) {
       start_probes();
     }
   }
+  waiting_.resize(kept);
   start_namings();
 }
 

@@ -172,7 +172,6 @@ class VfRequests {
   std::vector<std::size_t> waiting_;
   static bool waits(const VfRequest& r);
   void list_waiting(VfRequest& r);
-  void prune_waiting();
   int udev_fd_ = -1;                      // udev's events, for these requests
   Wait wait_;                             // waiting_on()'s
   std::vector<model::PciAddress> woken_;  // the VFs udev's events named (step_pending)
