@@ -97,15 +97,15 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
   return drift;
 }
 
-void DriftWatch::on_udev_adds(const std::vector<host::UdevNetdevEvent>& adds, bool overflowed) {
+void DriftWatch::on_udev_adds(const std::vector<int>& added, bool overflowed) {
   if (overflowed) {
     log::warn({}, "udev events were lost (monitor buffer overrun): looking at every PF");
     hooks_.lost();
   }
-  for (const auto& e : adds) {
+  for (const int ifindex : added) {
     // A new netdev is what a link event cannot tell apart from the pass's own; renames
     // and removals of known netdevs are judged from link events.
-    hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
+    hooks_.netdev([this, ifindex] { return judge_new_netdev(ifindex); });
   }
   hooks_.judged();
 }

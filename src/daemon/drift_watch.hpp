@@ -48,7 +48,7 @@ class DriftWatch {
   void start(const std::function<std::unique_ptr<DriftOs>()>& open,
              std::shared_ptr<host::UdevEventReader> udev);
   // udev's adds of a batch the loop read (`overflowed`: events were lost before it).
-  void on_udev_adds(const std::vector<host::UdevNetdevEvent>& adds, bool overflowed);
+  void on_udev_adds(const std::vector<int>& added, bool overflowed);
 
   // While one lives, judges share one index of the status's netdevs, made at the first
   // judge: for many judged at once (the events of a pass, judged at its end), against a

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -314,6 +315,7 @@ bool decode(const char* data, std::size_t size, std::vector<DeviceOpResult>* out
   }
   std::memcpy(&count, data, sizeof count);
   std::size_t at = sizeof count;
+  out->reserve(out->size() + std::min<std::size_t>(count, kBatch));  // a batch's, at most
   for (uint32_t i = 0; i < count; ++i) {
     ResultHeader h;
     if (size - at < sizeof h) {

@@ -185,10 +185,11 @@ void UdevEventReader::tell(const std::vector<UdevNetdevEvent>& events, bool over
   for (auto* l : listeners_) {
     l->hear(events, overflowed);
   }
-  std::vector<UdevNetdevEvent> added;
+  auto& added = added_;
+  added.clear();
   for (const auto& e : events) {
     if (e.action == "add") {
-      added.push_back(e);
+      added.push_back(e.ifindex);
     }
   }
   if ((overflowed || !added.empty()) && adds) {

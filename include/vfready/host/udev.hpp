@@ -71,8 +71,9 @@ class LibudevWait;
 // watch: a netdev a driver reload made).
 class UdevEventReader {
  public:
-  // The adds of a batch; `overflowed` when events were lost before it.
-  using Adds = std::function<void(const std::vector<UdevNetdevEvent>&, bool overflowed)>;
+  // The netdevs (ifindexes) a batch's adds name; `overflowed` when events were lost
+  // before it.
+  using Adds = std::function<void(const std::vector<int>& added, bool overflowed)>;
   UdevEventReader();  // throws std::runtime_error when libudev cannot make a monitor
   ~UdevEventReader();
   UdevEventReader(const UdevEventReader&) = delete;
@@ -97,6 +98,7 @@ class UdevEventReader {
 
   UdevMonitor monitor_;
   std::vector<LibudevWait*> listeners_;
+  std::vector<int> added_;  // tell()'s, kept between batches
   const bool hearing_;
 };
 

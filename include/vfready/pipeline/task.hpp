@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <coroutine>
+#include <cstddef>
 #include <exception>
 #include <optional>
 #include <utility>
@@ -44,7 +45,16 @@ struct TaskSlot {
 
 namespace detail {
 
+// A coroutine's frame, from the calling thread's frames that were freed (by size, a few
+// dozen of each kept), else from the heap: a VF's steps make some ten frames, each a
+// malloc and a free otherwise. Under AddressSanitizer, always the heap (frame_pool.cpp).
+void* allocate_frame(std::size_t size);
+void free_frame(void* frame, std::size_t size) noexcept;
+
 struct PromiseBase {
+  static void* operator new(std::size_t size) { return allocate_frame(size); }
+  static void operator delete(void* frame, std::size_t size) noexcept { free_frame(frame, size); }
+
   TaskSlot* slot = nullptr;              // the driven chain's, handed down at each co_await
   std::coroutine_handle<> continuation;  // the task that awaits this one
   std::exception_ptr error;
