@@ -8,6 +8,13 @@
 namespace vfready::model {
 
 Result<Guid> Guid::parse(std::string_view text) {
+  // As the kernel and vfready write them (every read of a VF's GUID): one walk.
+  if (const auto quick = text::grouped_hex(text, 8, 2)) {
+    return Guid(*quick);
+  }
+  if (const auto quick = text::grouped_hex(text, 4, 4)) {
+    return Guid(*quick);
+  }
   const auto groups = std::count(text.begin(), text.end(), ':') + 1;
   std::size_t width = 0;
   if (groups == 8) {

@@ -15,15 +15,6 @@ Error invalid(std::string_view text, std::string_view why) {
                " (expected domain:bus:device.function, e.g. 0000:18:00.0)"};
 }
 
-// A hex digit's value, -1 for any other character.
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') {
-    return c - '0';
-  }
-  const char lower = static_cast<char>(c | 0x20);
-  return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
-}
-
 // "dddd:bb:dd.f", the kernel's own spelling (every device of a DGX, every udev event):
 // read without from_chars. Nothing when the text is not in it.
 std::optional<PciAddress> parse_kernel_spelling(std::string_view t) {
@@ -35,7 +26,7 @@ std::optional<PciAddress> parse_kernel_spelling(std::string_view t) {
   constexpr std::array<std::size_t, 8> kAt = {0, 1, 2, 3, 5, 6, 8, 9};  // the hex digits
   std::array<int, 8> v{};
   for (std::size_t i = 0; i < kAt.size(); ++i) {
-    v.at(i) = hex_value(t[kAt.at(i)]);
+    v.at(i) = text::hex_value(t[kAt.at(i)]);
     if (v.at(i) < 0) {
       return std::nullopt;
     }

@@ -22,6 +22,29 @@ void put_hex(std::string& out, std::size_t at, uint64_t value, int digits) {
   put_hex(out.data() + at, value, digits);
 }
 
+std::optional<uint64_t> grouped_hex(std::string_view text, int groups, int width) {
+  const auto w = static_cast<std::size_t>(width);
+  if (groups <= 0 || width <= 0 ||
+      text.size() != (static_cast<std::size_t>(groups) * (w + 1)) - 1 || groups * width > 16) {
+    return std::nullopt;
+  }
+  uint64_t value = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i % (w + 1) == w) {
+      if (text[i] != ':') {
+        return std::nullopt;
+      }
+      continue;
+    }
+    const int v = hex_value(text[i]);
+    if (v < 0) {
+      return std::nullopt;
+    }
+    value = (value << 4U) | static_cast<uint64_t>(v);
+  }
+  return value;
+}
+
 void put_hex(char* out, uint64_t value, int digits) {
   static constexpr char kDigits[] = "0123456789abcdef";
   for (auto i = static_cast<std::size_t>(digits); i-- > 0; value >>= 4U) {

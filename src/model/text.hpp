@@ -19,6 +19,17 @@ std::string hex(uint64_t value, int digits);
 // The same digits written over `out` from `at` on (out has room for them).
 void put_hex(std::string& out, std::size_t at, uint64_t value, int digits);
 void put_hex(char* out, uint64_t value, int digits);
+// A hex digit's value (either case), -1 for any other character.
+inline int hex_value(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  const char lower = static_cast<char>(c | 0x20);
+  return lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : -1;
+}
+// `text` as `groups` groups of `width` hex digits, each after the first following a ':'
+// (a GUID as the kernel and vfready write it): its value, nothing for any other text.
+std::optional<uint64_t> grouped_hex(std::string_view text, int groups, int width);
 
 using model::printable;  // vfready/model/printable.hpp
 

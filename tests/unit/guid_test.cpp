@@ -46,8 +46,12 @@ TEST(AGuid, RejectsMalformedTextNamingTheFormsItTakes) {
     ASSERT_FALSE(g) << bad;
     EXPECT_THAT(g.error().message, HasSubstr("expected eight colon-separated bytes")) << bad;
   }
-  for (const char* bad : {"2:00:00:00:00:00:00:01", "02:00:00:00:00:00:00:1g", "200:0000:0000:0001",
-                          "02:00:00:00:00:00:00:01\n"}) {
+  // Of the right length too (a spelling the quick walk takes in full, or leaves to the
+  // rest): a digit that is none, a group one digit short beside one too long.
+  for (const char* bad :
+       {"2:00:00:00:00:00:00:01", "02:00:00:00:00:00:00:1g", "200:0000:0000:0001",
+        "02:00:00:00:00:00:00:01\n", "02:00:00:00:00:00:0G:01", "020:0:00:00:00:00:00:01",
+        "a088:c203:0030:100g", "a08:8c203:0030:1000", "0:200:00:00:00:00:00:01"}) {
     auto g = Guid::parse(bad);
     ASSERT_FALSE(g) << bad;
     EXPECT_THAT(g.error().message, HasSubstr("hex digits")) << bad;
