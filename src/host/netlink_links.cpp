@@ -273,6 +273,13 @@ std::vector<uint8_t> bytes_of(nl_msg* msg) {
 }  // namespace
 
 std::vector<uint8_t> link_request_bytes(const LinkRequest& request) {
+  if (auto plain = plain_link_request_bytes(request)) {
+    return std::move(*plain);
+  }
+  return bytes_of(link_message(request));
+}
+
+std::vector<uint8_t> libnl_link_request_bytes(const LinkRequest& request) {
   return bytes_of(link_message(request));
 }
 

@@ -82,6 +82,12 @@ class Links {
 
 // The bytes of `request` as an rtnetlink message (sequence number and port left 0).
 std::vector<uint8_t> link_request_bytes(const LinkRequest& request);
+// The same for a lookup (kGet, kByName) or a change (kSet), laid out as libnl lays it,
+// without libnl's message (link_request_bytes.cpp); nothing for the other kinds.
+std::optional<std::vector<uint8_t>> plain_link_request_bytes(const LinkRequest& request);
+// `request` as libnl builds it, whatever its kind: what plain_link_request_bytes() is
+// held to by its test.
+std::vector<uint8_t> libnl_link_request_bytes(const LinkRequest& request);
 
 // The real thing, over libnl, from the calling thread. Not thread-safe: one per thread.
 class NetlinkLinks final : public Links {
