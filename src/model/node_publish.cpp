@@ -2,6 +2,9 @@
 #include "vfready/model/node_publish.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 
@@ -46,7 +49,16 @@ class Exposition {
   }
   void sample(const std::string& labels, double value) {
     char number[32];
-    static_cast<void>(std::snprintf(number, sizeof number, "%.17g", value));
+    // A whole number (counts, states: nearly every sample) as "%.17g" prints it, which
+    // for one below 1e15 is its digits; the rest through snprintf.
+    constexpr double kWhole = 1e15;
+    if (value == std::trunc(value) && std::fabs(value) < kWhole &&
+        !(value == 0 && std::signbit(value))) {  // "-0" is snprintf's
+      const auto end = std::to_chars(number, number + sizeof number, static_cast<int64_t>(value));
+      *end.ptr = '\0';
+    } else {
+      static_cast<void>(std::snprintf(number, sizeof number, "%.17g", value));
+    }
     out_ += name_ + (labels.empty() ? "" : "{" + labels + "}") + " " + number + "\n";
   }
   [[nodiscard]] const std::string& text() const { return out_; }
