@@ -264,23 +264,36 @@ const Wait& VfRequests::waiting_on() {
   };
   for (const auto i : waiting_) {
     const auto& r = requests_[i];
-    if (r.step == Step::kProbing) {
-      on_call(r.call);
-    } else if (r.step == Step::kResetGuid && r.guid_call) {
-      on_call(r.guid_call);
-    } else if (r.step == Step::kResetGuid) {
-      on_call(r.link_guid_call);
-    } else if (r.step == Step::kUnbinding) {
-      on_call(r.unbind_call);
-    } else if (r.step == Step::kName && r.naming) {
-      w.until = std::min(w.until, r.naming->slot.wait.until);
-      w.fds.insert(w.fds.end(), r.naming->slot.wait.fds.begin(), r.naming->slot.wait.fds.end());
-    } else if (r.step == Step::kNetdev) {
-      w.until = std::min(w.until, r.netdev_until);
-      on_udev = true;
-    } else if (r.step == Step::kUdev) {
-      w.until = std::min(w.until, std::min(r.ask_at, r.udev_until));
-      on_udev = true;
+    switch (r.step) {
+      case Step::kNetdev:  // the most of them, while udev is behind
+        w.until = std::min(w.until, r.netdev_until);
+        on_udev = true;
+        break;
+      case Step::kUdev:
+        w.until = std::min(w.until, std::min(r.ask_at, r.udev_until));
+        on_udev = true;
+        break;
+      case Step::kProbing:
+        on_call(r.call);
+        break;
+      case Step::kResetGuid:
+        if (r.guid_call) {
+          on_call(r.guid_call);
+        } else {
+          on_call(r.link_guid_call);
+        }
+        break;
+      case Step::kUnbinding:
+        on_call(r.unbind_call);
+        break;
+      case Step::kName:
+        if (r.naming) {
+          w.until = std::min(w.until, r.naming->slot.wait.until);
+          w.fds.insert(w.fds.end(), r.naming->slot.wait.fds.begin(), r.naming->slot.wait.fds.end());
+        }
+        break;
+      default:
+        break;
     }
   }
   if (on_udev && udev_fd_ >= 0) {
