@@ -174,13 +174,11 @@ namespace {
 // for a whole batch is some 57 KiB, where most answers are a few dozen bytes: made and
 // freed for each call, it cost more than the rest of finish().
 char* answer_room(std::size_t room) {
-  thread_local std::unique_ptr<char[]> buffer;
-  thread_local std::size_t size = 0;
-  if (size < room) {
-    buffer = std::make_unique_for_overwrite<char[]>(room);
-    size = room;
+  thread_local std::vector<char> buffer;
+  if (buffer.size() < room) {
+    buffer.resize(room);
   }
-  return buffer.get();
+  return buffer.data();
 }
 
 }  // namespace

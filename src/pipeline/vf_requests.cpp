@@ -216,7 +216,7 @@ void VfRequests::step_pending() {
   // By index, as above; those that no longer wait leave the list as it is walked (a
   // request that stops waiting as it is advanced here leaves it next turn).
   std::size_t kept = 0;
-  for (std::size_t k = 0; k < waiting_.size(); ++k) {
+  for (std::size_t k = 0; k < waiting_.size(); ++k) {  // NOLINT(modernize-loop-convert)
     const auto i = waiting_[k];
     auto& r = requests_[i];
     r.listed = waits(r);
