@@ -19,10 +19,7 @@ void DriftWatch::start(const std::function<std::unique_ptr<DriftOs>()>& open,
                        std::shared_ptr<host::UdevEventReader> udev) {
   try {
     os_ = open();
-    // Served once nothing else is ready: while a pass runs (its own renames, most of the
-    // events) they are read in batches; on an idle node, at once.
-    loop_.add_fd(
-        os_->events().fd(), POLLIN, [this](short) { on_link_events(); }, EventLoop::Order::kLater);
+    loop_.add_fd(os_->events().fd(), POLLIN, [this](short) { on_link_events(); });
   } catch (const std::exception& e) {
     log::warn({}, std::string(e.what()) + ": drift of names goes unseen until a reconcile");
   }

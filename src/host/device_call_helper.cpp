@@ -246,15 +246,15 @@ int spawn(int* err) {
   return sv[0];
 }
 
-std::string encode(std::span<const DeviceOp> ops, std::string_view root) {
+std::string encode(std::span<const DeviceOp> ops, std::optional<std::string_view> root) {
   std::string out;
   std::size_t size = sizeof(uint32_t);
   // A netlink op's "path" is what it does, not a file.
   const auto rooted = [&](const DeviceOp& op) {
-    return !root.empty() && op.kind != DeviceOp::Kind::kNetlink;
+    return root && op.kind != DeviceOp::Kind::kNetlink;
   };
   for (const auto& op : ops) {
-    size += sizeof(OpHeader) + (rooted(op) ? root.size() + 1 : 0) + op.path.size() + 1 +
+    size += sizeof(OpHeader) + (rooted(op) ? root->size() + 1 : 0) + op.path.size() + 1 +
             op.value.size();
   }
   out.reserve(size);  // made once: an OFED batch is some 100 files
@@ -267,12 +267,12 @@ std::string encode(std::span<const DeviceOp> ops, std::string_view root) {
     OpHeader h;
     h.kind = static_cast<uint8_t>(op.kind);
     h.flags = op.keep_open ? kKeepOpen : 0;
-    const std::size_t prefix = rooted(op) ? root.size() + 1 : 0;
+    const std::size_t prefix = rooted(op) ? root->size() + 1 : 0;
     h.path_len = static_cast<uint32_t>(prefix + op.path.size() + 1);
     h.value_len = static_cast<uint32_t>(op.value.size());
     put(&h, sizeof h);
     if (prefix != 0) {
-      put(root.data(), root.size());
+      put(root->data(), root->size());
       put("/", 1);
     }
     put(op.path.c_str(), op.path.size() + 1);

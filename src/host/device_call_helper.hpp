@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,7 +24,7 @@ int spawn(int* err);
 
 // A batch of at most kBatch calls as one message; a file's path under `root` when one
 // is given.
-std::string encode(std::span<const DeviceOp> ops, std::string_view root = {});
+std::string encode(std::span<const DeviceOp> ops, std::optional<std::string_view> root = {});
 // The calls of an encoded batch (empty when it is not one).
 std::vector<DeviceOp> decode_request(const std::string& request);
 // The helper's answer to a batch; false when it is not one.

@@ -120,7 +120,8 @@ DeviceCalls::Pending::~Pending() {
 }
 
 DeviceCalls::Started DeviceCalls::start(const std::string& device, std::span<const DeviceOp> ops,
-                                        std::chrono::milliseconds deadline, std::string_view root) {
+                                        std::chrono::milliseconds deadline,
+                                        std::optional<std::string_view> root) {
   const auto now = Clock::now();
   return start_until(device, ops, deadline, now, now + deadline, root);
 }
@@ -129,7 +130,7 @@ DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
                                               std::span<const DeviceOp> ops,
                                               std::chrono::milliseconds deadline,
                                               Clock::time_point started, Clock::time_point until,
-                                              std::string_view root) {
+                                              std::optional<std::string_view> root) {
   Started out;
   if (ops.empty() || ops.size() > kMaxOps) {
     out.answer.push_back({EINVAL, {}});
@@ -210,7 +211,7 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
 std::vector<DeviceOpResult> DeviceCalls::run(const std::string& device,
                                              std::span<const DeviceOp> ops,
                                              std::chrono::milliseconds deadline,
-                                             std::string_view root) {
+                                             std::optional<std::string_view> root) {
   std::vector<DeviceOpResult> results;
   const auto started = Clock::now();
   const auto until = started + deadline;

@@ -70,13 +70,16 @@ bool LibudevWait::take_woken(int fd, std::vector<model::PciAddress>* pcis) {
   pcis->clear();
   if (auto it = woken_.find(fd); it != woken_.end()) {
     std::swap(*pcis, it->second);  // each keeps its room for the next turn
+    // Each once (a function's events may have come many times since the last turn).
+    std::sort(pcis->begin(), pcis->end());
+    pcis->erase(std::unique(pcis->begin(), pcis->end()), pcis->end());
   }
   return woken_all_.erase(fd) > 0;
 }
 
 namespace {
 
-// `v` with `x` in it, once.
+// `v` with `x` in it, once (the subscribers: one a PF's pass).
 template <class T>
 void add_once(std::vector<T>& v, const T& x) {
   if (std::find(v.begin(), v.end(), x) == v.end()) {
@@ -145,11 +148,11 @@ void LibudevWait::hear(const std::vector<UdevNetdevEvent>& events, bool overflow
     const auto pci = pci_of_netdev_devpath(e.devpath);
     if (const auto it = pci ? watchers_.find(*pci) : watchers_.end(); it != watchers_.end()) {
       add_once(wake, it->second);
-      add_once(woken_[it->second], *pci);
+      woken_[it->second].push_back(*pci);
     }
     if (const auto it = netdev_watchers_.find(e.ifindex); it != netdev_watchers_.end()) {
       add_once(wake, it->second.first);
-      add_once(woken_[it->second.first], it->second.second);
+      woken_[it->second.first].push_back(it->second.second);
     }
     if (e.action != "add") {
       continue;

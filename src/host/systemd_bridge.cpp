@@ -286,15 +286,11 @@ EventLoop::Id EventLoop::add(std::shared_ptr<EventSource> source) {
 
 void EventLoop::remove(Id id) { impl_->remove(id); }
 
-EventLoop::Id EventLoop::add_fd(int fd, short events, std::function<void(short)> on_ready,
-                                Order order) {
+EventLoop::Id EventLoop::add_fd(int fd, short events, std::function<void(short)> on_ready) {
   auto& e = impl_->make();
   e.on_fd = std::move(on_ready);
-  int r = sd_event_add_io(impl_->event, &e.io, fd, static_cast<uint16_t>(events), Impl::on_io, &e);
-  if (r >= 0 && order == Order::kLater) {
-    // sd-event dispatches one ready source a turn, the lowest priority value first.
-    r = sd_event_source_set_priority(e.io, SD_EVENT_PRIORITY_IDLE);
-  }
+  const int r =
+      sd_event_add_io(impl_->event, &e.io, fd, static_cast<uint16_t>(events), Impl::on_io, &e);
   if (r < 0) {
     impl_->remove(e.id);
     check(r, "sd_event_add_io");

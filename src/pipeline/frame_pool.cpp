@@ -24,7 +24,7 @@ constexpr bool kPooled = true;
 #endif
 
 constexpr std::size_t kGrain = 64;    // sizes rounded up to this
-constexpr std::size_t kClasses = 64;  // frames of up to 4 KiB are kept
+constexpr std::size_t kClasses = 64;  // frames of up to 63 x 64 = 4,032 bytes are kept
 constexpr std::size_t kKeep = 64;     // at most this many of each size: what was live at once
 
 // Set as the thread's pool goes (at the thread's exit): a frame freed after it (a task
@@ -57,8 +57,13 @@ std::size_t class_of(std::size_t size) { return (size + kGrain - 1) / kGrain; }
 
 void* allocate_frame(std::size_t size) {
   const auto c = class_of(size);
-  if (!kPooled || c >= kClasses || t_pool_gone) {
+  if (!kPooled || c >= kClasses) {
     return ::operator new(size);
+  }
+  if (t_pool_gone) {
+    // Its class's whole size all the same: it may be freed on a thread whose pool lives,
+    // and be handed out there for any size of the class.
+    return ::operator new(c* kGrain);
   }
   auto& frames = pool().free.at(c);
   if (!frames.empty()) {

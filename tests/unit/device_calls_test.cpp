@@ -78,6 +78,22 @@ TEST_F(DeviceCallsTest, ReadsAndWritesInAHelperWithTheKernelsErrno) {
 // A write flagged keep_open (drivers_probe) goes to the file the helper opened for the
 // first one: replaced under its name, the file still gets the next write through the
 // old descriptor, where a write without the flag opens the name again.
+// A file named under a root is opened there; an empty root is "/" (as RootedSysfs joins
+// it); without one, the path is taken as it is.
+TEST_F(DeviceCallsTest, OpensAFileUnderTheRootItIsGiven) {
+  DeviceCalls calls;
+  put("a", "under");
+  const auto read = [&](const std::string& file, std::optional<std::string_view> root) {
+    const std::vector<DeviceOp> ops = {{Kind::kRead, file, {}}};
+    const auto r = calls.run("0000:18:00.0", ops, milliseconds(5000), root);
+    return r.back().err == 0 ? r.back().text : "errno " + std::to_string(r.back().err);
+  };
+  EXPECT_EQ(read("a", dir_), "under");
+  EXPECT_EQ(read(dir_.substr(1) + "/a", ""), "under");
+  EXPECT_EQ(read(path("a"), std::nullopt), "under");
+  EXPECT_NE(read("a", std::nullopt), "under") << "a relative path is not taken under a root";
+}
+
 TEST_F(DeviceCallsTest, KeepsAFileWrittenAgainAndAgainOpen) {
   DeviceCalls calls;  // one thread: each call takes the helper the last one gave back
   put("drivers_probe", "");

@@ -65,9 +65,10 @@ class DeviceCalls {
 
   // Starts `ops` (1 to kMaxOps) in order in one helper; it stops after the first write
   // that fails. Never waits on the device. Safe from any thread. A file's path is taken
-  // under `root` when one is given ("ROOT/" and the op's path, as the helper opens it).
+  // under `root` when one is given ("ROOT/" and the op's path, as the helper opens it; an
+  // empty root gives "/" and the path).
   Started start(const std::string& device, std::span<const DeviceOp> ops,
-                std::chrono::milliseconds deadline, std::string_view root = {});
+                std::chrono::milliseconds deadline, std::optional<std::string_view> root = {});
   // A started call's answer: one result per op run. Call it once `fd` is readable, or at
   // `until`: a call that has not answered by then is left behind, its device is stuck,
   // and its last result is kStuck. Never waits.
@@ -78,7 +79,8 @@ class DeviceCalls {
   // because the calls outlive `deadline`, the last result is kStuck. Safe from any
   // thread; for callers that may wait (on the loop only where docs/development.md says).
   std::vector<DeviceOpResult> run(const std::string& device, std::span<const DeviceOp> ops,
-                                  std::chrono::milliseconds deadline, std::string_view root = {});
+                                  std::chrono::milliseconds deadline,
+                                  std::optional<std::string_view> root = {});
   // Ends the idle helpers (they exit); the next calls spawn new ones. A helper is a fork
   // of the daemon and keeps the pages the daemon has written since as its own copies:
   // the daemon ends them when a pass is over, rather than keep a pool of old images.
@@ -101,7 +103,7 @@ class DeviceCalls {
   };
   Started start_until(const std::string& device, std::span<const DeviceOp> ops,
                       std::chrono::milliseconds deadline, Clock::time_point started,
-                      Clock::time_point until, std::string_view root);
+                      Clock::time_point until, std::optional<std::string_view> root);
   Helper acquire(int* err);
   void release(Helper helper);
   void reap_locked();

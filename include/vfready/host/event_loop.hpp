@@ -46,13 +46,8 @@ class EventLoop {
   // A source, however it was added, is gone once this returns; removing one from its
   // own callback is fine.
   void remove(Id id);
-  // When an fd is served among those that are ready: kLater waits until no other source
-  // is (what is only watched, as link events are during a bring-up, is then read in
-  // fewer, larger batches).
-  enum class Order : uint8_t { kAsReady, kLater };
   // A fixed fd, with no deadline.
-  Id add_fd(int fd, short events, std::function<void(short revents)> on_ready,
-            Order order = Order::kAsReady);
+  Id add_fd(int fd, short events, std::function<void(short revents)> on_ready);
   // A one-shot timer; it removes itself once it has fired.
   Id add_timer(Clock::time_point when, std::function<void()> on_time);
   // A signal, which the caller has blocked in every thread (sd-event takes it by signalfd).

@@ -152,7 +152,7 @@ class LibudevWait final : public UdevWait {
   std::map<model::PciAddress, int> watchers_;  // PCI function -> the eventfd its events wake
   std::map<int, std::pair<int, model::PciAddress>>
       netdev_watchers_;  // ifindex -> eventfd, function
-  // eventfd -> the functions that woke it, each once (emptied as they are taken)
+  // eventfd -> the functions that woke it (emptied as they are taken, each once)
   std::map<int, std::vector<model::PciAddress>> woken_;
   std::set<int> woken_all_;  // eventfds woken by lost events
   uint64_t lost_ = 0;        // how often events were lost: waiters then look their netdev up
