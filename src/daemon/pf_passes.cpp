@@ -74,14 +74,16 @@ PfPasses::~PfPasses() {
   ::close(epoll_);
 }
 
-std::optional<Clock::time_point> PfPasses::until() const {
+void PfPasses::recompute_until() {
+  // A pass's wait changes only as it goes on (start(), turn()) or ends: the loop asks
+  // before each of its waits, far more often.
   std::optional<Clock::time_point> until;
   for (const auto& d : pfs_) {
     if (!d->ended && d->slot.wait.until != Clock::time_point::max()) {
       until = until ? std::min(*until, d->slot.wait.until) : d->slot.wait.until;
     }
   }
-  return until;
+  until_ = until;
 }
 
 void PfPasses::start(std::vector<PassPf> pfs, const BringupInputs& in,
@@ -99,6 +101,7 @@ void PfPasses::start(std::vector<PassPf> pfs, const BringupInputs& in,
   }
   follow(started);
   let_go_if_ended();
+  recompute_until();
 }
 
 void PfPasses::start_one(PassPf pf) {
@@ -151,10 +154,12 @@ bool PfPasses::turn() {
     // A hook threw (the bring-up's, as a pass ended): the passes that went on still
     // wait on what they wait on now, or nothing would resume them.
     follow(resumed);
+    recompute_until();
     throw;
   }
   if (!resumed.empty()) {
     follow(resumed);
+    recompute_until();
   }
   let_go_if_ended();
   return also;
@@ -279,6 +284,7 @@ void PfPasses::fail_all(const std::exception& e) {
   for (auto& d : pfs_) {
     d->watching.clear();
   }
+  until_.reset();  // every pass has ended
 }
 
 }  // namespace vfready::daemon

@@ -44,7 +44,7 @@ class PfPasses {
   // The epoll set, readable when some pass's wait (or `also`) is: the same for life.
   [[nodiscard]] int fd() const { return epoll_; }
   // The earliest bound of a pass's wait; none while no pass runs.
-  [[nodiscard]] std::optional<Clock::time_point> until() const;
+  [[nodiscard]] std::optional<Clock::time_point> until() const { return until_; }
 
   // Starts each PF's pass; each goes as far as it can at once.
   void start(std::vector<PassPf> pfs, const BringupInputs& in,
@@ -66,6 +66,7 @@ class PfPasses {
   // nothing.
   void follow(const std::vector<Driven*>& resumed);
   void fail_all(const std::exception& e);
+  void recompute_until();  // until_, from the passes' waits
 
   Hooks hooks_;
   int epoll_ = -1;
@@ -84,6 +85,7 @@ class PfPasses {
   std::vector<Driven*> ready_;
   std::vector<Driven*> resumed_;
   std::vector<int> left_;
+  std::optional<Clock::time_point> until_;
 };
 
 }  // namespace vfready::daemon
