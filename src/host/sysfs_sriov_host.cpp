@@ -23,7 +23,7 @@ std::string pf_dir(const model::PciAddress& pf) {
 }
 
 std::string ofed_dir(const model::PciAddress& pf, uint16_t index) {
-  // Room for the file's name too (add_ofed_writes()): made once for a VF's three.
+  // Room for the file's name too: made once for the file.
   auto out = pf_dir(pf);
   out.reserve(out.size() + 24);
   return out.append("sriov/").append(std::to_string(index)).append(1, '/');
@@ -41,16 +41,6 @@ int write_on(Sysfs& sysfs, const model::PciAddress& pf, std::string rel, std::st
 constexpr OfedGuidError::File kOfedFiles[] = {
     OfedGuidError::File::kNode, OfedGuidError::File::kPort, OfedGuidError::File::kPolicy};
 
-void add_ofed_writes(std::vector<DeviceOp>& ops, const model::PciAddress& pf, uint16_t index,
-                     model::Guid guid, model::GuidPolicy policy) {
-  auto dir = ofed_dir(pf, index);
-  const auto text = guid.text();
-  ops.push_back({DeviceOp::Kind::kWrite, dir + "node", text.str()});
-  ops.push_back({DeviceOp::Kind::kWrite, dir + "port", text.str()});
-  dir += "policy";
-  ops.push_back({DeviceOp::Kind::kWrite, std::move(dir), model::to_string(policy)});
-}
-
 // What finishes a call started through `sysfs`.
 StartedOnDevice<int>::Finish finisher(Sysfs& sysfs) {
   return [&sysfs](DeviceCalls::Pending call) { return sysfs.finish_on_device(std::move(call)); };
@@ -62,6 +52,23 @@ int last_err(const std::vector<DeviceOpResult>& got) { return got.back().err; }
 std::vector<DeviceOp> under(std::string_view dir, std::vector<DeviceOp> ops) {
   for (auto& op : ops) {
     op.path = std::string(dir).append(1, '/').append(op.path);
+  }
+  return ops;
+}
+
+// The VFs' OFED files as paths under the PF's sriov/ ("12/node"): short enough to take
+// no memory of their own.
+std::vector<DeviceOp> ofed_ops(std::span<const std::pair<uint16_t, model::Guid>> vfs,
+                               model::GuidPolicy policy) {
+  std::vector<DeviceOp> ops;
+  ops.reserve(3 * vfs.size());
+  const std::string policy_text(model::to_string(policy));
+  for (const auto& [index, guid] : vfs) {
+    const auto dir = std::to_string(index);
+    const auto text = guid.text();
+    ops.push_back({DeviceOp::Kind::kWrite, dir + "/node", text.str()});
+    ops.push_back({DeviceOp::Kind::kWrite, dir + "/port", text.str()});
+    ops.push_back({DeviceOp::Kind::kWrite, dir + "/policy", policy_text});
   }
   return ops;
 }
@@ -135,10 +142,10 @@ int SysfsSriovHost::set_num_vfs(const model::PciAddress& pf, uint16_t count) {
 std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAddress& pf,
                                                               uint16_t index, model::Guid guid,
                                                               model::GuidPolicy policy) {
-  // One device call for the three files.
-  std::vector<DeviceOp> ops;
-  add_ofed_writes(ops, pf, index, guid, policy);
-  const auto got = sysfs_.on_device(pf.str(), ops, deadlines_.other);
+  // One device call for the three files, named as a batch of one names them.
+  const std::pair<uint16_t, model::Guid> vf{index, guid};
+  const auto got = sysfs_.on_device(
+      pf.str(), under(pf_dir(pf) + "sriov", ofed_ops({&vf, 1}, policy)), deadlines_.other);
   for (std::size_t i = 0; i < got.size() && i < 3; ++i) {
     if (got[i].err != 0) {
       return OfedGuidError{kOfedFiles[i], got[i].err};
@@ -151,23 +158,6 @@ std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAd
 }
 
 namespace {
-
-// The VFs' OFED files as paths under the PF's sriov/ ("12/node"): short enough to take
-// no memory of their own.
-std::vector<DeviceOp> ofed_ops(std::span<const std::pair<uint16_t, model::Guid>> vfs,
-                               model::GuidPolicy policy) {
-  std::vector<DeviceOp> ops;
-  ops.reserve(3 * vfs.size());
-  const std::string policy_text(model::to_string(policy));
-  for (const auto& [index, guid] : vfs) {
-    const auto dir = std::to_string(index);
-    const auto text = guid.text();
-    ops.push_back({DeviceOp::Kind::kWrite, dir + "/node", text.str()});
-    ops.push_back({DeviceOp::Kind::kWrite, dir + "/port", text.str()});
-    ops.push_back({DeviceOp::Kind::kWrite, dir + "/policy", policy_text});
-  }
-  return ops;
-}
 
 // What a call writing `vfs` VFs' OFED files answered: an error slot for each VF it
 // reached. It stops at the first failed write; the VFs after it are the caller's to
