@@ -46,19 +46,14 @@ namespace {
 
 // The GUID in `groups` groups of `width` hex digits, colon-separated.
 ShortText grouped(uint64_t value, int groups, int width) {
-  // The 16 hex digits, most significant first, a ':' after each group (the last one's
-  // lands past the size, within the room). Written here in one walk: a text for each VF
-  // in every status render and GUID write.
-  static constexpr std::string_view kDigits = "0123456789abcdef";
+  const auto step = static_cast<std::size_t>(width) + 1;
   ShortText out;
-  out.set_size((static_cast<std::size_t>(groups) * (static_cast<std::size_t>(width) + 1)) - 1);
-  char* at = out.data();
-  int nibble = 15;
+  out.set_size((static_cast<std::size_t>(groups) * step) - 1);  // 23 or 19 characters
   for (int g = 0; g < groups; ++g) {
-    for (int d = 0; d < width; ++d, --nibble) {
-      *at++ = kDigits[(value >> (4 * nibble)) & 0xFU];  // NOLINT: 16 digits and 8 colons at most
-    }
-    *at++ = ':';  // NOLINT
+    const int shift = (groups - 1 - g) * width * 4;
+    char* at = out.data() + (static_cast<std::size_t>(g) * step);
+    text::put_hex(at, value >> shift, width);
+    at[width] = ':';  // NOLINT: the last group's lands past the size, within the room
   }
   return out;
 }
