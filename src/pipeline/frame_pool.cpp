@@ -55,6 +55,8 @@ std::size_t class_of(std::size_t size) { return (size + kGrain - 1) / kGrain; }
 
 }  // namespace
 
+bool frames_pooled() { return kPooled; }
+
 void* allocate_frame(std::size_t size) {
   const auto c = class_of(size);
   if (!kPooled || c >= kClasses) {

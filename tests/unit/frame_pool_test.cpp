@@ -10,30 +10,15 @@
 #include "vfready/pipeline/task.hpp"
 
 using vfready::pipeline::detail::allocate_frame;
+using vfready::pipeline::detail::frames_pooled;
 using vfready::pipeline::detail::free_frame;
-
-namespace {
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPooled = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kPooled = false;
-#else
-constexpr bool kPooled = true;
-#endif
-#else
-constexpr bool kPooled = true;
-#endif
-
-}  // namespace
 
 TEST(ACoroutineFrame, IsReusedBySizeAndHoldsWhatItIsGiven) {
   void* a = allocate_frame(200);
   std::memset(a, 0xab, 200);  // all of its size is the caller's
   free_frame(a, 200);
   void* b = allocate_frame(250);  // the same size class (193 to 256 bytes)
-  if (kPooled) {
+  if (frames_pooled()) {
     EXPECT_EQ(b, a) << "a freed frame of the size is taken again";
   }
   void* c = allocate_frame(200);  // none left of that size: a new one

@@ -50,6 +50,8 @@ namespace detail {
 // malloc and a free otherwise. Under AddressSanitizer, always the heap (frame_pool.cpp).
 void* allocate_frame(std::size_t size);
 void free_frame(void* frame, std::size_t size) noexcept;
+// Whether freed frames are kept for reuse (false under AddressSanitizer).
+bool frames_pooled();
 
 struct PromiseBase {
   static void* operator new(std::size_t size) { return allocate_frame(size); }
