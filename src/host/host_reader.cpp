@@ -189,45 +189,16 @@ model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t in
   return vf;
 }
 
-}  // namespace
-
-std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddress& pf,
-                                             uint16_t index, bool ofed) {
-  const auto dir = "bus/pci/devices/" + pf.str() + "/";
-  if (ofed) {
-    // Read without asking first whether it is there: ENOENT says so.
-    const auto got = sysfs.on_device(
-        pf.str(), {{DeviceOp::Kind::kRead, dir + "sriov/" + std::to_string(index) + "/port", {}}},
-        {});
-    if (got.back().err != ENOENT) {
-      return parsed_guid(got.back());
-    }
-  }
-  model::VfInfo vf;
-  vf.index = index;
-  read_vf_rdma_guids(sysfs, dir, vf);
-  return vf.effective_guid;
-}
-
-model::VfInfo read_vf(Sysfs& sysfs, const model::PciAddress& pf, uint16_t index) {
-  const auto dir = "bus/pci/devices/" + pf.str() + "/";
-  auto vf = read_vf_links(sysfs, dir, index);
-  if (sysfs.exists(dir + "sriov/" + std::to_string(index) + "/port")) {
-    read_vf_guids(sysfs, pf, dir, {&vf, 1});
-  } else {
-    read_vf_rdma_guids(sysfs, dir, vf);
-  }
-  return vf;
-}
-
-std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci, bool with_vfs) {
+// A function whose vendor was read: nullopt when it is a VF.
+std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress& pci,
+                                           uint16_t vendor, bool with_vfs) {
   const auto dir = "bus/pci/devices/" + pci.str() + "/";
-  if (!sysfs.exists(dir + "vendor") || sysfs.exists(dir + "physfn")) {
+  if (sysfs.exists(dir + "physfn")) {
     return std::nullopt;
   }
   model::PfInfo pf;
   pf.pci = pci;
-  pf.vendor = number<uint16_t>(sysfs, dir + "vendor", 16).value_or(0);
+  pf.vendor = vendor;
   pf.device = number<uint16_t>(sysfs, dir + "device", 16).value_or(0);
   pf.driver = sysfs.link_target_name(dir + "driver");
   pf.numa_node = number<int>(sysfs, dir + "numa_node").value_or(-1);
@@ -284,6 +255,42 @@ std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
   return pf;
 }
 
+}  // namespace
+
+std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddress& pf,
+                                             uint16_t index, bool ofed) {
+  const auto dir = "bus/pci/devices/" + pf.str() + "/";
+  if (ofed) {
+    // Read without asking first whether it is there: ENOENT says so.
+    const auto got = sysfs.on_device(
+        pf.str(), {{DeviceOp::Kind::kRead, dir + "sriov/" + std::to_string(index) + "/port", {}}},
+        {});
+    if (got.back().err != ENOENT) {
+      return parsed_guid(got.back());
+    }
+  }
+  model::VfInfo vf;
+  vf.index = index;
+  read_vf_rdma_guids(sysfs, dir, vf);
+  return vf.effective_guid;
+}
+
+model::VfInfo read_vf(Sysfs& sysfs, const model::PciAddress& pf, uint16_t index) {
+  const auto dir = "bus/pci/devices/" + pf.str() + "/";
+  auto vf = read_vf_links(sysfs, dir, index);
+  if (sysfs.exists(dir + "sriov/" + std::to_string(index) + "/port")) {
+    read_vf_guids(sysfs, pf, dir, {&vf, 1});
+  } else {
+    read_vf_rdma_guids(sysfs, dir, vf);
+  }
+  return vf;
+}
+
+std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci, bool with_vfs) {
+  const auto vendor = number<uint16_t>(sysfs, "bus/pci/devices/" + pci.str() + "/vendor", 16);
+  return vendor ? read_function(sysfs, pci, *vendor, with_vfs) : std::nullopt;
+}
+
 std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::string>& modules) {
   std::vector<std::string> missing;
   for (const auto& m : modules) {
@@ -314,8 +321,9 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
     try {
       for (std::size_t i = next++; i < names.size(); i = next++) {
         auto pci = model::PciAddress::parse(names[i]);
+        // The vendor read once: a function of another vendor is not read further.
         if (pci && text(sysfs, "bus/pci/devices/" + names[i] + "/vendor") == "0x15b3") {
-          read[i] = read_pf(sysfs, pci.value());
+          read[i] = read_function(sysfs, pci.value(), 0x15b3, true);
         }
       }
     } catch (...) {
