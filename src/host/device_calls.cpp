@@ -75,6 +75,22 @@ DeviceCalls::Helper DeviceCalls::acquire(int* err) {
   return {helper::spawn(err)};
 }
 
+bool DeviceCalls::spawn_ahead(std::size_t idle) {
+  {
+    std::lock_guard lock(mu_);
+    if (idle_.size() >= std::min(idle, kMaxIdle)) {
+      return false;
+    }
+  }
+  int err = 0;
+  const Helper h{helper::spawn(&err)};
+  if (h.fd < 0) {
+    return false;
+  }
+  release(h);
+  return true;
+}
+
 void DeviceCalls::close_idle() {
   std::vector<Helper> idle;
   {
