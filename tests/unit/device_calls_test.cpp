@@ -44,6 +44,14 @@ class DeviceCallsTest : public ::testing::Test {
     std::ifstream in(path(name));
     return {std::istreambuf_iterator<char>(in), {}};
   }
+  // File `name` as one call reads it.
+  [[nodiscard]] std::string read(DeviceCalls& calls, const std::string& name) const {
+    return calls
+        .run("0000:18:00.0", std::vector<DeviceOp>{{Kind::kRead, path(name), {}}},
+             milliseconds(5000))
+        .back()
+        .text;
+  }
   // Waits until a call left behind returns, at most `bound`.
   static std::vector<vfready::host::ReturnedCall> returned(DeviceCalls& calls, milliseconds bound) {
     const auto until = std::chrono::steady_clock::now() + bound;
@@ -273,12 +281,7 @@ TEST_F(DeviceCallsTest, ClosingTheIdleHelpersEndsThem) {
   ::close(reader);
   // The next call spawns a helper anew.
   put("x", "1");
-  EXPECT_EQ(calls
-                .run("0000:18:00.0", std::vector<DeviceOp>{{Kind::kRead, path("x"), {}}},
-                     milliseconds(5000))
-                .back()
-                .text,
-            "1");
+  EXPECT_EQ(read(calls, "x"), "1");
 }
 
 // Helpers spawned ahead wait idle until as many as asked for do; a call takes one and
@@ -289,12 +292,7 @@ TEST_F(DeviceCallsTest, SpawnsHelpersAheadUntilEnoughWaitIdle) {
   EXPECT_TRUE(calls.spawn_ahead(2));
   EXPECT_FALSE(calls.spawn_ahead(2));
   put("x", "1");
-  EXPECT_EQ(calls
-                .run("0000:18:00.0", std::vector<DeviceOp>{{Kind::kRead, path("x"), {}}},
-                     milliseconds(5000))
-                .back()
-                .text,
-            "1");
+  EXPECT_EQ(read(calls, "x"), "1");
   EXPECT_FALSE(calls.spawn_ahead(2));  // the call gave its helper back
   EXPECT_TRUE(calls.spawn_ahead(3));
   calls.close_idle();
