@@ -131,8 +131,12 @@ int run(int argc, char** argv) {
     return vfready::daemon::print_plan(config.value(), table.value(), s.roots, o.json);
   }
 
-  vfready::host::SystemdNotifier notifier;
   vfready::daemon::BringupInputs inputs{config.value(), table.value(), s.roots};
+  // Before the service's threads and its passes' memory: the spawner forks the helpers
+  // of calls into drivers, each a copy of this small image (helper_spawner.hpp). Without
+  // one, each helper is a fork of the daemon as it is then.
+  static_cast<void>(inputs.calls->start_spawner());
+  vfready::host::SystemdNotifier notifier;
   vfready::daemon::Service service(s, std::move(inputs), notifier);
   leave(service.run());
 }

@@ -196,9 +196,9 @@ std::size_t serve_one(std::size_t size) {
   }
 }
 
-// In the new helper: keep only its socket (as fd 3) and stdio, take signals as a
-// process does by default, and say what it is in `ps`.
-[[noreturn]] void become_helper(int socket) {
+}  // namespace
+
+void keep_only(int socket, const char* name) {
   if (socket != kSocket && ::dup2(socket, kSocket) < 0) {
     ::_exit(3);
   }
@@ -206,13 +206,15 @@ std::size_t serve_one(std::size_t size) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);  // NOLINT(concurrency-mt-unsafe): one thread here
-  ::prctl(PR_SET_NAME, "vfready-call", 0, 0, 0);
+  ::prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+void become_helper(int socket) {
+  keep_only(socket, "vfready-call");
   serve();
 }
 
-}  // namespace
-
-int spawn(int* err) {
+int fork_detached(int* err, void (*become)(int)) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     *err = errno;
@@ -226,12 +228,13 @@ int spawn(int* err) {
     return -1;
   }
   if (child == 0) {
-    // Forks the helper and exits: the helper is then nobody's child of ours to reap.
-    const pid_t helper = ::fork();
-    if (helper != 0) {
-      ::_exit(helper < 0 ? 1 : 0);
+    // Forks the process and exits: it is then nobody's child of ours to reap.
+    const pid_t grandchild = ::fork();
+    if (grandchild != 0) {
+      ::_exit(grandchild < 0 ? 1 : 0);
     }
-    become_helper(sv[1]);
+    become(sv[1]);
+    ::_exit(4);
   }
   ::close(sv[1]);
   int status = 0;
@@ -245,6 +248,8 @@ int spawn(int* err) {
   }
   return sv[0];
 }
+
+int spawn(int* err) { return fork_detached(err, become_helper); }
 
 std::string encode(std::span<const DeviceOp> ops, std::optional<std::string_view> root) {
   std::string out;

@@ -21,6 +21,15 @@ inline constexpr std::size_t kBatch = 14;
 // reap it), holding no descriptor of the daemon's but its end of the socket. Answers our
 // end, or -1 with *err set.
 int spawn(int* err);
+// Forks twice: the grandchild, detached, runs `become` (which must not return) on its
+// end of a new socket pair. Answers our end, or -1 with *err set.
+int fork_detached(int* err, void (*become)(int));
+// In a new process: keeps only `socket` (as fd 3) and stdio, takes signals as a process
+// does by default, and is `name` in `ps`.
+void keep_only(int socket, const char* name);
+// In a new process: becomes a helper on `socket` (kept as fd 3, every other descriptor
+// but stdio closed) and serves calls until the daemon closes its end.
+[[noreturn]] void become_helper(int socket);
 
 // A batch of at most kBatch calls as one message; a file's path under `root` when one
 // is given.

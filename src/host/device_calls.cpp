@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "device_call_helper.hpp"
+#include "helper_spawner.hpp"
 
 namespace vfready::host {
 
@@ -55,6 +56,9 @@ bool wait_readable(int fd, Clock::time_point until) {
 }  // namespace
 
 DeviceCalls::~DeviceCalls() {
+  if (spawner_ >= 0) {
+    ::close(spawner_);  // it exits
+  }
   for (const auto& h : idle_) {
     ::close(h.fd);
   }
@@ -66,10 +70,51 @@ DeviceCalls::~DeviceCalls() {
 DeviceCalls::Helper DeviceCalls::acquire(int* err) {
   {
     std::lock_guard lock(mu_);
-    if (!idle_.empty()) {
+    while (!idle_.empty()) {
       const Helper h = idle_.back();
       idle_.pop_back();
+      // One the spawner could not make (its fork failed) has its peer closed: not taken.
+      pollfd p{h.fd, 0, 0};
+      if (::poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR)) != 0) {
+        ::close(h.fd);
+        continue;
+      }
       return h;
+    }
+  }
+  return spawn(err);
+}
+
+bool DeviceCalls::start_spawner() {
+  int err = 0;
+  const int spawner = helper::start_spawner(&err);
+  if (spawner < 0) {
+    return false;
+  }
+  use_spawner(spawner);
+  return true;
+}
+
+void DeviceCalls::use_spawner(int spawner) {
+  std::lock_guard lock(mu_);
+  if (spawner_ >= 0) {
+    ::close(spawner_);
+  }
+  spawner_ = spawner;
+}
+
+DeviceCalls::Helper DeviceCalls::spawn(int* err) {
+  {
+    std::lock_guard lock(mu_);  // one message at a time, and the descriptor kept meanwhile
+    if (spawner_ >= 0) {
+      const int fd = helper::spawn_through(spawner_);
+      if (fd >= 0) {
+        return {fd};
+      }
+      if (errno != EAGAIN) {
+        ::close(spawner_);  // gone: from here on, our own forks
+        spawner_ = -1;
+      }
     }
   }
   return {helper::spawn(err)};
@@ -83,7 +128,7 @@ bool DeviceCalls::spawn_ahead(std::size_t idle) {
     }
   }
   int err = 0;
-  const Helper h{helper::spawn(&err)};
+  const Helper h = spawn(&err);
   if (h.fd < 0) {
     return false;
   }

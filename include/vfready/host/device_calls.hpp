@@ -81,6 +81,13 @@ class DeviceCalls {
   std::vector<DeviceOpResult> run(const std::string& device, std::span<const DeviceOp> ops,
                                   std::chrono::milliseconds deadline,
                                   std::optional<std::string_view> root = {});
+  // Starts a spawner and takes its helpers from it (use_spawner): best while the
+  // process is small and has one thread (vfreadyd starts one before its service). False
+  // when it could not be started: helpers are then forks of the caller, as before.
+  bool start_spawner();
+  // Helpers from now on come from the spawner on `spawner` (helper_spawner.hpp; taken:
+  // closed with this object), or, once it is gone, from forks of the caller.
+  void use_spawner(int spawner);
   // Spawns one helper into the idle pool, for a call to come, while fewer than `idle`
   // (at most the pool's room) wait there. Whether one was spawned: false when enough
   // wait, or when none could be (the call that needs one spawns it, or says why not).
@@ -111,6 +118,8 @@ class DeviceCalls {
                       std::chrono::milliseconds deadline, Clock::time_point started,
                       Clock::time_point until, std::optional<std::string_view> root);
   Helper acquire(int* err);
+  // A new helper: from the spawner while there is one, else a fork of ours.
+  Helper spawn(int* err);
   void release(Helper helper);
   void reap_locked();
 
@@ -118,6 +127,7 @@ class DeviceCalls {
   // helpers on their own threads) share the pool.
   std::mutex mu_;
   std::vector<Helper> idle_;
+  int spawner_ = -1;
   std::vector<LeftBehind> left_behind_;
   std::vector<ReturnedCall> returned_;
 };

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "helper_spawner.hpp"
+
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "device_call_helper.hpp"
+
+namespace vfready::host::helper {
+
+namespace {
+
+constexpr int kSpawnerSocket = 3;  // as a helper's (keep_only)
+
+// A one-byte message with room for one descriptor (SCM_RIGHTS): what the daemon sends
+// the spawner for each helper.
+struct DescriptorMessage {
+  DescriptorMessage() {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  DescriptorMessage(const DescriptorMessage&) = delete;
+  DescriptorMessage& operator=(const DescriptorMessage&) = delete;
+  char byte = 0;
+  iovec iov{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+};
+
+// One descriptor out of a message on `socket`: -1 when the message carries none; -2 when
+// the daemon has closed its end (or the socket failed).
+int receive_descriptor(int socket) {
+  DescriptorMessage m;
+  ssize_t n = 0;
+  do {
+    n = ::recvmsg(socket, &m.msg, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) {
+    return -2;
+  }
+  const cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
+  if (c == nullptr || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+      c->cmsg_len != CMSG_LEN(sizeof(int))) {
+    return -1;
+  }
+  int fd = -1;
+  std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return fd;
+}
+
+// The spawner: for each socket end the daemon sends, a helper on it, forked twice (the
+// spawner reaps the middle process; the helper is nobody's child). When a fork fails,
+// the end is closed without a helper: the daemon's call on it finds its peer gone
+// (EPIPE), never a call that waits for nothing. Like a helper, it makes only system calls.
+[[noreturn]] void serve_spawns() {
+  while (true) {
+    const int end = receive_descriptor(kSpawnerSocket);
+    if (end == -2) {
+      ::_exit(0);  // the daemon closed its end (exited, or forks its helpers itself)
+    }
+    if (end < 0) {
+      continue;
+    }
+    const pid_t child = ::fork();
+    if (child == 0) {
+      if (::fork() != 0) {
+        ::_exit(0);
+      }
+      become_helper(end);  // takes fd 3 over: the helper holds none of the spawner's
+    }
+    ::close(end);
+    if (child > 0) {
+      while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+}
+
+[[noreturn]] void become_spawner(int socket) {
+  keep_only(socket, "vfready-spawn");
+  serve_spawns();
+}
+
+}  // namespace
+
+int start_spawner(int* err) { return fork_detached(err, become_spawner); }
+
+int spawn_through(int spawner) {
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    return -1;
+  }
+  DescriptorMessage m;
+  cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &sv[1], sizeof(int));
+  ssize_t n = 0;
+  do {
+    n = ::sendmsg(spawner, &m.msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  const int saved = errno;
+  ::close(sv[1]);  // in flight to the spawner, which holds it now
+  if (n != 1) {
+    ::close(sv[0]);
+    errno = n < 0 ? saved : EPIPE;
+    return -1;
+  }
+  return sv[0];
+}
+
+}  // namespace vfready::host::helper

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// DeviceCalls with its helpers made by a spawner process (host/helper_spawner.hpp): a
+// real one, one that is gone, and one that cannot make the helper it is asked for (a
+// socket end of the test's, which takes the descriptor and closes it). No root needed.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "vfready/host/device_calls.hpp"
+
+namespace {
+
+using vfready::host::DeviceCalls;
+using vfready::host::DeviceOp;
+using Kind = DeviceOp::Kind;
+using std::chrono::milliseconds;
+namespace fs = std::filesystem;
+
+class ASpawner : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/vfready-spawner-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    std::ofstream(dir_ + "/x") << "1\n";
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // One call: a read of `name` (then the result's errno and text).
+  [[nodiscard]] vfready::host::DeviceOpResult read(DeviceCalls& calls, const std::string& name,
+                                                   milliseconds deadline = milliseconds(5000)) {
+    return calls
+        .run("0000:18:00.0", std::vector<DeviceOp>{{Kind::kRead, dir_ + "/" + name, {}}}, deadline)
+        .back();
+  }
+
+  // A spawner that cannot fork: takes the next message off `socket` and closes the
+  // descriptor it carries (a recv without room for it has the kernel close it).
+  static void fail_one_spawn(int socket) {
+    char byte = 0;
+    static_cast<void>(::recv(socket, &byte, 1, 0));
+  }
+
+  std::string dir_;
+};
+
+TEST_F(ASpawner, MakesHelpersThatServeCalls) {
+  DeviceCalls calls;
+  ASSERT_TRUE(calls.start_spawner());
+  const auto got = read(calls, "x");
+  EXPECT_EQ(got.err, 0);
+  EXPECT_EQ(got.text, "1");
+  EXPECT_EQ(read(calls, "missing").err, ENOENT);
+  const std::vector<DeviceOp> write = {{Kind::kWrite, dir_ + "/x", "2"}};
+  EXPECT_EQ(calls.run("0000:18:00.0", write, milliseconds(5000)).back().err, 0);
+  EXPECT_EQ(read(calls, "x").text, "2");
+  // Helpers made ahead come from it too, and serve as the others do.
+  EXPECT_TRUE(calls.spawn_ahead(3));
+  EXPECT_EQ(read(calls, "x").text, "2");
+}
+
+// The spawner is forked from the caller as it is when it starts: it keeps none of its
+// descriptors, and neither do the helpers it forks.
+TEST_F(ASpawner, HoldsNoDescriptorOfTheCallerNorDoItsHelpers) {
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe2(pipe_fds, O_CLOEXEC), 0);
+  {
+    DeviceCalls calls;
+    ASSERT_TRUE(calls.start_spawner());  // while the pipe is open
+    ASSERT_EQ(read(calls, "x").err, 0);  // a helper, idle after the call
+    ::close(pipe_fds[1]);
+    pollfd p{pipe_fds[0], POLLIN, 0};
+    ASSERT_EQ(::poll(&p, 1, 5000), 1);
+    EXPECT_NE(p.revents & POLLHUP, 0);
+  }
+  ::close(pipe_fds[0]);
+}
+
+TEST_F(ASpawner, GoneLeavesTheCallerToForkItsHelpers) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+  DeviceCalls calls;
+  calls.use_spawner(sv[0]);
+  ::close(sv[1]);  // the spawner exited
+  const auto got = read(calls, "x");
+  EXPECT_EQ(got.err, 0);
+  EXPECT_EQ(got.text, "1");
+}
+
+// A spawner whose fork failed closes the end it was sent: the call on it answers at once
+// that its helper is gone (the errno of a helper that died), and never waits out its
+// deadline for nobody.
+TEST_F(ASpawner, AHelperItCouldNotMakeFailsItsCallAtOnce) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+  DeviceCalls calls;
+  calls.use_spawner(sv[0]);
+  std::thread failing([&] { fail_one_spawn(sv[1]); });
+  const auto start = std::chrono::steady_clock::now();
+  const int err = read(calls, "x", milliseconds(60000)).err;
+  EXPECT_TRUE(err == EPIPE || err == ECONNRESET) << err;  // as when a helper is killed
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  failing.join();
+  ::close(sv[1]);
+}
+
+// One made ahead that the spawner could not make is not taken: the next call has a
+// helper of its own (here forked by the caller: the spawner has gone since).
+TEST_F(ASpawner, AHelperMadeAheadThatItCouldNotMakeIsNotTaken) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+  DeviceCalls calls;
+  calls.use_spawner(sv[0]);
+  ASSERT_TRUE(calls.spawn_ahead(1));
+  fail_one_spawn(sv[1]);
+  ::close(sv[1]);
+  const auto got = read(calls, "x");
+  EXPECT_EQ(got.err, 0);
+  EXPECT_EQ(got.text, "1");
+}
+
+}  // namespace
