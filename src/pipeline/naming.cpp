@@ -39,6 +39,12 @@ Task<Done> name_pf(PfRun& run) {
   co_return Done{};
 }
 
+Task<Naming> name_pf_request(PfRun& run) {
+  auto named = name_pf(run);
+  co_await named;
+  co_return Naming::kNamed;  // a stuck request left its problem (settle_stuck says it)
+}
+
 Task<Naming> name_vf(PfRun& run, std::size_t at, bool announced) {
   // run.vfs grows while VFs are added (their GUIDs set): the VF is looked up by its
   // place after each wait, never held by reference across one.

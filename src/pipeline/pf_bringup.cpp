@@ -52,6 +52,7 @@ Task<std::set<std::size_t>> set_guids_and_probe(PfRun& run) {
   auto assigned = assign_guids(run, [&](std::size_t at, uint16_t /*index*/,
                                         const model::PciAddress& /*vf*/) { requests.add(at); });
   co_await assigned;
+  requests.add_pf_naming();  // in line with the VFs' namings, beside the probes
   requests.hold_namings(false);
   auto requested = run_requests(requests);
   auto finished = co_await requested;
@@ -173,8 +174,10 @@ class PfPass {
       NamingTurn held(run_.names);  // the PF's and these VFs' names, in one turn
       auto turn = await_naming_turn(held, run_.names.turn_fd());
       co_await turn;
-      auto pf_named = name_pf(run_);
-      co_await pf_named;
+      if (!run_.pf_named) {  // not named beside the probes (none were made)
+        auto pf_named = name_pf(run_);
+        co_await pf_named;
+      }
       for (std::size_t i = 0; i < vfs.size(); ++i) {
         if (!done.contains(i)) {
           auto named = name_vf(run_, i);

@@ -166,7 +166,7 @@ VfRequests::Answer VfRequests::name(VfRequest& r, Clock::time_point now) {
     // The node's naming turn is the request's (advance_one() took it): held until its
     // naming ends.
     naming_line_.erase(static_cast<std::size_t>(&r - requests_.data()));
-    r.naming->task.emplace(name_vf(run_, r.at, r.announced));
+    r.naming->task.emplace(r.pf ? name_pf_request(run_) : name_vf(run_, r.at, r.announced));
     r.naming->task->start(r.naming->slot);
   } else if (r.naming->slot.resume && came(r.naming->slot.wait, now)) {
     std::exchange(r.naming->slot.resume, {}).resume();
@@ -176,6 +176,11 @@ VfRequests::Answer VfRequests::name(VfRequest& r, Clock::time_point now) {
   }
   const auto naming = r.naming->task->take();
   r.naming.reset();
+  if (r.pf) {
+    run_.pf_named = true;
+    r.step = Step::kFinished;
+    return Answer::kEnded;
+  }
   auto& vs = run_.vfs[r.at];
   if (naming == Naming::kStuck) {
     r.step = Step::kFinished;  // not judged: its PF is stuck (settle_stuck)

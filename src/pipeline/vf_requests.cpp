@@ -60,6 +60,16 @@ void VfRequests::add(std::size_t at, VfRequest::Step first) {
   step_pending();
 }
 
+void VfRequests::add_pf_naming() {
+  live_.push_back(requests_.size());
+  requests_.push_back({});
+  requests_.back().pf = true;
+  requests_.back().step = Step::kName;
+  if (advance_one(requests_.back())) {
+    start_probes();
+  }
+}
+
 bool VfRequests::ended() const {
   // A request not ended waits in a line (to probe, for the naming turn), on its probe,
   // or at a waiting step (advance_one() lists it there).
@@ -244,7 +254,7 @@ std::set<std::size_t> VfRequests::run() {
 std::set<std::size_t> VfRequests::finished() const {
   std::set<std::size_t> out;
   for (const auto& r : requests_) {
-    if (r.step == Step::kFinished) {
+    if (r.step == Step::kFinished && !r.pf) {
       out.insert(r.at);
     }
   }

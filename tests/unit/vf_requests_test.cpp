@@ -463,6 +463,34 @@ TEST_F(AVfRequest, WaitsForItsNamingTurnWhileAnotherVfIsNamed) {
   EXPECT_EQ(run.vfs.at(1).name, "ibs0v1");
 }
 
+// The PF's own netdev is named beside its VFs' probes, in a turn of its own, not at the
+// end of the pass (where every PF's naming came at once, each waiting for the others'
+// turns); its request is none of the VFs' finished.
+TEST_F(AVfRequest, NamesItsPfBesideTheProbes) {
+  host.hold_probes = true;
+  auto& run = unbound(2);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  requests.add(1);
+  requests.add_pf_naming();
+  for (int turn = 0; !run.pf_named && turn < 40; ++turn) {
+    requests.resume();
+  }
+  EXPECT_TRUE(run.pf_named);
+  EXPECT_EQ(requests.requests().at(0).step, Step::kProbing);  // its probe still held
+  const auto pf = host.by_name("ibs0");
+  ASSERT_TRUE(pf.has_value());
+  EXPECT_EQ(pf->ifindex, host.pf(kPf).info.ifindex);
+  udev.look = true;
+  for (int turn = 0; !requests.ended() && turn < 40; ++turn) {
+    static_cast<void>(host.release_probe());
+    udev.done_with(vf_pci(0), vf(0).ifindex);
+    udev.done_with(vf_pci(1), vf(1).ifindex);
+    requests.resume();
+  }
+  EXPECT_EQ(requests.finished(), (std::set<std::size_t>{0, 1}));
+}
+
 // While its PF's pass writes GUIDs (it steps the requests only as it adds more), a VF
 // that reaches naming waits in line without the node's turn, and is named once released.
 TEST_F(AVfRequest, HeldFromNamingTakesNoTurnUntilReleased) {

@@ -23,6 +23,7 @@ struct PfRun {
   // The running kernel's release (uname -r): what it allows, where asking would be late.
   std::string kernel_release{};
   bool renames_up = true;    // model::renames_up_links(kernel_release), read once
+  bool pf_named = false;     // the PF's netdev named (beside its VFs' probes)
   model::PfInfo info{};      // the PF as this pass knows it (read as the pass began)
   model::PfStatus status{};  // what the pass reports (its VFs from `vfs` as it ends)
   // The VFs as the pass works on them, in the target's order (status.vfs is written

@@ -96,6 +96,8 @@ StepResult settle_vf(PfRun& run, VfWork& vs, host::UdevWait::Netdev netdev);
 // kernel first (a new netdev has no altnames of vfready's; the MTU is sent with the name).
 // What name_vf() answers: see Naming (vf_requests.hpp). Both in the caller's turn.
 Task<Done> name_pf(PfRun& run);
+// name_pf() as a VfRequests' naming (add_pf_naming()).
+Task<Naming> name_pf_request(PfRun& run);
 Task<Naming> name_vf(PfRun& run, std::size_t at, bool announced = false);
 // The node's naming turn (NameRegistry), awaited: `turn`'s once this is done, until it
 // goes. `turn_fd`: NameRegistry::turn_fd().

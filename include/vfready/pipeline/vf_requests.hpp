@@ -67,6 +67,7 @@ struct VfRequest {
   bool reprobed = false;   // its GUID was set again and it was probed once more
   bool announced = false;  // its netdev is the one udev's add named (not looked up)
   bool listed = false;     // in VfRequests::waiting_
+  bool pf = false;         // the PF's own naming (add_pf_naming()), not a VF's request
   int watched = 0;         // the netdev whose udev events wake it
   std::unique_ptr<host::StartedProbe> call;
   std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> guid_call;   // kResetGuid (OFED)
@@ -92,6 +93,10 @@ class VfRequests {
   // GUID set again first (kReprobe). Moves it as far as it goes at once, and the others
   // an event or a bound has come for.
   void add(std::size_t at, VfRequest::Step first = VfRequest::Step::kProbe);
+  // The PF's netdev named (name_pf()) in a turn of its own, beside the VFs' probes, as
+  // a request that is named and ends: not at the end of the pass, where every PF's
+  // naming came at once and each waited for the others' turns.
+  void add_pf_naming();
   // While held, requests that reach naming wait in line and take no turn: their PF's
   // pass steps them only as it adds more (while it writes GUIDs), and a naming that
   // held the node's turn then would hold it for the whole of that.
