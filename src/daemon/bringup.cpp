@@ -45,14 +45,6 @@ void log_problem(spdlog::level::level_enum level, const std::string& step,
 
 }  // namespace
 
-std::size_t helpers_ahead(const model::Config& config) {
-  std::size_t pfs = 0;
-  for (const auto& pf : config.pfs) {
-    pfs += pf.select.pci.size();
-  }
-  return pfs == 0 ? 0 : pfs + 1;
-}
-
 std::string progress_line(const std::vector<std::string>& steps, std::size_t done) {
   static const char* const kOrder[] = {
       pipeline::StepNames::kHardware, pipeline::StepNames::kVfs,   pipeline::StepNames::kGuids,
@@ -101,8 +93,6 @@ void Bringup::start() {
     udev_ = in_.hosts->listen(in_);
     doing = "starting the planner's thread";
     start_planner(channel_, in_);
-    ahead_ = only_.empty() ? helpers_ahead(in_.config) : only_.size() + 1;
-    prepare_ahead();  // the first now; the others one a turn of the loop
   } catch (const std::exception& e) {
     PassMessage m{.kind = PassMessage::Kind::kStopped};
     m.problems.push_back(model::problem(model::EventKind::kHostReadFailed,
@@ -111,19 +101,9 @@ void Bringup::start() {
   }
 }
 
-void Bringup::prepare_ahead() {
-  if (ahead_ > 0 && !in_.hosts->prepare_one(in_, ahead_)) {
-    ahead_ = 0;  // enough are ready, or none could be made: the passes make their own
-  }
-}
-
 PollSpec Bringup::prepare() {
-  if (finished_) {
-    return {passes_->fd(), 0, std::nullopt};
-  }
-  // While the planner reads the host, the loop has nothing else of the pass to do: it
-  // makes the helpers ready that the PFs' first calls take, one a turn.
-  return {passes_->fd(), POLLIN, ahead_ > 0 ? std::optional(Clock::now()) : passes_->until()};
+  return {passes_->fd(), static_cast<short>(finished_ ? 0 : POLLIN),
+          finished_ ? std::nullopt : passes_->until()};
 }
 
 void Bringup::dispatch(short /*revents*/) {
@@ -134,9 +114,6 @@ void Bringup::dispatch(short /*revents*/) {
     for (auto& m : channel_->take()) {
       on_message(m);
     }
-  }
-  if (!finished_) {
-    prepare_ahead();
   }
   if (!finished_ && !targets_.empty() && left_ == 0) {
     finish();
@@ -173,7 +150,6 @@ void Bringup::on_planned(std::vector<model::PfTarget> targets,
                          const std::shared_ptr<const model::HostInfo>& host) {
   targets_ = std::move(targets);
   host_ = host;
-  ahead_ = 0;  // the passes take what was made, and make the rest as they need it
   log::info({.step = "driver"}, "driver: " + std::to_string(in_.config.required_modules.size()) +
                                     " required modules loaded; kernel " + host->kernel_release);
   std::set<std::string> configured;

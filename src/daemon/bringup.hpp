@@ -74,8 +74,6 @@ class Bringup final : public EventSource {
   void finish();
   [[nodiscard]] double since_epoch_ms() const;
   void close_step(std::size_t pf, model::StepState state);
-  // One more helper made ready (ahead_), while the planner reads the host.
-  void prepare_ahead();
 
   BringupInputs in_;
   model::DaemonStatus& status_;
@@ -91,19 +89,9 @@ class Bringup final : public EventSource {
   std::vector<Running> running_;
   std::unique_ptr<PfPasses> passes_;  // made with the channel, in start()
   std::size_t left_ = 0;
-  // Helpers wanted ready when the plan comes (helpers_ahead()); 0 once it has come, or
-  // none more could be made.
-  std::size_t ahead_ = 0;
   bool finished_ = false;
   model::Outcome outcome_ = model::Outcome::kFailed;
 };
-
-// How many helpers to have ready when the PFs' passes of `config` start: one for each
-// PF it names by PCI address (its first calls: autoprobe, sriov_numvfs, its probes) and
-// one for links; the passes spawn the rest they need (at 16 PFs a pass takes about two
-// a PF). PFs selected by device are not known before the host is read: none for those.
-// (docs/development.md, "Helpers made ahead", says what twice as many cost.)
-std::size_t helpers_ahead(const model::Config& config);
 
 // "PFs: 3 vfs, 5 guids, 0 done" for STATUS=, in step order.
 std::string progress_line(const std::vector<std::string>& steps, std::size_t done);

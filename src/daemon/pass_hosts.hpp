@@ -55,10 +55,6 @@ class PassHosts {
   // The calls into drivers that were stuck and have since returned (their PFs may be
   // brought up again), each once.
   virtual std::vector<host::ReturnedCall> returned(const BringupInputs& in) = 0;
-  // While the planner reads the host: makes one more of what the PFs' passes will need
-  // at once (a helper for calls into drivers), while fewer than `wanted` are ready.
-  // Whether it made one: false when enough are ready or none could be made.
-  virtual bool prepare_one(const BringupInputs& in, std::size_t wanted) = 0;
   // A pass is over: what is kept only for passes (idle helpers) may go.
   virtual void pass_over(const BringupInputs& in) = 0;
   // For the daemon's drift watch, opened before the first pass reads anything. Throws

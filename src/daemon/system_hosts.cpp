@@ -107,9 +107,6 @@ class SystemHosts final : public PassHosts {
   std::vector<host::ReturnedCall> returned(const BringupInputs& in) override {
     return in.calls->collect();
   }
-  bool prepare_one(const BringupInputs& in, std::size_t wanted) override {
-    return in.calls->spawn_ahead(wanted);
-  }
   // Helpers hold copies of the daemon's pages as it was at their fork: none is kept idle
   // between passes (a drift repair spawns the few it needs).
   void pass_over(const BringupInputs& in) override { in.calls->close_idle(); }

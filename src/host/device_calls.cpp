@@ -70,15 +70,9 @@ DeviceCalls::~DeviceCalls() {
 DeviceCalls::Helper DeviceCalls::acquire(int* err) {
   {
     std::lock_guard lock(mu_);
-    while (!idle_.empty()) {
+    if (!idle_.empty()) {
       const Helper h = idle_.back();
       idle_.pop_back();
-      // One the spawner could not make (its fork failed) has its peer closed: not taken.
-      pollfd p{h.fd, 0, 0};
-      if (::poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR)) != 0) {
-        ::close(h.fd);
-        continue;
-      }
       return h;
     }
   }
@@ -118,22 +112,6 @@ DeviceCalls::Helper DeviceCalls::spawn(int* err) {
     }
   }
   return {helper::spawn(err)};
-}
-
-bool DeviceCalls::spawn_ahead(std::size_t idle) {
-  {
-    std::lock_guard lock(mu_);
-    if (idle_.size() >= std::min(idle, kMaxIdle)) {
-      return false;
-    }
-  }
-  int err = 0;
-  const Helper h = spawn(&err);
-  if (h.fd < 0) {
-    return false;
-  }
-  release(h);
-  return true;
 }
 
 void DeviceCalls::close_idle() {

@@ -33,8 +33,7 @@ class ABringupOnMemory : public ::testing::Test {
     auto config = model::parse_config({{"vfready.json", json}});
     EXPECT_TRUE(config) << config.error().message;
     BringupInputs in{config.value(), {}, {}};
-    hosts = std::make_shared<MemoryHosts>(host);
-    in.hosts = hosts;
+    in.hosts = std::make_shared<MemoryHosts>(host);
     return in;
   }
 
@@ -72,7 +71,6 @@ class ABringupOnMemory : public ::testing::Test {
   }
 
   std::shared_ptr<MemoryHost> host = std::make_shared<MemoryHost>();
-  std::shared_ptr<MemoryHosts> hosts;  // inputs()'s last
   model::DaemonStatus status;
   std::shared_ptr<pipeline::NameRegistry> names = std::make_shared<pipeline::NameRegistry>();
   int changes = 0;
@@ -101,22 +99,6 @@ TEST_F(ABringupOnMemory, BringsEveryPfUpAndReportsEachVf) {
   EXPECT_EQ(status.state, model::DaemonState::kReady);
   EXPECT_EQ(status.changes.vfs_created, 8U);
   EXPECT_GT(changes, 0);
-}
-
-// While the planner reads the host, the loop makes helpers ready for the passes' first
-// calls: one a PF named by PCI address, one for links (a reconcile: its PFs' only).
-TEST_F(ABringupOnMemory, MakesHelpersReadyForEachPfWhileThePlannerReads) {
-  pass(inputs(config(2)));
-  EXPECT_EQ(hosts->wanted_ahead, 3U);
-  EXPECT_GE(hosts->prepared, 1U);  // the first as the pass starts, the rest as turns come
-  EXPECT_LE(hosts->prepared, 3U);
-  pass(inputs(config(2)), {kPf1});
-  EXPECT_EQ(hosts->wanted_ahead, 2U);
-  EXPECT_EQ(helpers_ahead(model::parse_config({{"vfready.json", R"({"pfs": [
-      {"select": {"pci": ["0000:18:00.0"]}, "vfs": 1},
-      {"select": {"device": "0x101e"}, "vfs": 1}]})"}})
-                              .value()),
-            2U);  // PFs selected by device are not known before the host is read
 }
 
 TEST_F(ABringupOnMemory, APfWaitingForItsProbeHoldsNoOtherPfOnTheLoop) {

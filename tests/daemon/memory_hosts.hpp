@@ -28,15 +28,6 @@ class MemoryHosts final : public daemon::PassHosts {
   std::vector<host::ReturnedCall> returned(const daemon::BringupInputs& /*in*/) override {
     return host_->collect_returned();
   }
-  // Made ahead as vfreadyd spawns helpers: counted, nothing else.
-  bool prepare_one(const daemon::BringupInputs& /*in*/, std::size_t wanted) override {
-    wanted_ahead = wanted;
-    if (prepared >= wanted) {
-      return false;
-    }
-    ++prepared;
-    return true;
-  }
   void pass_over(const daemon::BringupInputs& /*in*/) override {}
   std::unique_ptr<daemon::DriftOs> drift_os(const daemon::BringupInputs& /*in*/) override {
     return std::make_unique<Drift>(host_);
@@ -61,10 +52,6 @@ class MemoryHosts final : public daemon::PassHosts {
     std::unique_ptr<host::LinkEvents> feed;
   };
   std::shared_ptr<MemoryHost> host_;
-
- public:
-  std::size_t prepared = 0;      // prepare_one()'s makes, on the loop's thread
-  std::size_t wanted_ahead = 0;  // what the last one was asked for
 };
 
 }  // namespace vfready::testing

@@ -284,22 +284,6 @@ TEST_F(DeviceCallsTest, ClosingTheIdleHelpersEndsThem) {
   EXPECT_EQ(read(calls, "x"), "1");
 }
 
-// Helpers spawned ahead wait idle until as many as asked for do; a call takes one and
-// gives it back; close_idle ends them, and the next ask spawns again.
-TEST_F(DeviceCallsTest, SpawnsHelpersAheadUntilEnoughWaitIdle) {
-  DeviceCalls calls;
-  EXPECT_TRUE(calls.spawn_ahead(2));
-  EXPECT_TRUE(calls.spawn_ahead(2));
-  EXPECT_FALSE(calls.spawn_ahead(2));
-  put("x", "1");
-  EXPECT_EQ(read(calls, "x"), "1");
-  EXPECT_FALSE(calls.spawn_ahead(2));  // the call gave its helper back
-  EXPECT_TRUE(calls.spawn_ahead(3));
-  calls.close_idle();
-  EXPECT_TRUE(calls.spawn_ahead(1));
-  EXPECT_FALSE(calls.spawn_ahead(0));
-}
-
 TEST_F(DeviceCallsTest, ServesManyThreadsAtOnce) {
   DeviceCalls calls;
   put("v", "42\n");

@@ -61,9 +61,6 @@ TEST_F(ASpawner, MakesHelpersThatServeCalls) {
   const std::vector<DeviceOp> write = {{Kind::kWrite, dir_ + "/x", "2"}};
   EXPECT_EQ(calls.run("0000:18:00.0", write, milliseconds(5000)).back().err, 0);
   EXPECT_EQ(read(calls, "x").text, "2");
-  // Helpers made ahead come from it too, and serve as the others do.
-  EXPECT_TRUE(calls.spawn_ahead(3));
-  EXPECT_EQ(read(calls, "x").text, "2");
 }
 
 // The spawner is forked from the caller as it is when it starts: it keeps none of its
@@ -109,21 +106,6 @@ TEST_F(ASpawner, AHelperItCouldNotMakeFailsItsCallAtOnce) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
   failing.join();
   ::close(sv[1]);
-}
-
-// One made ahead that the spawner could not make is not taken: the next call has a
-// helper of its own (here forked by the caller: the spawner has gone since).
-TEST_F(ASpawner, AHelperMadeAheadThatItCouldNotMakeIsNotTaken) {
-  int sv[2];
-  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
-  DeviceCalls calls;
-  calls.use_spawner(sv[0]);
-  ASSERT_TRUE(calls.spawn_ahead(1));
-  fail_one_spawn(sv[1]);
-  ::close(sv[1]);
-  const auto got = read(calls, "x");
-  EXPECT_EQ(got.err, 0);
-  EXPECT_EQ(got.text, "1");
 }
 
 }  // namespace

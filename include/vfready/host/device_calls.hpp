@@ -88,12 +88,6 @@ class DeviceCalls {
   // Helpers from now on come from the spawner on `spawner` (helper_spawner.hpp; taken:
   // closed with this object), or, once it is gone, from forks of the caller.
   void use_spawner(int spawner);
-  // Spawns one helper into the idle pool, for a call to come, while fewer than `idle`
-  // (at most the pool's room) wait there. Whether one was spawned: false when enough
-  // wait, or when none could be (the call that needs one spawns it, or says why not).
-  // A spawn is two forks of the daemon: made ahead (while a pass reads the host), they
-  // are not made on the loop when each PF starts its first call.
-  bool spawn_ahead(std::size_t idle);
   // Ends the idle helpers (they exit); the next calls spawn new ones. A helper is a fork
   // of the daemon and keeps the pages the daemon has written since as its own copies:
   // the daemon ends them when a pass is over, rather than keep a pool of old images.
