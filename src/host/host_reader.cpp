@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/host/host_reader.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -255,6 +252,39 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
   return pf;
 }
 
+// A function vfready does not manage (read_host's `whole`), as a plan takes it: nullopt
+// when it is a VF. Its VFs are its virtfn<n> links (sriov_numvfs would take its device
+// lock).
+std::optional<model::PfInfo> read_unmanaged(Sysfs& sysfs, const model::PciAddress& pci,
+                                            uint16_t vendor) {
+  const auto dir = "bus/pci/devices/" + pci.str() + "/";
+  if (sysfs.exists(dir + "physfn")) {
+    return std::nullopt;
+  }
+  model::PfInfo pf;
+  pf.pci = pci;
+  pf.vendor = vendor;
+  pf.device = number<uint16_t>(sysfs, dir + "device", 16).value_or(0);
+  read_netdev(sysfs, dir, &pf.netdev, &pf.ifindex);
+  std::vector<uint16_t> vfs;
+  for (const auto& name : sysfs.list(dir)) {
+    uint16_t index = 0;
+    const std::string_view rest =
+        std::string_view(name).substr(std::min<std::size_t>(6, name.size()));
+    if (name.starts_with("virtfn") &&
+        std::from_chars(rest.data(), rest.data() + rest.size(), index).ptr ==
+            rest.data() + rest.size()) {
+      vfs.push_back(index);
+    }
+  }
+  std::sort(vfs.begin(), vfs.end());
+  for (const auto index : vfs) {
+    pf.vfs.push_back(read_vf_links(sysfs, dir, index));
+  }
+  pf.numvfs = static_cast<uint16_t>(pf.vfs.size());
+  return pf;
+}
+
 }  // namespace
 
 std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddress& pf,
@@ -301,7 +331,8 @@ std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::st
   return missing;
 }
 
-model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
+model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths,
+                          const std::set<model::PciAddress>* whole) {
   model::HostInfo host;
   std::ifstream(paths.proc_root + "/sys/kernel/osrelease") >> host.kernel_release;
   for (const auto& m : sysfs.list("module")) {
@@ -323,7 +354,9 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
         auto pci = model::PciAddress::parse(names[i]);
         // The vendor read once: a function of another vendor is not read further.
         if (pci && text(sysfs, "bus/pci/devices/" + names[i] + "/vendor") == "0x15b3") {
-          read[i] = read_function(sysfs, pci.value(), 0x15b3, true);
+          read[i] = whole == nullptr || whole->contains(pci.value())
+                        ? read_function(sysfs, pci.value(), 0x15b3, true)
+                        : read_unmanaged(sysfs, pci.value(), 0x15b3);
         }
       }
     } catch (...) {
@@ -351,43 +384,6 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
   std::sort(host.functions.begin(), host.functions.end(),
             [](const model::PfInfo& a, const model::PfInfo& b) { return a.pci < b.pci; });
   return host;
-}
-
-std::vector<std::string> read_kernel_log(const std::string& path) {
-  std::vector<std::string> out;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    return out;
-  }
-  std::string pending;
-  char buf[8192];
-  while (true) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && (errno == EINTR || errno == EPIPE)) {
-      continue;  // EPIPE: records were overwritten while we read; go on from the next
-    }
-    if (n <= 0) {
-      break;  // EAGAIN at the end of /dev/kmsg, 0 at the end of a file
-    }
-    pending.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  std::size_t start = 0;
-  while (start < pending.size()) {
-    auto end = pending.find('\n', start);
-    if (end == std::string::npos) {
-      end = pending.size();
-    }
-    const std::string_view line(pending.data() + start, end - start);
-    start = end + 1;
-    // Continuation lines (" KEY=value") carry device metadata, not messages.
-    if (line.empty() || line.front() == ' ') {
-      continue;
-    }
-    const auto semi = line.find(';');
-    out.emplace_back(semi == std::string_view::npos ? line : line.substr(semi + 1));
-  }
-  return out;
 }
 
 }  // namespace vfready::host
