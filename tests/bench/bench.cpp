@@ -277,16 +277,56 @@ void quiet_cpus() {
   }
 }
 
+// `value` with `digits` decimals.
+std::string fixed(double value, int digits) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(digits);
+  o << value;
+  return o.str();
+}
+
+// The median of measurements of which none may fail: -1 (no measurement) when one did.
+double median_of(std::vector<double> v) {
+  return std::any_of(v.begin(), v.end(), [](double x) { return x < 0; }) ? -1 : percentile(v, 50);
+}
+
 void time_to_ready(std::vector<Figure>& out) {
   const auto topology = TopologyBuilder::reference().probe_ms(kReferenceProbeMs);
   const auto pfs = ib_pfs(topology);
-  Run vfready;
-  {
-    FakeHost host(topology);
-    quiet_cpus();
-    vfready = run_vfready(host, repo_config());
+  // vfready and the floor take turns three times, as at scale: one pair moves by a
+  // dozen milliseconds with the machine, more than the target's margin. The figures are
+  // the medians; "vfready - floor" is the median of the pairs' differences.
+  constexpr int kPairs = 3;
+  std::vector<double> readies;
+  std::vector<double> floors;
+  std::vector<double> over;  // each pair's vfready - floor (-1 ms: none measured)
+  for (int pair = 0; pair < kPairs; ++pair) {
+    Run run;
+    {
+      FakeHost host(topology);
+      quiet_cpus();
+      run = run_vfready(host, repo_config());
+    }
+    double floor = 0;
+    {
+      FakeHost host(topology);
+      quiet_cpus();
+      floor = probe_floor(host, topology, 8);
+    }
+    std::cerr << "vfready_bench:   vfready " << run.ready_ms << " ms, floor " << floor << " ms\n";
+    const bool measured = run.ready_ms >= 0 && run.exit_code == 0 && floor > 0;
+    readies.push_back(measured ? run.ready_ms : -1);
+    floors.push_back(measured ? floor : -1);
+    over.push_back(measured ? run.ready_ms - floor : -1);
   }
-  std::cerr << "vfready_bench:   vfready " << vfready.ready_ms << " ms\n";
+  const double ready = median_of(readies);
+  const double floor = median_of(floors);
+  const double above = ready < 0 ? -1 : median_of(over);
+  std::string pairs;
+  for (const double d : over) {
+    pairs += (pairs.empty() ? "" : ", ") + fixed(d, 1);
+  }
   double seed = 0;
   {
     FakeHost host(topology);
@@ -294,22 +334,17 @@ void time_to_ready(std::vector<Figure>& out) {
     seed = run_seed(host, pfs, 8);
   }
   std::cerr << "vfready_bench:   seed " << seed << " ms\n";
-  double floor = 0;
-  {
-    FakeHost host(topology);
-    quiet_cpus();
-    floor = probe_floor(host, topology, 8);
-  }
   const double critical = 8.0 * kReferenceProbeMs;
   const char* s = "time-to-ready, DGX H200 (8 PFs x 8 VFs, vf_probe_ms 50)";
   out.push_back({s, "critical path (slowest PF: 8 VFs x 50 ms)", critical, "ms", {}, ""});
-  out.push_back({s, "vfready: start to READY=1", vfready.ready_ms, "ms", {}, ""});
+  out.push_back({s, "vfready: start to READY=1, median of 3", ready, "ms", {}, ""});
   out.push_back({s, "seed procedure (shell, sleep 0.5 per PF)", seed, "ms", {}, ""});
-  out.push_back({s, "vfready / critical path", vfready.ready_ms / critical, "x", {}, ""});
-  out.push_back({s, "fake host's floor (numvfs + probes only)", floor, "ms", {}, ""});
-  out.push_back({s, "vfready / fake host's floor", vfready.ready_ms / floor, "x", {}, ""});
-  out.push_back({s, "vfready - fake host's floor", vfready.ready_ms - floor, "ms", 25, "25 ms"});
-  out.push_back({s, "vfready / seed (at most 0.1: 10x faster)", vfready.ready_ms / seed, "x", 0.1,
+  out.push_back({s, "vfready / critical path", ready / critical, "x", {}, ""});
+  out.push_back({s, "fake host's floor (numvfs + probes only), median of 3", floor, "ms", {}, ""});
+  out.push_back({s, "vfready / fake host's floor", ready / floor, "x", {}, ""});
+  out.push_back({s, "vfready - fake host's floor, median of 3 pairs", above, "ms", 25,
+                 "25 ms (pairs: " + pairs + ")"});
+  out.push_back({s, "vfready / seed (at most 0.1: 10x faster)", ready / seed, "x", 0.1,
                  "10x faster than the seed"});
 
   // The same host on a kernel that runs sriov_numvfs writes of all PFs one at a time
@@ -338,12 +373,8 @@ void time_to_ready(std::vector<Figure>& out) {
                  "x",
                  {},
                  ""});
-  out.push_back({z,
-                 "vfready serialized / vfready not",
-                 vfready_serialized.ready_ms / vfready.ready_ms,
-                 "x",
-                 {},
-                 ""});
+  out.push_back(
+      {z, "vfready serialized / vfready not", vfready_serialized.ready_ms / ready, "x", {}, ""});
 }
 
 // 16 PFs with `vfs` VFs each, on buses 0x10, 0x20, ...: topology and config.
@@ -415,20 +446,6 @@ double rename_cpu_us() {
   }).join();
   sh("ip netns del " + ns);
   return us;
-}
-
-// `value` with `digits` decimals.
-std::string fixed(double value, int digits) {
-  std::ostringstream o;
-  o.setf(std::ios::fixed);
-  o.precision(digits);
-  o << value;
-  return o.str();
-}
-
-// The median of measurements of which none may fail: -1 (no measurement) when one did.
-double median_of(std::vector<double> v) {
-  return std::any_of(v.begin(), v.end(), [](double x) { return x < 0; }) ? -1 : percentile(v, 50);
 }
 
 // Runs of one bring-up, as one: the median of each figure (time, CPU, user CPU, peak
