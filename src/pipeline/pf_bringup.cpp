@@ -45,7 +45,7 @@ Task<std::set<std::size_t>> run_requests(VfRequests& requests) {
 // little is left to do when the last probe ends. The VFs (indexes in run.vfs) so
 // finished.
 Task<std::set<std::size_t>> set_guids_and_probe(PfRun& run) {
-  VfRequests requests(run, run.target.vf.size());
+  VfRequests requests(run, run.target.vf.size() + 1);  // and the PF's naming
   // Named once the GUIDs are written: until then the requests move only as VFs are
   // added, and a naming would hold the node's turn through all of it.
   requests.hold_namings(true);
