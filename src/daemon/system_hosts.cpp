@@ -13,7 +13,6 @@
 #include "vfready/host/sysfs_sriov_host.hpp"
 #include "vfready/host/udev.hpp"
 #include "vfready/model/checks.hpp"
-#include "vfready/model/plan.hpp"
 
 namespace vfready::daemon {
 
@@ -100,9 +99,7 @@ class SystemHosts final : public PassHosts {
                             const std::function<void(std::string)>& waiting) override {
     host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
     wait_for_modules(sysfs, in.config, in.roots.kernel_log, waiting);
-    // A function no entry names is read only as far as the plan takes it.
-    const auto whole = model::selected_by_address(in.config);
-    return host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}, whole ? &*whole : nullptr);
+    return host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log});
   }
   std::unique_ptr<PfOs> pf_os(const BringupInputs& in, host::UdevWait& udev) override {
     return std::make_unique<SystemPfOs>(in, udev);

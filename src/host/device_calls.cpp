@@ -105,8 +105,10 @@ DeviceCalls::Helper DeviceCalls::spawn(int* err) {
       if (fd >= 0) {
         return {fd};
       }
-      if (errno != EAGAIN) {
-        ::close(spawner_);  // gone: from here on, our own forks
+      // Gone: from here on, our own forks. Behind (EAGAIN), or short of memory or
+      // descriptors for this one: this helper only.
+      if (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN || errno == EBADF) {
+        ::close(spawner_);
         spawner_ = -1;
       }
     }

@@ -44,13 +44,28 @@ int receive_descriptor(int socket) {
   if (n <= 0) {
     return -2;
   }
-  const cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
-  if (c == nullptr || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-      c->cmsg_len != CMSG_LEN(sizeof(int))) {
+  // One descriptor, or none taken: any that came with a message of another shape are
+  // closed (only the daemon has the other end, but nothing it did not mean is kept).
+  int fd = -1;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m.msg); c != nullptr; c = CMSG_NXTHDR(&m.msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
+      continue;
+    }
+    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) {
+      int got = -1;
+      std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof got);
+      if (fd < 0 && count == 1) {
+        fd = got;
+      } else {
+        ::close(got);
+      }
+    }
+  }
+  if (fd >= 0 && (m.msg.msg_flags & MSG_CTRUNC) != 0) {
+    ::close(fd);
     return -1;
   }
-  int fd = -1;
-  std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
   return fd;
 }
 

@@ -264,36 +264,6 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
   return found;
 }
 
-// A function vfready does not manage (read_host's `whole`), as a plan takes it: nullopt
-// when it is a VF. Its VFs are its virtfn<n> links (sriov_numvfs would take its device
-// lock).
-std::optional<model::PfInfo> read_unmanaged(Sysfs& sysfs, const model::PciAddress& pci,
-                                            uint16_t vendor) {
-  const auto dir = "bus/pci/devices/" + pci.str() + "/";
-  auto found = read_identity(sysfs, pci, vendor, dir);
-  if (!found) {
-    return std::nullopt;
-  }
-  auto& pf = *found;
-  std::vector<uint16_t> vfs;
-  for (const auto& name : sysfs.list(dir)) {
-    uint16_t index = 0;
-    const std::string_view rest =
-        std::string_view(name).substr(std::min<std::size_t>(6, name.size()));
-    if (name.starts_with("virtfn") &&
-        std::from_chars(rest.data(), rest.data() + rest.size(), index).ptr ==
-            rest.data() + rest.size()) {
-      vfs.push_back(index);
-    }
-  }
-  std::sort(vfs.begin(), vfs.end());
-  for (const auto index : vfs) {
-    pf.vfs.push_back(read_vf_links(sysfs, dir, index));
-  }
-  pf.numvfs = static_cast<uint16_t>(pf.vfs.size());
-  return found;
-}
-
 }  // namespace
 
 std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddress& pf,
@@ -340,8 +310,7 @@ std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::st
   return missing;
 }
 
-model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths,
-                          const std::set<model::PciAddress>* whole) {
+model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
   model::HostInfo host;
   std::ifstream(paths.proc_root + "/sys/kernel/osrelease") >> host.kernel_release;
   for (const auto& m : sysfs.list("module")) {
@@ -363,9 +332,7 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths,
         auto pci = model::PciAddress::parse(names[i]);
         // The vendor read once: a function of another vendor is not read further.
         if (pci && text(sysfs, "bus/pci/devices/" + names[i] + "/vendor") == "0x15b3") {
-          read[i] = whole == nullptr || whole->contains(pci.value())
-                        ? read_function(sysfs, pci.value(), 0x15b3, true)
-                        : read_unmanaged(sysfs, pci.value(), 0x15b3);
+          read[i] = read_function(sysfs, pci.value(), 0x15b3, true);
         }
       }
     } catch (...) {

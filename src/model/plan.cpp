@@ -180,17 +180,6 @@ Result<std::vector<AltName>> claim_altnames(const std::vector<NameTemplate>& tem
 
 }  // namespace
 
-std::optional<std::set<PciAddress>> selected_by_address(const Config& config) {
-  std::set<PciAddress> out;
-  for (const auto& entry : config.pfs) {
-    if (entry.select.pci.empty()) {
-      return std::nullopt;
-    }
-    out.insert(entry.select.pci.begin(), entry.select.pci.end());
-  }
-  return out;
-}
-
 std::string pci_for_names(const PciAddress& pci) {
   auto s = pci.str();
   std::replace(s.begin(), s.end(), ':', '-');

@@ -174,7 +174,7 @@ class PfPass {
       NamingTurn held(run_.names);  // the PF's and these VFs' names, in one turn
       auto turn = await_naming_turn(held, run_.names.turn_fd());
       co_await turn;
-      if (!run_.pf_named) {  // not named beside the probes (none were made)
+      if (!run_.pf_named) {  // set_guids_and_probe() names it: this is its fallback
         auto pf_named = name_pf(run_);
         co_await pf_named;
       }

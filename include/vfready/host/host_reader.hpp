@@ -2,7 +2,6 @@
 #pragma once
 
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -19,14 +18,7 @@ struct HostPaths {
   std::string kernel_log = "/dev/kmsg";
 };
 
-// `whole`: the functions read whole (null: every one). Any other is read as far as a
-// plan takes it from a function vfready does not manage (model::selected_by_address):
-// its vendor, device and netdev, and its VFs' addresses, drivers and netdevs; the rest
-// (firmware, ports, GUIDs, SR-IOV attributes) it does not have. A function's read is some
-// twenty sysfs files, each a round trip through FUSE in the fake host, and the host is
-// read before the first write: on the reference host 4 of its 12 functions are read so.
-model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths,
-                          const std::set<model::PciAddress>* whole = nullptr);
+model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths);
 // Which of `modules` are not loaded (no /sys/module/<name>).
 std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::string>& modules);
 // One PF (nullopt when there is no such function, or it is a VF), with its VFs unless

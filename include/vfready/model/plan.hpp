@@ -3,7 +3,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -58,12 +57,6 @@ struct Plan {
 // selector keeps to the entry's link layer. A configured PF that is absent, or lacks what its GUID
 // scheme needs, is not an error here: it is a problem of that PF only.
 Result<Plan> make_plan(const Config& config, const HostInfo& host);
-
-// The PFs `config` names by PCI address, when every entry selects by address; nullopt
-// when one selects by device (which PFs it takes is known only from every function's
-// device and link layer). make_plan() reads of any other function only its device, its
-// netdev and its VFs' netdevs (names it may not take, VFs it may be given).
-std::optional<std::set<PciAddress>> selected_by_address(const Config& config);
 
 // {pci} and {vf_pci} in names: the address with ':' written '-' (names cannot hold ':').
 std::string pci_for_names(const PciAddress& pci);
