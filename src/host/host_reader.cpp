@@ -186,10 +186,10 @@ model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t in
   return vf;
 }
 
-// What the read of a function whose vendor was read begins with: nullopt when it is a
-// VF; else its address, vendor, device and netdev.
-std::optional<model::PfInfo> read_identity(Sysfs& sysfs, const model::PciAddress& pci,
-                                           uint16_t vendor, const std::string& dir) {
+// A function whose vendor was read: nullopt when it is a VF.
+std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress& pci,
+                                           uint16_t vendor, bool with_vfs) {
+  const auto dir = "bus/pci/devices/" + pci.str() + "/";
   if (sysfs.exists(dir + "physfn")) {
     return std::nullopt;
   }
@@ -197,21 +197,9 @@ std::optional<model::PfInfo> read_identity(Sysfs& sysfs, const model::PciAddress
   pf.pci = pci;
   pf.vendor = vendor;
   pf.device = number<uint16_t>(sysfs, dir + "device", 16).value_or(0);
-  read_netdev(sysfs, dir, &pf.netdev, &pf.ifindex);
-  return pf;
-}
-
-// A function whose vendor was read: nullopt when it is a VF.
-std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress& pci,
-                                           uint16_t vendor, bool with_vfs) {
-  const auto dir = "bus/pci/devices/" + pci.str() + "/";
-  auto found = read_identity(sysfs, pci, vendor, dir);
-  if (!found) {
-    return std::nullopt;
-  }
-  auto& pf = *found;
   pf.driver = sysfs.link_target_name(dir + "driver");
   pf.numa_node = number<int>(sysfs, dir + "numa_node").value_or(-1);
+  read_netdev(sysfs, dir, &pf.netdev, &pf.ifindex);
   if (auto total = number<uint16_t>(sysfs, dir + "sriov_totalvfs")) {
     pf.sriov = true;
     pf.totalvfs = *total;
@@ -261,7 +249,7 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
       read_vf_rdma_guids(sysfs, dir, vf);
     }
   }
-  return found;
+  return pf;
 }
 
 }  // namespace
