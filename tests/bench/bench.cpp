@@ -22,6 +22,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "daemon_run.hpp"
 #include "hand_off.hpp"
@@ -291,6 +292,20 @@ double median_of(std::vector<double> v) {
   return std::any_of(v.begin(), v.end(), [](double x) { return x < 0; }) ? -1 : percentile(v, 50);
 }
 
+// On `topology` (8 VFs a PF), vfready with the repository's configuration and then the
+// fake host's floor, each on a fake host of its own, each from quiet CPUs.
+std::pair<Run, double> vfready_and_floor(const TopologyBuilder& topology) {
+  Run run;
+  {
+    FakeHost host(topology);
+    quiet_cpus();
+    run = run_vfready(host, repo_config());
+  }
+  FakeHost host(topology);
+  quiet_cpus();
+  return {run, probe_floor(host, topology, 8)};
+}
+
 void time_to_ready(std::vector<Figure>& out) {
   const auto topology = TopologyBuilder::reference().probe_ms(kReferenceProbeMs);
   const auto pfs = ib_pfs(topology);
@@ -302,18 +317,7 @@ void time_to_ready(std::vector<Figure>& out) {
   std::vector<double> floors;
   std::vector<double> over;  // each pair's vfready - floor (-1 ms: none measured)
   for (int pair = 0; pair < kPairs; ++pair) {
-    Run run;
-    {
-      FakeHost host(topology);
-      quiet_cpus();
-      run = run_vfready(host, repo_config());
-    }
-    double floor = 0;
-    {
-      FakeHost host(topology);
-      quiet_cpus();
-      floor = probe_floor(host, topology, 8);
-    }
+    const auto [run, floor] = vfready_and_floor(topology);
     std::cerr << "vfready_bench:   vfready " << run.ready_ms << " ms, floor " << floor << " ms\n";
     const bool measured = run.ready_ms >= 0 && run.exit_code == 0 && floor > 0;
     readies.push_back(measured ? run.ready_ms : -1);
@@ -351,18 +355,7 @@ void time_to_ready(std::vector<Figure>& out) {
   // (pci_lock_rescan_remove() around sriov_configure), vfready and the floor alike.
   auto serialized = topology;
   serialized.json()["kernel"]["serializes_sriov_configure"] = true;
-  Run vfready_serialized;
-  {
-    FakeHost host(serialized);
-    quiet_cpus();
-    vfready_serialized = run_vfready(host, repo_config());
-  }
-  double floor_serialized = 0;
-  {
-    FakeHost host(serialized);
-    quiet_cpus();
-    floor_serialized = probe_floor(host, serialized, 8);
-  }
+  const auto [vfready_serialized, floor_serialized] = vfready_and_floor(serialized);
   const char* z =
       "time-to-ready, sriov_numvfs serialized across PFs (kernel.serializes_sriov_configure)";
   out.push_back({z, "vfready: start to READY=1", vfready_serialized.ready_ms, "ms", {}, ""});
