@@ -2,10 +2,10 @@
 #include "helper_spawner.hpp"
 
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 #include "device_call_helper.hpp"
@@ -69,11 +69,17 @@ int receive_descriptor(int socket) {
   return fd;
 }
 
-// The spawner: for each socket end the daemon sends, a helper on it, forked twice (the
-// spawner reaps the middle process; the helper is nobody's child). When a fork fails,
-// the end is closed without a helper: the daemon's call on it finds its peer gone
-// (EPIPE), never a call that waits for nothing. Like a helper, it makes only system calls.
+// The spawner: for each socket end the daemon sends, a helper on it, forked once. Its
+// helpers are its children, reaped by the kernel as they exit (SIGCHLD ignored: no
+// zombies, nothing to wait for), where a second fork to leave them nobody's child cost
+// the spawner half a millisecond more a helper, in line ahead of every other PF's at the
+// start of a pass. When a fork fails, the end is closed without a helper: the daemon's
+// call on it finds its peer gone (EPIPE), never a call that waits for nothing. Like a
+// helper, it makes only system calls.
 [[noreturn]] void serve_spawns() {
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGCHLD, &ignore, nullptr);
   while (true) {
     const int end = receive_descriptor(kSpawnerSocket);
     if (end == -2) {
@@ -82,18 +88,13 @@ int receive_descriptor(int socket) {
     if (end < 0) {
       continue;
     }
-    const pid_t child = ::fork();
-    if (child == 0) {
-      if (::fork() != 0) {
-        ::_exit(0);
-      }
+    if (::fork() == 0) {
+      struct sigaction by_default {};
+      by_default.sa_handler = SIG_DFL;
+      ::sigaction(SIGCHLD, &by_default, nullptr);  // as every other process has it
       become_helper(end);  // takes fd 3 over: the helper holds none of the spawner's
     }
     ::close(end);
-    if (child > 0) {
-      while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
-      }
-    }
   }
 }
 

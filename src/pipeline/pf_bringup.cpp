@@ -46,14 +46,10 @@ Task<std::set<std::size_t>> run_requests(VfRequests& requests) {
 // finished.
 Task<std::set<std::size_t>> set_guids_and_probe(PfRun& run) {
   VfRequests requests(run, run.target.vf.size() + 1);  // and the PF's naming
-  // Named once the GUIDs are written: until then the requests move only as VFs are
-  // added, and a naming would hold the node's turn through all of it.
-  requests.hold_namings(true);
-  auto assigned = assign_guids(run, [&](std::size_t at, uint16_t /*index*/,
-                                        const model::PciAddress& /*vf*/) { requests.add(at); });
-  co_await assigned;
   requests.add_pf_naming();  // in line with the VFs' namings, beside the probes
-  requests.hold_namings(false);
+  VfRequestFeed feed(requests);
+  auto assigned = assign_guids(run, feed);
+  co_await assigned;
   auto requested = run_requests(requests);
   auto finished = co_await requested;
   co_return finished;

@@ -2,7 +2,9 @@
 // Step "guids": every VF gets its GUID while unbound, then one probe; a bound VF with
 // a wrong GUID is set, unbound and probed again, unless a pod uses it. The probes
 // themselves run beside this step (bring_up_pf).
+#include <algorithm>
 #include <cerrno>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -20,6 +22,33 @@ constexpr const char* kDriver = "mlx5_core";
 model::Problem guid_set_failed(const PfRun& run, const model::VfTarget& vt, std::string text) {
   return model::problem(model::EventKind::kGuidSetFailed, std::move(text), run.target.pci.str(),
                         vt.pci ? vt.pci->str() : "");
+}
+
+// A call of step "guids" answered, waited for beside the VFs' requests, which go on
+// meanwhile (their probes' answers taken as they come).
+template <class T>
+Task<T> answer_beside(std::unique_ptr<host::StartedCall<T>> call, GuidFeed& feed) {
+  Wait both;
+  while (!answer_due(*call, Wait::Clock::now())) {
+    const auto& theirs = feed.waiting_on();
+    both.fds.assign(theirs.fds.begin(), theirs.fds.end());
+    if (call->fd() >= 0) {
+      both.fds.push_back(call->fd());
+    }
+    both.until = std::min(theirs.until, call->until());
+    co_await std::as_const(both);
+    feed.resume();
+  }
+  co_return call->finish();
+}
+
+// Until the requests want more GUIDs: they go on meanwhile.
+Task<Done> until_hungry(GuidFeed& feed) {
+  while (feed.fed()) {
+    co_await feed.waiting_on();
+    feed.resume();
+  }
+  co_return Done{};
 }
 
 }  // namespace
@@ -120,7 +149,8 @@ namespace {
 // longer than the writes, so none waits for its GUID.
 class OfedBatch {
  public:
-  OfedBatch(PfRun& run, const ToProbeFn& to_probe) : run_(run), to_probe_(to_probe) {}
+  OfedBatch(PfRun& run, GuidFeed& feed) : run_(run), feed_(feed) {}
+  [[nodiscard]] bool empty() const { return pending_.empty(); }
   // Whether the batch is full: write() is due.
   bool add(const model::VfTarget& vt, VfWork vs, const model::PciAddress& pci) {
     pending_.push_back({&vt, std::move(vs), pci});
@@ -142,8 +172,9 @@ class OfedBatch {
     while (errors.size() < vfs.size()) {
       // A call stops at a failed write: the VFs after it go in the next.
       const auto rest = std::span(vfs).subspan(errors.size());
-      auto written = answer(
-          run_.os.calls.start_set_vf_guids_ofed(run_.target.pci, rest, run_.target.guid_policy));
+      auto written = answer_beside(
+          run_.os.calls.start_set_vf_guids_ofed(run_.target.pci, rest, run_.target.guid_policy),
+          feed_);
       const auto got = co_await written;
       errors.insert(errors.end(), got.begin(), got.end());
       if (got.empty()) {  // a host that reached none: the first is not written
@@ -158,7 +189,7 @@ class OfedBatch {
       status.changes.guids_set += p.vs.problems.empty() ? 1 : 0;
       const std::size_t at = run_.vfs.size();
       run_.vfs.push_back(std::move(p.vs));
-      to_probe_(at, p.vt->index, p.pci);
+      feed_.to_probe(at);
     }
     pending_.clear();
     batch_ = kBatch;
@@ -173,17 +204,18 @@ class OfedBatch {
     model::PciAddress pci;
   };
   PfRun& run_;
-  const ToProbeFn& to_probe_;
+  GuidFeed& feed_;
   std::vector<Pending> pending_;
   std::size_t batch_ = 1;
 };
 
 // The GUID of one VF, set by the PF's path (OFED's files as a started call): its
 // problems, none when it is set.
-Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget& vt) {
+Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget& vt,
+                                               GuidFeed& feed) {
   const auto path = guid_path(run.info);
   if (path == GuidPath::kNetlink) {
-    auto set = answer(run.os.links.start(vf_guid_request(run, vt)));
+    auto set = answer_beside(run.os.links.start(vf_guid_request(run, vt)), feed);
     const auto got = co_await set;
     co_return netlink_guid_set(run, vt, got.err).problems;
   }
@@ -191,8 +223,9 @@ Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget
     co_return no_guid_path(run, vt).problems;
   }
   const std::pair<uint16_t, model::Guid> guid{vt.index, vt.guid};
-  auto written = answer(run.os.calls.start_set_vf_guids_ofed(run.target.pci, std::span(&guid, 1),
-                                                             run.target.guid_policy));
+  auto written = answer_beside(run.os.calls.start_set_vf_guids_ofed(
+                                   run.target.pci, std::span(&guid, 1), run.target.guid_policy),
+                               feed);
   const auto errors = co_await written;
   std::vector<model::Problem> out;
   if (const auto error = one_vf_error(errors)) {
@@ -202,9 +235,10 @@ Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget
 }
 
 // Unbinds VF `vf`, its netdev `ifindex` (0: none known) about to go: the problem, if any.
-Task<std::optional<model::Problem>> unbind(PfRun& run, model::PciAddress vf, int ifindex) {
+Task<std::optional<model::Problem>> unbind(PfRun& run, model::PciAddress vf, int ifindex,
+                                           GuidFeed& feed) {
   run.os.udev.forget_added(vf, ifindex);  // the probe after waits for its own netdev
-  auto unbound = answer(run.os.calls.start_unbind_vf(run.target.pci, vf, kDriver));
+  auto unbound = answer_beside(run.os.calls.start_unbind_vf(run.target.pci, vf, kDriver), feed);
   const int err = co_await unbound;
   co_return unbind_problem(run, vf, err);
 }
@@ -212,7 +246,7 @@ Task<std::optional<model::Problem>> unbind(PfRun& run, model::PciAddress vf, int
 // One VF that is not simply set and probed: kept, in use, a conflict, or set (netlink)
 // and probed, or set, unbound and probed again.
 Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInfo& vf,
-                       GuidAction action, VfWork vs, const ToProbeFn& to_probe) {
+                       GuidAction action, VfWork vs, GuidFeed& feed) {
   auto& status = run.status;
   if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
     vs.in_use = action == GuidAction::kInUse ? in_use(vf) : model::VfUse{};
@@ -230,11 +264,11 @@ Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInf
   }
   // A VF whose GUID could not be set is probed all the same (a VF nobody probes has no
   // netdev to report); its problem keeps it from being ready.
-  auto set = set_one_guid(run, vt);
+  auto set = set_one_guid(run, vt, feed);
   vs.problems = co_await set;
   status.changes.guids_set += vs.problems.empty() ? 1 : 0;
   if (action == GuidAction::kSetAndRebind) {
-    auto unbound = unbind(run, vf.pci, vf.ifindex);
+    auto unbound = unbind(run, vf.pci, vf.ifindex, feed);
     if (auto error = co_await unbound) {
       vs.problems.push_back(*error);
       run.vfs.push_back(std::move(vs));
@@ -244,17 +278,21 @@ Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInf
   }
   const std::size_t at = run.vfs.size();
   run.vfs.push_back(std::move(vs));
-  to_probe(at, vt.index, vf.pci);
+  feed.to_probe(at);
   co_return Done{};
 }
 
 }  // namespace
 
-Task<Done> assign_guids(PfRun& run, ToProbeFn to_probe) {
+Task<Done> assign_guids(PfRun& run, GuidFeed& feed) {
   const auto path = guid_path(run.info);
-  OfedBatch batch(run, to_probe);
+  OfedBatch batch(run, feed);
   run.vfs.reserve(run.target.vf.size());
   for (const auto& vt : run.target.vf) {
+    if (batch.empty()) {
+      auto fed = until_hungry(feed);  // before the next write
+      co_await fed;
+    }
     VfWork vs;
     vs.index = vt.index;
     // The pass read the PF (and its VFs) just before: no second read.
@@ -271,7 +309,7 @@ Task<Done> assign_guids(PfRun& run, ToProbeFn to_probe) {
     }
     auto first = batch.write();  // first: run.vfs keeps the VFs' order
     co_await first;
-    auto one = assign_guid(run, vt, vf, action, std::move(vs), to_probe);
+    auto one = assign_guid(run, vt, vf, action, std::move(vs), feed);
     co_await one;
   }
   auto rest = batch.write();

@@ -143,9 +143,6 @@ void VfRequests::start_probes() {
 }
 
 bool VfRequests::take_naming_turn(VfRequest& r) {
-  if (hold_namings_) {
-    return false;
-  }
   auto naming = std::make_unique<NamingUnderWay>(run_.names);
   if (!naming->turn.take()) {
     return false;
@@ -154,15 +151,8 @@ bool VfRequests::take_naming_turn(VfRequest& r) {
   return true;
 }
 
-void VfRequests::hold_namings(bool hold) {
-  hold_namings_ = hold;
-  if (!hold) {
-    start_namings();
-  }
-}
-
 void VfRequests::start_namings() {
-  while (!hold_namings_ && !naming_line_.empty() && run_.names.turn_free()) {
+  while (!naming_line_.empty() && run_.names.turn_free()) {
     const auto next = *naming_line_.begin();
     naming_line_.erase(naming_line_.begin());
     advance_one(requests_[next]);
@@ -309,7 +299,7 @@ const Wait& VfRequests::waiting_on() {
   if (on_udev && udev_fd_ >= 0) {
     w.fds.push_back(udev_fd_);
   }
-  if (!naming_line_.empty() && !hold_namings_) {
+  if (!naming_line_.empty()) {
     // Woken when a naming ends anywhere on the node (or looking every 100 ms without
     // an eventfd).
     if (run_.names.turn_fd() >= 0) {

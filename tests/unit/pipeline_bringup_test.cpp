@@ -425,12 +425,13 @@ TEST_F(APfPass, EndsAtOnceWithThePfStuckWhenANumvfsWriteDoesNotReturn) {
 }
 
 TEST_F(APfPass, EndsWithThePfStuckWhenALinkRequestDoesNotReturn) {
-  host.fail("rename", vfready::host::kStuck, 1);  // the PF's own rename answers
+  host.fail("rename", vfready::host::kStuck,
+            1);  // the PF's own rename answers (named first); VF 0's does not
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kStuck);
   ASSERT_EQ(s.problems.size(), 1u) << all_problems(s);
   EXPECT_EQ(s.problems[0].kind, vfready::model::EventKind::kPfStuck);
-  EXPECT_THAT(s.problems[0].text, HasSubstr("is stuck: rename 12 ibs0v1 did not return"));
+  EXPECT_THAT(s.problems[0].text, HasSubstr("is stuck: rename 11 ibs0v0 did not return"));
   for (const auto& vf : s.vfs) {
     EXPECT_THAT(vf.problems, IsEmpty()) << vf.index;  // said once, for the PF
   }

@@ -491,23 +491,70 @@ TEST_F(AVfRequest, NamesItsPfBesideTheProbes) {
   EXPECT_EQ(requests.finished(), (std::set<std::size_t>{0, 1}));
 }
 
-// While its PF's pass writes GUIDs (it steps the requests only as it adds more), a VF
-// that reaches naming waits in line without the node's turn, and is named once released.
-TEST_F(AVfRequest, HeldFromNamingTakesNoTurnUntilReleased) {
-  udev.look = true;
-  auto& run = unbound(1);
-  pipeline::VfRequests requests(run);
-  requests.hold_namings(true);
-  requests.add(0);
-  udev.done_with(vf_pci(0), vf(0).ifindex);
-  requests.resume();
-  EXPECT_EQ(requests.requests().at(0).step, Step::kName);
-  EXPECT_TRUE(run.names.turn_free());
-  EXPECT_THAT(host.calls_named("rename"), IsEmpty());
-  requests.hold_namings(false);
-  EXPECT_EQ(requests.run(), std::set<std::size_t>{0});
-  EXPECT_EQ(run.vfs.at(0).name, "ibs0v0");
-  EXPECT_TRUE(run.names.turn_free()) << "ended with its naming";
+// Step "guids" and the requests it feeds (VfRequestFeed), driven by hand: `task` started
+// in `slot`, resumed once what it waits on has come.
+class AGuidFeed : public AVfRequest {
+ protected:
+  // `n` VFs, created and unbound, for assign_guids (their GUIDs written before do not
+  // count: guids_written() counts from here).
+  pipeline::PfRun& created(uint16_t n) {
+    auto json = pipeline_config();
+    json.replace(json.find("\"vfs\": 4"), 8, "\"vfs\": " + std::to_string(n));
+    auto& run = unbound(n, json);
+    run.vfs.clear();
+    before = host.calls_named("guid").size();
+    return run;
+  }
+  void resume() { std::exchange(slot.resume, {}).resume(); }
+  [[nodiscard]] std::size_t guids_written() { return host.calls_named("guid").size() - before; }
+
+  pipeline::TaskSlot slot;
+  std::size_t before = 0;
+};
+
+TEST_F(AGuidFeed, TakesAProbesAnswerWhileTheNextGuidsAreWritten) {
+  host.hold_probes = true;
+  host.hold_guid_writes = true;
+  auto& run = created(3);
+  pipeline::VfRequests requests(run, 3);
+  pipeline::VfRequestFeed feed(requests);
+  auto task = pipeline::assign_guids(run, feed);
+  task.start(slot);
+  ASSERT_TRUE(host.release_probe());  // VF 0's GUID, written alone: its probe starts
+  resume();
+  ASSERT_EQ(requests.requests().size(), 1U);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kProbing);
+  ASSERT_EQ(host.held_probes(), 2U) << "VF 0's probe and the write of VFs 1 and 2's GUIDs";
+  ASSERT_TRUE(host.release_probe());  // the probe answers; the write does not yet
+  resume();
+  EXPECT_FALSE(task.done());
+  EXPECT_EQ(host.held_probes(), 1U);
+  EXPECT_EQ(requests.requests().at(0).step, Step::kNetdev) << "taken before the write answered";
+  EXPECT_EQ(host.calls_named("probe").size(), 1U);
+}
+
+TEST_F(AGuidFeed, WritesNoMoreGuidsWhileEnoughVfsWaitForTheirProbe) {
+  host.hold_probes = true;
+  auto& run = created(14);
+  pipeline::VfRequests requests(run, 14);
+  pipeline::VfRequestFeed feed(requests);
+  auto task = pipeline::assign_guids(run, feed);
+  task.start(slot);
+  // VF 0 alone, then two writes of four: VF 0 probes, eight wait for their turn.
+  EXPECT_FALSE(task.done());
+  EXPECT_EQ(guids_written(), 9U);
+  EXPECT_EQ(requests.probes_in_line(), pipeline::VfRequestFeed::kAhead);
+  ASSERT_TRUE(host.release_probe());
+  resume();
+  // VF 1 probes, seven wait: four more written, and waiting again.
+  EXPECT_EQ(guids_written(), 13U);
+  EXPECT_FALSE(task.done());
+  while (!task.done() && host.release_probe()) {
+    resume();
+  }
+  EXPECT_TRUE(task.done());
+  EXPECT_EQ(guids_written(), 14U);
+  EXPECT_EQ(run.vfs.size(), 14U);
 }
 
 TEST_F(AVfRequest, EndsAVfWhoseUnbindBeforeItsSecondProbeFails) {

@@ -62,10 +62,8 @@ StepResult netlink_guid_set(PfRun& run, const model::VfTarget& vt, int err);
 // A PF with no way to set GUIDs (GuidPath::kNone): what that does to each VF.
 StepResult no_guid_path(PfRun& run, const model::VfTarget& vt);
 // Step "guids", for every VF: adds each to run.vfs and hands each VF that needs a
-// probe to `to_probe` (its index in run.vfs, its VF index, its address) as soon as its
-// GUID is set.
-using ToProbeFn = std::function<void(std::size_t at, uint16_t index, const model::PciAddress& vf)>;
-Task<Done> assign_guids(PfRun& run, ToProbeFn to_probe);
+// probe to `feed` as soon as its GUID is set.
+Task<Done> assign_guids(PfRun& run, GuidFeed& feed);
 
 // A VF's probe: the problem when it failed, else the GUID its port took, read back
 // right after it (nothing when it cannot be read).

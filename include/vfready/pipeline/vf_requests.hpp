@@ -97,10 +97,8 @@ class VfRequests {
   // a request that is named and ends: not at the end of the pass, where every PF's
   // naming came at once and each waited for the others' turns.
   void add_pf_naming();
-  // While held, requests that reach naming wait in line and take no turn: their PF's
-  // pass steps them only as it adds more (while it writes GUIDs), and a naming that
-  // held the node's turn then would hold it for the whole of that.
-  void hold_namings(bool hold);
+  // How many wait in line for their probe behind the one under way (0 when none is).
+  [[nodiscard]] std::size_t probes_in_line() const { return probing_ ? in_line_.size() : 0; }
   // Moves every request as far as it goes without waiting.
   void advance();
   // Runs every request to its end, waiting here as they ask; finished().
@@ -166,7 +164,6 @@ class VfRequests {
   std::optional<std::size_t> probing_;  // the request whose probe (or reprobe) is under way
   std::set<std::size_t> in_line_;       // those waiting for their turn to probe
   std::set<std::size_t> naming_line_;   // those waiting for the node's naming turn
-  bool hold_namings_ = false;
   // The requests not ended, in the order added: what each turn looks at (a walk of every
   // request at each of a PF's turns cost as much as the requests' own steps).
   std::vector<std::size_t> live_;
@@ -180,6 +177,40 @@ class VfRequests {
   int udev_fd_ = -1;                      // udev's events, for these requests
   Wait wait_;                             // waiting_on()'s
   std::vector<model::PciAddress> woken_;  // the VFs udev's events named (step_pending)
+};
+
+// What goes on beside step "guids": the VFs' requests (pf_bringup.cpp). Each VF whose
+// GUID is set is handed on, each call of the step is waited for beside what the requests
+// wait on (a probe's answer is taken as it comes, not after the GUIDs' next write), and
+// no GUID is written while enough VFs wait for their probe: the writes go beside the
+// probes rather than all of them at once, ahead of the first probes, at the start.
+class GuidFeed {
+ public:
+  virtual ~GuidFeed() = default;
+  // The VF at run.vfs[at], its GUID set (or failed): to its probe.
+  virtual void to_probe(std::size_t at) = 0;
+  // Whether enough VFs wait for their probe that the next GUIDs may wait.
+  [[nodiscard]] virtual bool fed() const = 0;
+  // What the requests wait on now, and their next steps once it came (VfRequests').
+  [[nodiscard]] virtual const Wait& waiting_on() = 0;
+  virtual void resume() = 0;
+};
+// The VFs' requests as step "guids" feeds them: a GUID is written while fewer than two
+// of its writes' worth of VFs (four VFs to a write of OFED's files) wait for their
+// probe. More ahead only make the first probes wait on the writes: at 16 PFs of 127 VFs
+// every GUID was written in the first half second, and those probes took up to twice
+// their time.
+class VfRequestFeed final : public GuidFeed {
+ public:
+  static constexpr std::size_t kAhead = 8;
+  explicit VfRequestFeed(VfRequests& requests) : requests_(requests) {}
+  void to_probe(std::size_t at) override { requests_.add(at); }
+  [[nodiscard]] bool fed() const override { return requests_.probes_in_line() >= kAhead; }
+  [[nodiscard]] const Wait& waiting_on() override { return requests_.waiting_on(); }
+  void resume() override { requests_.resume(); }
+
+ private:
+  VfRequests& requests_;
 };
 
 }  // namespace vfready::pipeline
