@@ -220,12 +220,16 @@ std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_set_num_vfs(const model:
 
 namespace {
 
-// The ops of a VF's probe with the read-back of its binding and GUID, in one helper round
-// trip: the probe, the VF's uevent (DRIVER= while a driver has it: dev_uevent()), and
-// OFED's view of the GUID its port took (a call stops at a failed write: no reads then).
-// Paths under bus/pci. The probe is written to a drivers_probe its helper keeps open.
-std::vector<DeviceOp> probe_ops(const model::PciAddress& pf, const model::PciAddress& vf,
-                                uint16_t index, bool ofed) {
+// A VF's probe: written to a drivers_probe its helper keeps open. Under bus/pci.
+std::vector<DeviceOp> probe_ops(const model::PciAddress& vf) {
+  return {{DeviceOp::Kind::kWrite, "drivers_probe", vf.str(), /*keep_open=*/true}};
+}
+
+// What a VF's probe did, in one helper round trip: the VF's uevent (DRIVER= while a
+// driver has it: dev_uevent()) and OFED's view of the GUID its port took. Paths under
+// bus/pci.
+std::vector<DeviceOp> read_back_ops(const model::PciAddress& pf, const model::PciAddress& vf,
+                                    uint16_t index, bool ofed) {
   // "devices/<function>" and `tail`, made in one allocation.
   const auto in_devices = [](const model::PciAddress& function, std::string_view tail) {
     constexpr std::string_view kDevices = "devices/";
@@ -235,8 +239,7 @@ std::vector<DeviceOp> probe_ops(const model::PciAddress& pf, const model::PciAdd
     return out.append(kDevices).append(name.view()).append(tail);
   };
   std::vector<DeviceOp> ops;
-  ops.reserve(3);
-  ops.push_back({DeviceOp::Kind::kWrite, "drivers_probe", vf.str(), /*keep_open=*/true});
+  ops.reserve(2);
   ops.push_back({DeviceOp::Kind::kRead, in_devices(vf, "/uevent"), {}});
   if (ofed) {
     const auto port = "/sriov/" + std::to_string(index) + "/port";  // short: in place
@@ -251,11 +254,15 @@ constexpr std::string_view kPciBus = "bus/pci";
 
 ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
                                 const std::vector<DeviceOpResult>& got) {
-  ProbedVf out{.err = got.front().err, .bound = false, .driver = {}, .guid = std::nullopt};
-  if (out.err != 0 || got.size() < 2 || got[1].err != 0) {
+  ProbedVf out{.err = 0, .bound = false, .driver = {}, .guid = std::nullopt};
+  if (got.empty() || got.front().err == kStuck) {
+    out.err = kStuck;  // not read: the PF is stuck
     return out;
   }
-  const auto& uevent = got[1].text;
+  if (got.front().err != 0) {
+    return out;  // no uevent: the VF is gone, so nothing has it
+  }
+  const auto& uevent = got.front().text;
   const auto at = uevent.starts_with("DRIVER=") ? 0 : uevent.find("\nDRIVER=");
   if (at == std::string::npos) {
     return out;
@@ -265,28 +272,38 @@ ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
   out.bound = true;
   // Without sriov/<n>/port (not asked for, or ENOENT) its RDMA device tells, as
   // vf_port_guid reads it without OFED (no device call: the file was just asked for).
-  out.guid = got.size() < 3 || got[2].err == ENOENT ? vf_port_guid(pf, index, /*ofed=*/false)
-                                                    : parsed_guid(got[2]);
+  out.guid = got.size() < 2 || got[1].err == ENOENT ? vf_port_guid(pf, index, /*ofed=*/false)
+                                                    : parsed_guid(got[1]);
   return out;
 }
 
-ProbedVf SysfsSriovHost::probe_vf_reading_guid(const model::PciAddress& pf,
-                                               const model::PciAddress& vf, uint16_t index,
-                                               bool ofed) {
-  return probed(
-      pf, index,
-      sysfs_.on_device(pf.str(), under(kPciBus, probe_ops(pf, vf, index, ofed)), deadlines_.probe));
+int SysfsSriovHost::probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) {
+  return last_err(sysfs_.on_device(pf.str(), under(kPciBus, probe_ops(vf)), deadlines_.probe));
 }
 
-std::unique_ptr<StartedProbe> SysfsSriovHost::start_probe_vf(const model::PciAddress& pf,
-                                                             const model::PciAddress& vf,
-                                                             uint16_t index, bool ofed) {
+ProbedVf SysfsSriovHost::read_probed_vf(const model::PciAddress& pf, const model::PciAddress& vf,
+                                        uint16_t index, bool ofed) {
+  return probed(pf, index,
+                sysfs_.on_device(pf.str(), under(kPciBus, read_back_ops(pf, vf, index, ofed)),
+                                 deadlines_.other));
+}
+
+std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_probe_vf(const model::PciAddress& pf,
+                                                                 const model::PciAddress& vf) {
+  return std::make_unique<StartedOnDevice<int>>(
+      finisher(sysfs_),
+      sysfs_.start_on_device_under(pf.str(), kPciBus, probe_ops(vf), deadlines_.probe), last_err);
+}
+
+std::unique_ptr<StartedProbe> SysfsSriovHost::start_read_probed_vf(const model::PciAddress& pf,
+                                                                   const model::PciAddress& vf,
+                                                                   uint16_t index, bool ofed) {
   // The answer, read by the host that started it (vf_port_guid for a VF without OFED's
   // port file).
   return std::make_unique<StartedOnDevice<ProbedVf>>(
       finisher(sysfs_),
-      sysfs_.start_on_device_under(pf.str(), kPciBus, probe_ops(pf, vf, index, ofed),
-                                   deadlines_.probe),
+      sysfs_.start_on_device_under(pf.str(), kPciBus, read_back_ops(pf, vf, index, ofed),
+                                   deadlines_.other),
       [this, pf, index](const std::vector<DeviceOpResult>& got) { return probed(pf, index, got); });
 }
 

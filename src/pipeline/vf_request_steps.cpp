@@ -30,6 +30,8 @@ VfRequests::Answer VfRequests::step(VfRequest& r, Clock::time_point now) {
       return probe(r);
     case Step::kProbing:
       return probing(r, now);
+    case Step::kReadBack:
+      return reading_back(r, now);
     case Step::kNetdev:
       return netdev(r, now);
     case Step::kUdev:
@@ -57,7 +59,7 @@ VfRequests::Answer VfRequests::probe(VfRequest& r) {
     // From its probe to the end of its udev step, the events of its netdev wake the pass.
     run_.os.udev.watch(udev_fd_, vs.pci);
   }
-  r.call = run_.os.calls.start_probe_vf(run_.target.pci, vs.pci, vs.index, run_.info.ofed_sriov);
+  r.probe_call = run_.os.calls.start_probe_vf(run_.target.pci, vs.pci);
   probing_ = static_cast<std::size_t>(&r - requests_.data());
   in_line_.erase(*probing_);  // its turn, whoever stepped it
   r.step = Step::kProbing;
@@ -65,23 +67,36 @@ VfRequests::Answer VfRequests::probe(VfRequest& r) {
 }
 
 VfRequests::Answer VfRequests::probing(VfRequest& r, Clock::time_point now) {
-  if (!answer_due(*r.call, now)) {
+  if (!answer_due(*r.probe_call, now)) {
+    return Answer::kWaiting;
+  }
+  const int err = r.probe_call->finish();
+  r.probe_call.reset();
+  // The PF's next probe may start: what this one did is read beside it.
+  probing_.reset();
+  const auto& vs = run_.vfs[r.at];
+  host::ProbedVf probed{.err = err, .bound = false, .driver = {}, .guid = std::nullopt};
+  if (err != 0) {
+    return probe_failed(r, *judge_probe(run_, vs.pci, probed).error);
+  }
+  r.read_call =
+      run_.os.calls.start_read_probed_vf(run_.target.pci, vs.pci, vs.index, run_.info.ofed_sriov);
+  r.step = Step::kReadBack;
+  return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::reading_back(VfRequest& r, Clock::time_point now) {
+  if (!answer_due(*r.read_call, now)) {
     return Answer::kWaiting;
   }
   auto& vs = run_.vfs[r.at];
-  const auto probe = judge_probe(run_, vs.pci, r.call->finish());
-  r.call.reset();
-  probing_.reset();
+  auto probe = judge_probe(run_, vs.pci, r.read_call->finish());
+  r.read_call.reset();
   if (probe.error) {
-    stop_watching(r);
-    vs.problems.push_back(*probe.error);
-    // A first probe that failed is read back with the VFs not probed, its netdev looked
-    // for again; a second one ends the VF.
-    r.step = r.reprobed ? Step::kFinished : Step::kLeft;
-    return Answer::kEnded;
+    return probe_failed(r, std::move(*probe.error));
   }
   r.guid = probe.guid;
-  now = Clock::now();  // the bounds below count from the probe's answer
+  now = Clock::now();  // the bounds below count from the probe's read-back
   vs.ifindex = 0;      // the probe made a new netdev
   vs.name.clear();
   const auto bound = std::chrono::milliseconds(run_.config.timeouts.udev_ms);
@@ -91,6 +106,15 @@ VfRequests::Answer VfRequests::probing(VfRequest& r, Clock::time_point now) {
   r.announced = false;
   r.step = Step::kNetdev;
   return Answer::kDone;
+}
+
+VfRequests::Answer VfRequests::probe_failed(VfRequest& r, model::Problem problem) {
+  stop_watching(r);
+  run_.vfs[r.at].problems.push_back(std::move(problem));
+  // A first probe that failed is read back with the VFs not probed, its netdev looked
+  // for again; a second one ends the VF.
+  r.step = r.reprobed ? Step::kFinished : Step::kLeft;
+  return Answer::kEnded;
 }
 
 VfRequests::Answer VfRequests::netdev(VfRequest& r, Clock::time_point now) {

@@ -81,6 +81,7 @@ bool VfRequests::ended() const {
 bool VfRequests::waits(const VfRequest& r) {
   switch (r.step) {
     case Step::kProbing:
+    case Step::kReadBack:
     case Step::kNetdev:
     case Step::kUdev:
     case Step::kResetGuid:
@@ -173,6 +174,7 @@ void VfRequests::advance() {
 bool VfRequests::due(const VfRequest& r, Clock::time_point now) {
   switch (r.step) {
     case Step::kProbing:
+    case Step::kReadBack:
     case Step::kResetGuid:
     case Step::kUnbinding:
       return true;  // its helper's socket is looked at
@@ -274,7 +276,10 @@ const Wait& VfRequests::waiting_on() {
         on_udev = true;
         break;
       case Step::kProbing:
-        on_call(r.call);
+        on_call(r.probe_call);
+        break;
+      case Step::kReadBack:
+        on_call(r.read_call);
         break;
       case Step::kResetGuid:
         if (r.guid_call) {

@@ -528,20 +528,28 @@ class HeldCall final : public host::StartedCall<T> {
 
 }  // namespace
 
-std::unique_ptr<host::StartedProbe> MemoryHost::start_probe_vf(const model::PciAddress& pf,
-                                                               const model::PciAddress& vf,
-                                                               uint16_t index, bool ofed) {
+std::unique_ptr<host::StartedCall<int>> MemoryHost::start_probe_vf(const model::PciAddress& pf,
+                                                                   const model::PciAddress& vf) {
   {
     // Held and registered under one lock: a stop_holding() either sees it held and
     // releases it, or comes first and it is not held.
     std::lock_guard lock(mu_);
     if (hold_probes || held_pfs_.contains(pf.str())) {
-      return held_call<host::ProbedVf>(
-          [this, pf, vf, index, ofed] { return probe_vf_reading_guid(pf, vf, index, ofed); },
-          {.err = host::kStuck, .bound = false, .driver = {}, .guid = std::nullopt});
+      return held_call<int>([this, pf, vf] { return probe_vf(pf, vf); }, host::kStuck);
     }
   }
-  return std::make_unique<host::AnsweredProbe>(probe_vf_reading_guid(pf, vf, index, ofed));
+  return host::answered(probe_vf(pf, vf));
+}
+
+std::unique_ptr<host::StartedProbe> MemoryHost::start_read_probed_vf(const model::PciAddress& pf,
+                                                                     const model::PciAddress& vf,
+                                                                     uint16_t index, bool ofed) {
+  if (hold_probe_reads) {
+    return held_call<host::ProbedVf>(
+        [this, pf, vf, index, ofed] { return read_probed_vf(pf, vf, index, ofed); },
+        {.err = host::kStuck, .bound = false, .driver = {}, .guid = std::nullopt});
+  }
+  return std::make_unique<host::AnsweredProbe>(read_probed_vf(pf, vf, index, ofed));
 }
 
 template <class T>
@@ -650,18 +658,13 @@ bool MemoryHost::release_probe() {
   return ok;
 }
 
-host::ProbedVf MemoryHost::probe_vf_reading_guid(const model::PciAddress& pf,
-                                                 const model::PciAddress& vf, uint16_t index,
-                                                 bool ofed) {
-  if (probes_throw.contains(pf.str())) {
-    throw std::runtime_error("the probe of VF " + vf.str() + " threw");
-  }
-  host::ProbedVf out{.err = probe_vf(pf, vf), .bound = false, .driver = {}, .guid = std::nullopt};
-  if (out.err == 0) {
-    const auto binding = vf_binding(pf, index);
-    out.bound = binding.netdev.has_value() || binding.driver.has_value();
-    out.driver = binding.driver.value_or("");
-  }
+host::ProbedVf MemoryHost::read_probed_vf(const model::PciAddress& pf,
+                                          const model::PciAddress& /*vf*/, uint16_t index,
+                                          bool ofed) {
+  host::ProbedVf out{.err = 0, .bound = false, .driver = {}, .guid = std::nullopt};
+  const auto binding = vf_binding(pf, index);
+  out.bound = binding.netdev.has_value() || binding.driver.has_value();
+  out.driver = binding.driver.value_or("");
   if (out.bound) {
     out.guid = vf_port_guid(pf, index, ofed);
   }
@@ -669,6 +672,9 @@ host::ProbedVf MemoryHost::probe_vf_reading_guid(const model::PciAddress& pf,
 }
 
 int MemoryHost::probe_vf(const model::PciAddress& pf_pci, const model::PciAddress& pci) {
+  if (probes_throw.contains(pf_pci.str())) {
+    throw std::runtime_error("the probe of VF " + pci.str() + " threw");
+  }
   std::lock_guard lock(mu_);
   if (const int err = call_on(pf_pci, "probe", pci.str()); err != 0) {
     return err;

@@ -82,6 +82,7 @@ class MemoryHost final : public host::SriovReads,
   // caller's thread).
   std::function<void(const model::PciAddress&)> on_port_read;
   bool hold_guid_reads = false;         // started GUID read-backs, as probes
+  bool hold_probe_reads = false;        // started reads of what a probe did, as probes
   std::vector<std::size_t> guid_reads;  // the VFs of each started GUID read-back so far
   // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().
   void hold_probes_of(const std::string& pf_pci);
@@ -115,15 +116,18 @@ class MemoryHost final : public host::SriovReads,
   std::optional<host::OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
                                                       model::Guid guid,
                                                       model::GuidPolicy policy) override;
-  // The probe alone (drivers_probe): 0 whether or not a driver took the VF.
-  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf);
-  host::ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
-                                       uint16_t index, bool ofed) override;
+  // The probe (drivers_probe): 0 whether or not a driver took the VF.
+  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
+  host::ProbedVf read_probed_vf(const model::PciAddress& pf, const model::PciAddress& vf,
+                                uint16_t index, bool ofed) override;
   // With hold_probes, a started probe is under way until release_probe() (its fd turns
   // readable) or until `held_bound` passes; the probe is made when it is finished.
-  std::unique_ptr<host::StartedProbe> start_probe_vf(const model::PciAddress& pf,
-                                                     const model::PciAddress& vf, uint16_t index,
-                                                     bool ofed) override;
+  std::unique_ptr<host::StartedCall<int>> start_probe_vf(const model::PciAddress& pf,
+                                                         const model::PciAddress& vf) override;
+  // With hold_probe_reads, held as probes are (read when it is finished).
+  std::unique_ptr<host::StartedProbe> start_read_probed_vf(const model::PciAddress& pf,
+                                                           const model::PciAddress& vf,
+                                                           uint16_t index, bool ofed) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                 const std::string& driver) override;
   // With hold_guid_writes or hold_unbinds, these started calls are held as probes are

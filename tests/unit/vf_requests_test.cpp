@@ -168,6 +168,39 @@ TEST_F(AVfRequest, ProbesOneVfAtATimeAndWaitsForTheProbesAnswer) {
   EXPECT_EQ(host.calls_named("probe").size(), 1U);
 }
 
+TEST_F(AVfRequest, LetsTheNextProbeStartWhileWhatItsProbeDidIsReadBack) {
+  host.hold_probes = true;
+  host.hold_probe_reads = true;
+  auto& run = unbound(2);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  requests.add(1);
+  ASSERT_TRUE(host.release_probe());  // VF 0's probe answers: its read-back is held
+  requests.advance();
+  EXPECT_EQ(requests.requests().at(0).step, Step::kReadBack);
+  EXPECT_EQ(requests.requests().at(1).step, Step::kProbing) << "not waiting for the read-back";
+  EXPECT_EQ(host.held_probes(), 2U);
+  ASSERT_TRUE(host.release_probe());  // the oldest: VF 0's read-back
+  requests.advance();
+  EXPECT_EQ(requests.requests().at(0).step, Step::kNetdev);
+  EXPECT_EQ(requests.requests().at(0).guid, planned.vf.at(0).guid) << "read back with it";
+  EXPECT_EQ(requests.requests().at(1).step, Step::kProbing);
+}
+
+TEST_F(AVfRequest, FailsAVfItsProbeDidNotBindOnceTheReadBackSaysSo) {
+  host.hold_probe_reads = true;
+  auto& run = unbound(1);
+  ASSERT_EQ(host.set_autoprobe(pci(kPf), false), 0);  // drivers_probe then binds nothing
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  EXPECT_EQ(requests.requests().at(0).step, Step::kReadBack);
+  ASSERT_TRUE(host.release_probe());
+  requests.advance();
+  EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
+  ASSERT_EQ(run.vfs.at(0).problems.size(), 1U);
+  EXPECT_THAT(run.vfs.at(0).problems.at(0).text, HasSubstr("is not bound to mlx5_core"));
+}
+
 TEST_F(AVfRequest, TakesProbeTurnsInTheOrderAddedAndHearsUdevWhileVfsAreStillAdded) {
   host.hold_probes = true;
   auto& run = unbound(4, pipeline_config().replace(pipeline_config().find("\"udev_ms\": 50"), 13,

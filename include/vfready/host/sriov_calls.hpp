@@ -23,11 +23,11 @@
 // awaits its answer (start_*), the waiting forms are for callers that may wait.
 namespace vfready::host {
 
-// A probe, whether it bound the VF, and the GUID the VF's port took at it, read back
-// after it. A drivers_probe write succeeds whether or not a driver bound the VF
+// What a probe did: whether it bound the VF, and the GUID the VF's port took at it, read
+// back after it. A drivers_probe write succeeds whether or not a driver bound the VF
 // (drivers_probe_store() reports no probe's result): only the VF's driver tells.
 struct ProbedVf {
-  int err = 0;                      // the write's: 0, the errno, or kStuck
+  int err = 0;                      // the probe's or the read's: 0, the errno, or kStuck
   bool bound = false;               // the VF has a driver after it
   std::string driver;               // which, where the host can tell ("": it cannot)
   std::optional<model::Guid> guid;  // as vf_port_guid reads it; nothing unless bound
@@ -84,17 +84,25 @@ class SriovCalls {
     }
     return out;
   }
-  // Binds VF `vf` of PF `pf` (its index `index`) to its driver (drivers_probe), then
-  // reads whether it is bound and, when it is, the GUID its port took (as
-  // SriovReads::vf_port_guid). A host may make them one call into the driver.
-  virtual ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
-                                         uint16_t index, bool ofed) = 0;
-  // probe_vf_reading_guid, started: it does not wait for the driver. A host that cannot
-  // start a call makes it at once (the default).
-  virtual std::unique_ptr<StartedProbe> start_probe_vf(const model::PciAddress& pf,
-                                                       const model::PciAddress& vf, uint16_t index,
-                                                       bool ofed) {
-    return std::make_unique<AnsweredProbe>(probe_vf_reading_guid(pf, vf, index, ofed));
+  // Binds VF `vf` of PF `pf` to its driver (drivers_probe): 0, the errno or kStuck. The
+  // write succeeds whether or not a driver took the VF: read_probed_vf() tells.
+  virtual int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) = 0;
+  // After the probe of VF `vf` (its index `index`): whether it is bound, by which driver,
+  // and when it is, the GUID its port took (as SriovReads::vf_port_guid). `err` is kStuck
+  // when it could not be read (the PF is stuck), else 0. Apart from the probe, so that
+  // the PF's next probe need not wait for it.
+  virtual ProbedVf read_probed_vf(const model::PciAddress& pf, const model::PciAddress& vf,
+                                  uint16_t index, bool ofed) = 0;
+  // probe_vf and read_probed_vf, started: they do not wait for the driver. A host that
+  // cannot start a call makes it at once (the defaults).
+  virtual std::unique_ptr<StartedCall<int>> start_probe_vf(const model::PciAddress& pf,
+                                                           const model::PciAddress& vf) {
+    return answered(probe_vf(pf, vf));
+  }
+  virtual std::unique_ptr<StartedProbe> start_read_probed_vf(const model::PciAddress& pf,
+                                                             const model::PciAddress& vf,
+                                                             uint16_t index, bool ofed) {
+    return std::make_unique<AnsweredProbe>(read_probed_vf(pf, vf, index, ofed));
   }
   // The calls above, started: they do not wait for the driver. A host that cannot start
   // a call makes it at once (the defaults).

@@ -44,14 +44,18 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::optional<OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
                                                 model::Guid guid,
                                                 model::GuidPolicy policy) override;
-  // The probe, the VF's uevent (its driver) and, with OFED's sriov/<n>/port, the GUID
-  // in one device call.
-  ProbedVf probe_vf_reading_guid(const model::PciAddress& pf, const model::PciAddress& vf,
-                                 uint16_t index, bool ofed) override;
-  // The same device call, started.
-  std::unique_ptr<StartedProbe> start_probe_vf(const model::PciAddress& pf,
-                                               const model::PciAddress& vf, uint16_t index,
-                                               bool ofed) override;
+  // The probe: a write to drivers_probe, to a file its helper keeps open.
+  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
+  // The VF's uevent (its driver) and, with OFED's sriov/<n>/port, the GUID, in one device
+  // call.
+  ProbedVf read_probed_vf(const model::PciAddress& pf, const model::PciAddress& vf, uint16_t index,
+                          bool ofed) override;
+  // The same device calls, started.
+  std::unique_ptr<StartedCall<int>> start_probe_vf(const model::PciAddress& pf,
+                                                   const model::PciAddress& vf) override;
+  std::unique_ptr<StartedProbe> start_read_probed_vf(const model::PciAddress& pf,
+                                                     const model::PciAddress& vf, uint16_t index,
+                                                     bool ofed) override;
   // The writes above, started (one device call each).
   std::unique_ptr<StartedCall<int>> start_set_autoprobe(const model::PciAddress& pf,
                                                         bool on) override;

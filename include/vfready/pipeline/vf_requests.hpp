@@ -50,6 +50,7 @@ struct VfRequest {
   enum class Step : uint8_t {
     kProbe,      // waiting for its turn to probe
     kProbing,    // its probe is under way
+    kReadBack,   // its binding and GUID read back, beside the next VF's probe
     kNetdev,     // waiting for udev's add to name its netdev
     kUdev,       // waiting for udev to be done with it
     kName,       // name, altnames, MTU
@@ -69,7 +70,8 @@ struct VfRequest {
   bool listed = false;     // in VfRequests::waiting_
   bool pf = false;         // the PF's own naming (add_pf_naming()), not a VF's request
   int watched = 0;         // the netdev whose udev events wake it
-  std::unique_ptr<host::StartedProbe> call;
+  std::unique_ptr<host::StartedCall<int>> probe_call;                   // kProbing
+  std::unique_ptr<host::StartedProbe> read_call;                        // kReadBack
   std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> guid_call;   // kResetGuid (OFED)
   std::unique_ptr<host::StartedCall<host::LinkAnswer>> link_guid_call;  // kResetGuid (netlink)
   std::unique_ptr<host::StartedCall<int>> unbind_call;                  // kUnbinding
@@ -133,6 +135,9 @@ class VfRequests {
   Answer step(VfRequest& r, Clock::time_point now);
   Answer probe(VfRequest& r);
   Answer probing(VfRequest& r, Clock::time_point now);
+  Answer reading_back(VfRequest& r, Clock::time_point now);
+  // A probe that failed, or bound nothing: the VF's problem, and its request ended.
+  Answer probe_failed(VfRequest& r, model::Problem problem);
   Answer netdev(VfRequest& r, Clock::time_point now);
   // How long udev's add is waited for while udev is silent.
   [[nodiscard]] Clock::duration announce_window() const;
