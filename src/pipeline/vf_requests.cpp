@@ -49,6 +49,7 @@ void VfRequests::add(std::size_t at, VfRequest::Step first) {
     by_pci_.insert(it, {pci, requests_.size()});  // at the end, as VFs come in order
   }
   live_.push_back(requests_.size());
+  ++unfinished_;
   requests_.push_back({});
   requests_.back().at = at;
   requests_.back().step = first;
@@ -62,6 +63,7 @@ void VfRequests::add(std::size_t at, VfRequest::Step first) {
 
 void VfRequests::add_pf_naming() {
   live_.push_back(requests_.size());
+  ++unfinished_;
   requests_.push_back({});
   requests_.back().pf = true;
   requests_.back().step = Step::kName;
@@ -73,17 +75,13 @@ void VfRequests::add_pf_naming() {
 bool VfRequests::ended() const {
   // A request not ended waits in a line (to probe, for the naming turn), on its probe,
   // or at a waiting step (advance_one() lists it there).
-  return !probing_ && in_line_.empty() && naming_line_.empty() &&
-         std::none_of(waiting_.begin(), waiting_.end(),
-                      [&](std::size_t i) { return waits(requests_[i]); });
+  return unfinished_ == 0;
 }
 
 bool VfRequests::waits(const VfRequest& r) {
   switch (r.step) {
     case Step::kProbing:
     case Step::kReadBack:
-    case Step::kNetdev:
-    case Step::kUdev:
     case Step::kResetGuid:
     case Step::kUnbinding:
       return true;
@@ -94,10 +92,25 @@ bool VfRequests::waits(const VfRequest& r) {
   }
 }
 
+bool VfRequests::waits_on_udev(const VfRequest& r) {
+  return r.step == Step::kNetdev || r.step == Step::kUdev;
+}
+
+VfRequests::Clock::time_point VfRequests::udev_due(const VfRequest& r) {
+  return r.step == Step::kNetdev ? r.netdev_until : std::min(r.ask_at, r.udev_until);
+}
+
 void VfRequests::list_waiting(VfRequest& r) {
   if (!r.listed && waits(r)) {
     r.listed = true;
     waiting_.push_back(static_cast<std::size_t>(&r - requests_.data()));
+  }
+  if (waits_on_udev(r)) {
+    if (!r.on_udev) {
+      r.on_udev = true;
+      on_udev_.push_back(static_cast<std::size_t>(&r - requests_.data()));
+    }
+    udev_due_ = std::min(udev_due_, udev_due(r));
   }
 }
 
@@ -121,7 +134,12 @@ bool VfRequests::advance_one(VfRequest& r) {
       naming_line_.insert(static_cast<std::size_t>(&r - requests_.data()));
       return moved;
     }
-    if (step(r, Clock::now()) != Answer::kDone) {
+    const bool ended_before = r.step == Step::kFinished || r.step == Step::kLeft;
+    const auto answer = step(r, Clock::now());
+    if (answer == Answer::kEnded && !ended_before) {
+      --unfinished_;
+    }
+    if (answer != Answer::kDone) {
       list_waiting(r);
       return moved;
     }
@@ -171,52 +189,29 @@ void VfRequests::advance() {
   start_probes();
 }
 
-bool VfRequests::due(const VfRequest& r, Clock::time_point now) {
-  switch (r.step) {
-    case Step::kProbing:
-    case Step::kReadBack:
-    case Step::kResetGuid:
-    case Step::kUnbinding:
-      return true;  // its helper's socket is looked at
-    case Step::kName:
-      return r.naming != nullptr;  // in its turn: its request's answer is looked at
-    case Step::kNetdev:
-      return now >= r.netdev_until;
-    case Step::kUdev:
-      return now >= std::min(r.ask_at, r.udev_until);
-    default:
-      return false;
-  }
-}
-
 void VfRequests::step_pending() {
-  // Only the requests something happened to: the probe's, those udev's events named (all,
-  // once events were lost), those whose bound came.
+  // Only the requests something happened to: those udev's events named (all, once
+  // events were lost), those waiting on a call (their sockets are looked at), and those
+  // waiting on udev whose bound came.
   woken_.clear();
   if (udev_fd_ >= 0 && run_.os.udev.take_woken(udev_fd_, &woken_)) {
     advance();
     start_namings();
     return;
   }
-  if (udev_fd_ < 0) {
-    // Nothing tells which udev has heard of: those that wait on udev look each time.
-    // By index: a step may list more (waiting_ grows as it is walked).
-    for (std::size_t k = 0; k < waiting_.size(); ++k) {  // NOLINT(modernize-loop-convert)
-      auto& r = requests_[waiting_[k]];
-      if ((r.step == Step::kNetdev || r.step == Step::kUdev) && advance_one(r)) {
-        start_probes();
-      }
-    }
-  }
+  const auto now = Clock::now();
+  // Without an fd nothing tells which udev has heard of: those that wait on it look
+  // each time.
+  step_on_udev(udev_fd_ < 0, now);
   start_probes();
   for (const auto& pci : woken_) {
     if (auto* r = by_pci(pci); r != nullptr && advance_one(*r)) {
       start_probes();
     }
   }
-  const auto now = Clock::now();
-  // By index, as above; those that no longer wait leave the list as it is walked (a
-  // request that stops waiting as it is advanced here leaves it next turn).
+  // By index: a step may list more (waiting_ grows as it is walked); those that no
+  // longer wait leave the list as it is walked (one that stops waiting as it is
+  // advanced here leaves it next turn).
   std::size_t kept = 0;
   for (std::size_t k = 0; k < waiting_.size(); ++k) {  // NOLINT(modernize-loop-convert)
     const auto i = waiting_[k];
@@ -226,12 +221,36 @@ void VfRequests::step_pending() {
       continue;
     }
     waiting_[kept++] = i;
-    if (due(r, now) && advance_one(r)) {
+    if (advance_one(r)) {
       start_probes();
     }
   }
   waiting_.resize(kept);
   start_namings();
+}
+
+void VfRequests::step_on_udev(bool all, Clock::time_point now) {
+  if (!all && now < udev_due_) {
+    return;
+  }
+  udev_due_ = Clock::time_point::max();  // made again below, and by list_waiting()
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < on_udev_.size(); ++k) {  // NOLINT(modernize-loop-convert)
+    const auto i = on_udev_[k];
+    auto& r = requests_[i];
+    if (!waits_on_udev(r)) {
+      r.on_udev = false;
+      continue;
+    }
+    on_udev_[kept++] = i;
+    if ((all || now >= udev_due(r)) && advance_one(r)) {
+      start_probes();
+    }
+    if (waits_on_udev(r)) {
+      udev_due_ = std::min(udev_due_, udev_due(r));
+    }
+  }
+  on_udev_.resize(kept);
 }
 
 std::set<std::size_t> VfRequests::run() {
@@ -264,17 +283,13 @@ const Wait& VfRequests::waiting_on() {
       w.fds.push_back(call->fd());
     }
   };
+  if (!on_udev_.empty()) {  // the most of them, while udev is behind
+    w.until = std::min(w.until, udev_due_);
+    on_udev = true;
+  }
   for (const auto i : waiting_) {
     const auto& r = requests_[i];
     switch (r.step) {
-      case Step::kNetdev:  // the most of them, while udev is behind
-        w.until = std::min(w.until, r.netdev_until);
-        on_udev = true;
-        break;
-      case Step::kUdev:
-        w.until = std::min(w.until, std::min(r.ask_at, r.udev_until));
-        on_udev = true;
-        break;
       case Step::kProbing:
         on_call(r.probe_call);
         break;
