@@ -255,12 +255,16 @@ constexpr std::string_view kPciBus = "bus/pci";
 ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
                                 const std::vector<DeviceOpResult>& got) {
   ProbedVf out{.err = 0, .bound = false, .driver = {}, .guid = std::nullopt};
-  if (got.empty() || got.front().err == kStuck) {
-    out.err = kStuck;  // not read: the PF is stuck
+  if (got.empty()) {
+    out.err = EIO;  // nothing answered (DeviceCalls always answers at least once)
     return out;
   }
-  if (got.front().err != 0) {
+  if (got.front().err == ENOENT || got.front().err == ENODEV) {
     return out;  // no uevent: the VF is gone, so nothing has it
+  }
+  if (got.front().err != 0) {
+    out.err = got.front().err;  // not read (kStuck: the PF is stuck; the helper failed)
+    return out;
   }
   const auto& uevent = got.front().text;
   const auto at = uevent.starts_with("DRIVER=") ? 0 : uevent.find("\nDRIVER=");

@@ -2,6 +2,7 @@
 // The steps of a VF's request (vf_requests.hpp): each answers done, waiting or ended.
 #include <algorithm>
 
+#include "vfready/host/errno_name.hpp"
 #include "vfready/pipeline/started_call.hpp"
 #include "vfready/pipeline/steps.hpp"
 #include "vfready/pipeline/vf_requests.hpp"
@@ -90,8 +91,17 @@ VfRequests::Answer VfRequests::reading_back(VfRequest& r, Clock::time_point now)
     return Answer::kWaiting;
   }
   auto& vs = run_.vfs[r.at];
-  auto probe = judge_probe(run_, vs.pci, r.read_call->finish());
+  const auto read = r.read_call->finish();
   r.read_call.reset();
+  if (read.err != 0 && read.err != host::kStuck) {
+    // The probe was made; what it did could not be read (its helper died, say).
+    return probe_failed(
+        r, model::problem(model::EventKind::kVfProbeFailed,
+                          "reading whether VF " + vs.pci.str() +
+                              " is bound after its probe failed: " + host::errno_name(read.err),
+                          run_.target.pci.str(), vs.pci.str()));
+  }
+  auto probe = judge_probe(run_, vs.pci, read);
   if (probe.error) {
     return probe_failed(r, std::move(*probe.error));
   }

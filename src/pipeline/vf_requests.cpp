@@ -73,8 +73,8 @@ void VfRequests::add_pf_naming() {
 }
 
 bool VfRequests::ended() const {
-  // A request not ended waits in a line (to probe, for the naming turn), on its probe,
-  // or at a waiting step (advance_one() lists it there).
+  // Each request not ended waits in a line (to probe, for the naming turn), on a call,
+  // or on udev (advance_one() lists it there); advance_one() counts those that end.
   return unfinished_ == 0;
 }
 
@@ -226,6 +226,9 @@ void VfRequests::step_pending() {
     }
   }
   waiting_.resize(kept);
+  // A probe that ended its request as it answered (a failed write) freed the turn
+  // without moving on: the next in line starts now, not at some later event.
+  start_probes();
   start_namings();
 }
 

@@ -545,9 +545,14 @@ std::unique_ptr<host::StartedProbe> MemoryHost::start_read_probed_vf(const model
                                                                      const model::PciAddress& vf,
                                                                      uint16_t index, bool ofed) {
   if (hold_probe_reads) {
+    // Past its bound, as a device call past its deadline: the PF is stuck, nothing read.
     return held_call<host::ProbedVf>(
         [this, pf, vf, index, ofed] { return read_probed_vf(pf, vf, index, ofed); },
-        {.err = host::kStuck, .bound = false, .driver = {}, .guid = std::nullopt});
+        std::function<host::ProbedVf()>([this, pf] {
+          std::lock_guard lock(mu_);
+          stuck_[pf.str()] = {pf.str(), "probe-read " + pf.str(), held_bound, host::Clock::now()};
+          return host::ProbedVf{.err = host::kStuck, .bound = false, .driver = {}, .guid = {}};
+        }));
   }
   return std::make_unique<host::AnsweredProbe>(read_probed_vf(pf, vf, index, ofed));
 }
@@ -658,10 +663,17 @@ bool MemoryHost::release_probe() {
   return ok;
 }
 
-host::ProbedVf MemoryHost::read_probed_vf(const model::PciAddress& pf,
-                                          const model::PciAddress& /*vf*/, uint16_t index,
-                                          bool ofed) {
+host::ProbedVf MemoryHost::read_probed_vf(const model::PciAddress& pf, const model::PciAddress& vf,
+                                          uint16_t index, bool ofed) {
   host::ProbedVf out{.err = 0, .bound = false, .driver = {}, .guid = std::nullopt};
+  {
+    // kStuck at once for a stuck PF, as a device call for it answers; or as told.
+    std::lock_guard lock(mu_);
+    if (const int err = call_on(pf, "probe-read", vf.str()); err != 0) {
+      out.err = err;
+      return out;
+    }
+  }
   const auto binding = vf_binding(pf, index);
   out.bound = binding.netdev.has_value() || binding.driver.has_value();
   out.driver = binding.driver.value_or("");

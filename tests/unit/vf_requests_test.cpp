@@ -346,6 +346,34 @@ TEST_F(AVfRequest, CountsAProbeNotAnsweredByItsBoundAsAStuckPf) {
   EXPECT_EQ(run.vfs.at(0).problems[0].kind, model::EventKind::kPfStuck);
 }
 
+TEST_F(AVfRequest, CountsAReadBackNotAnsweredByItsBoundAsAStuckPf) {
+  host.hold_probe_reads = true;
+  host.held_bound = std::chrono::milliseconds(20);
+  auto& run = unbound(1);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kReadBack);
+  requests.run();  // nothing releases it: its bound passes
+  EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
+  ASSERT_EQ(run.vfs.at(0).problems.size(), 1U);
+  EXPECT_EQ(run.vfs.at(0).problems[0].kind, model::EventKind::kPfStuck);
+  EXPECT_THAT(run.vfs.at(0).problems[0].text, HasSubstr("probe-read"));
+}
+
+TEST_F(AVfRequest, SaysAReadBackThatFailedFailedNotThatTheVfIsUnbound) {
+  host.fail("probe-read", EPIPE);  // its helper died, say
+  auto& run = unbound(1);
+  pipeline::VfRequests requests(run);
+  requests.add(0);
+  requests.run();
+  EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
+  ASSERT_EQ(run.vfs.at(0).problems.size(), 1U);
+  EXPECT_EQ(run.vfs.at(0).problems[0].kind, model::EventKind::kVfProbeFailed);
+  EXPECT_THAT(run.vfs.at(0).problems[0].text,
+              HasSubstr("reading whether VF " + vf_pci(0) +
+                        " is bound after its probe failed: Broken pipe (EPIPE)"));
+}
+
 TEST_F(AVfRequest, SetsAWrongGuidAgainAndProbesOnceMore) {
   udev.look = true;
   auto& run = unbound(1);
