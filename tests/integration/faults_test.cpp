@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <string>
 
 #include "daemon_run.hpp"
 #include "notify_socket.hpp"
@@ -563,5 +565,51 @@ TEST(VfreadydFault, UdevEventsLostToAnOverrunBringALookAtEveryPf) {
       << daemon.log();
   ASSERT_TRUE(daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", 20s, before)) << daemon.log();
   EXPECT_THAT(daemon.log(), HasSubstr("reconciling 8 PF(s) after drift"));
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
+namespace {
+
+// The spawner of vfreadyd `daemon` (vfready-spawn, double-forked: nobody's child), found
+// as the process of that name in the daemon's network namespace (each fake host has its
+// own): 0 when there is none.
+pid_t spawner_of(pid_t daemon) {
+  std::error_code ec;
+  const auto netns =
+      std::filesystem::read_symlink("/proc/" + std::to_string(daemon) + "/ns/net", ec);
+  if (ec) {
+    return 0;
+  }
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const auto name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    std::error_code ignored;
+    if (read_file(e.path().string() + "/comm") == "vfready-spawn\n" &&
+        std::filesystem::read_symlink(e.path() / "ns/net", ignored) == netns) {
+      return std::stoi(name);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+// Its spawner killed, vfreadyd forks its helpers itself: a pass after that (a reload; the
+// idle helpers end with each pass, so every call of it needs a new one) brings every PF
+// up as before.
+TEST(VfreadydFault, ForksItsHelpersItselfOnceItsSpawnerIsGone) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ServiceDaemon daemon(host, repo_config(), "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  const pid_t spawner = spawner_of(daemon.process().pid());
+  ASSERT_GT(spawner, 0) << "no vfready-spawn beside vfreadyd";
+  ASSERT_EQ(::kill(spawner, SIGKILL), 0);
+  const auto before = daemon.notify().count();
+  daemon.process().signal(SIGHUP);
+  ASSERT_TRUE(daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", 60s, before)) << daemon.log();
+  EXPECT_THAT(daemon.log(), Not(HasSubstr("stuck")));
   EXPECT_EQ(daemon.stop(), 0);
 }
