@@ -255,15 +255,11 @@ constexpr std::string_view kPciBus = "bus/pci";
 ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
                                 const std::vector<DeviceOpResult>& got) {
   ProbedVf out{.err = 0, .bound = false, .driver = {}, .guid = std::nullopt};
-  if (got.empty()) {
-    out.err = EIO;  // nothing answered (DeviceCalls always answers at least once)
-    return out;
-  }
-  if (got.front().err == ENOENT || got.front().err == ENODEV) {
-    return out;  // no uevent: the VF is gone, so nothing has it
-  }
-  if (got.front().err != 0) {
-    out.err = got.front().err;  // not read (kStuck: the PF is stuck; the helper failed)
+  // No uevent (ENOENT, ENODEV): the VF is gone, so nothing has it. Not read: why (kStuck:
+  // the PF is stuck; EIO: no answer, which DeviceCalls never gives).
+  const int err = got.empty() ? EIO : got.front().err;
+  if (err != 0) {
+    out.err = err == ENOENT || err == ENODEV ? 0 : err;
     return out;
   }
   const auto& uevent = got.front().text;
@@ -276,6 +272,10 @@ ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
   out.bound = true;
   // Without sriov/<n>/port (not asked for, or ENOENT) its RDMA device tells, as
   // vf_port_guid reads it without OFED (no device call: the file was just asked for).
+  if (got.size() >= 2 && got[1].err != 0 && got[1].err != ENOENT) {
+    out.err = got[1].err;  // the port's GUID not read (kStuck: the PF is stuck)
+    return out;
+  }
   out.guid = got.size() < 2 || got[1].err == ENOENT ? vf_port_guid(pf, index, /*ofed=*/false)
                                                     : parsed_guid(got[1]);
   return out;

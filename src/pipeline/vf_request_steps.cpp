@@ -94,11 +94,12 @@ VfRequests::Answer VfRequests::reading_back(VfRequest& r, Clock::time_point now)
   const auto read = r.read_call->finish();
   r.read_call.reset();
   if (read.err != 0 && read.err != host::kStuck) {
-    // The probe was made; what it did could not be read (its helper died, say).
+    // The probe was made; what it did could not be read (its helper died, say): the VF
+    // is not called ready on what is not known.
     return probe_failed(
         r, model::problem(model::EventKind::kVfProbeFailed,
-                          "reading whether VF " + vs.pci.str() +
-                              " is bound after its probe failed: " + host::errno_name(read.err),
+                          "could not read what the probe of VF " + vs.pci.str() +
+                              " did (its driver, its port's GUID): " + host::errno_name(read.err),
                           run_.target.pci.str(), vs.pci.str()));
   }
   auto probe = judge_probe(run_, vs.pci, read);

@@ -580,14 +580,15 @@ pid_t spawner_of(pid_t daemon) {
   if (ec) {
     return 0;
   }
-  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
-    const auto name = e.path().filename().string();
+  std::filesystem::directory_iterator it("/proc", ec);
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const auto name = it->path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) {
       continue;
     }
     std::error_code ignored;
-    if (read_file(e.path().string() + "/comm") == "vfready-spawn\n" &&
-        std::filesystem::read_symlink(e.path() / "ns/net", ignored) == netns) {
+    if (read_file(it->path().string() + "/comm") == "vfready-spawn\n" &&
+        std::filesystem::read_symlink(it->path() / "ns/net", ignored) == netns) {
       return std::stoi(name);
     }
   }
@@ -607,6 +608,14 @@ TEST(VfreadydFault, ForksItsHelpersItselfOnceItsSpawnerIsGone) {
   const pid_t spawner = spawner_of(daemon.process().pid());
   ASSERT_GT(spawner, 0) << "no vfready-spawn beside vfreadyd";
   ASSERT_EQ(::kill(spawner, SIGKILL), 0);
+  // Gone (or a zombie, its socket closed) before the reload: the reload's first spawn
+  // finds it gone rather than racing its exit.
+  ASSERT_TRUE(wait_until(
+      [&] {
+        const auto stat = read_file("/proc/" + std::to_string(spawner) + "/stat");
+        return stat.empty() || stat.find(") Z ") != std::string::npos;
+      },
+      10s));
   const auto before = daemon.notify().count();
   daemon.process().signal(SIGHUP);
   ASSERT_TRUE(daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", 60s, before)) << daemon.log();

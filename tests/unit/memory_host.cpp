@@ -548,9 +548,9 @@ std::unique_ptr<host::StartedProbe> MemoryHost::start_read_probed_vf(const model
     // Past its bound, as a device call past its deadline: the PF is stuck, nothing read.
     return held_call<host::ProbedVf>(
         [this, pf, vf, index, ofed] { return read_probed_vf(pf, vf, index, ofed); },
-        std::function<host::ProbedVf()>([this, pf] {
+        std::function<host::ProbedVf()>([this, pf, vf] {
           std::lock_guard lock(mu_);
-          stuck_[pf.str()] = {pf.str(), "probe-read " + pf.str(), held_bound, host::Clock::now()};
+          stuck_[pf.str()] = {pf.str(), "probe-read " + vf.str(), held_bound, host::Clock::now()};
           return host::ProbedVf{.err = host::kStuck, .bound = false, .driver = {}, .guid = {}};
         }));
   }

@@ -370,8 +370,8 @@ TEST_F(AVfRequest, SaysAReadBackThatFailedFailedNotThatTheVfIsUnbound) {
   ASSERT_EQ(run.vfs.at(0).problems.size(), 1U);
   EXPECT_EQ(run.vfs.at(0).problems[0].kind, model::EventKind::kVfProbeFailed);
   EXPECT_THAT(run.vfs.at(0).problems[0].text,
-              HasSubstr("reading whether VF " + vf_pci(0) +
-                        " is bound after its probe failed: Broken pipe (EPIPE)"));
+              HasSubstr("could not read what the probe of VF " + vf_pci(0) +
+                        " did (its driver, its port's GUID): Broken pipe (EPIPE)"));
 }
 
 TEST_F(AVfRequest, SetsAWrongGuidAgainAndProbesOnceMore) {

@@ -88,9 +88,10 @@ class SriovCalls {
   // write succeeds whether or not a driver took the VF: read_probed_vf() tells.
   virtual int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) = 0;
   // After the probe of VF `vf` (its index `index`): whether it is bound, by which driver,
-  // and when it is, the GUID its port took (as SriovReads::vf_port_guid). `err` is kStuck
-  // when it could not be read (the PF is stuck), else 0. Apart from the probe, so that
-  // the PF's next probe need not wait for it.
+  // and when it is, the GUID its port took (as SriovReads::vf_port_guid). `err` is 0, or
+  // why it could not be read: kStuck (the PF is stuck), or the errno (a helper that
+  // died, a read the driver failed). Apart from the probe, so that the PF's next probe
+  // need not wait for it.
   virtual ProbedVf read_probed_vf(const model::PciAddress& pf, const model::PciAddress& vf,
                                   uint16_t index, bool ofed) = 0;
   // probe_vf and read_probed_vf, started: they do not wait for the driver. A host that
