@@ -26,10 +26,16 @@ std::string paint(const std::string& text, const std::string& state, bool colour
   return std::string("\033[") + code + "m" + text + "\033[0m";
 }
 
+// An item of a list the status gives as strings (problems, warnings, altnames): its text,
+// or, for anything else a hand-edited or damaged status file holds there, its JSON.
+std::string item_text(const nlohmann::json& item) {
+  return item.is_string() ? item.get<std::string>() : item.dump();
+}
+
 std::string join(const nlohmann::json& list) {
   std::string out;
   for (const auto& s : list) {
-    out += (out.empty() ? "" : ",") + s.get<std::string>();
+    out += (out.empty() ? "" : ",") + item_text(s);
   }
   return out.empty() ? "-" : out;
 }
@@ -109,16 +115,16 @@ std::string problem_lines(const nlohmann::json& pf, bool colour) {
     out += paint("  problem", "problem", colour) + " [" + who + "] " + text + "\n";
   };
   for (const auto& p : list(pf, "problems")) {
-    line(str(pf, "pci"), p.get<std::string>());
+    line(str(pf, "pci"), item_text(p));
   }
   for (const auto& vf : list(pf, "vfs")) {
     for (const auto& p : list(vf, "problems")) {
-      line(str(vf, "pci"), p.get<std::string>());
+      line(str(vf, "pci"), item_text(p));
     }
   }
   for (const auto& w : list(pf, "warnings")) {
-    out += paint("  warning", "degraded", colour) + " [" + str(pf, "pci") + "] " +
-           w.get<std::string>() + "\n";
+    out +=
+        paint("  warning", "degraded", colour) + " [" + str(pf, "pci") + "] " + item_text(w) + "\n";
   }
   return out;
 }
@@ -144,7 +150,7 @@ std::string render_status(const nlohmann::json& status, bool colour, bool vfs) {
            "\n";
   }
   for (const auto& p : list(status, "problems")) {
-    out += paint("problem", "problem", colour) + ": " + p.get<std::string>() + "\n";
+    out += paint("problem", "problem", colour) + ": " + item_text(p) + "\n";
   }
   out += pad("PF", 12) + pad("NAME", 15) + pad("STATE", 7) + pad("LINK", 10) + pad("PORT", 10) +
          pad("VFS", 7) + pad("VF NAMES", 19) + "PROBLEMS\n";
