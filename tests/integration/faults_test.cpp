@@ -153,6 +153,45 @@ TEST(VfreadydFault, AHungProbeLeavesItsPfStuckUntilTheDriverRecovers) {
   EXPECT_THAT(again.out, HasSubstr("State: ready"));
 }
 
+// Firmware that never answers the query of a VF's GID 0 (OFED's sriov/2/port): the
+// probe's read-back outlives device_call_ms and the PF is stuck, named by that read; the
+// run ends, the other PFs ready. A restart meanwhile finds it stuck in the host's read of
+// the VFs' GUIDs. Once the firmware answers (SIGUSR1) the next run brings it up.
+TEST(VfreadydFault, AHungPortGuidReadLeavesItsPfStuckUntilTheFirmwareAnswers) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"port_read_hang_vfs", {2}}};
+  FakeHost host(t);
+  const auto config = failing_config_with_timeouts(host, R"("device_call_ms": 500)");
+  const auto r = sh(vfreadyd_command(host, config, "--once"), 60s);
+  expect_stuck_alone(r, "read of /sys/bus/pci/devices/0000:40:00.0/sriov/2/port");
+  EXPECT_THAT(r.err, HasSubstr("did not return within 500 ms"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("VF 1 +0000:40:00.2 +ibs1v1 +[0-9a-f:]+ ok"));
+  EXPECT_THAT(r.out, testing::ContainsRegex("VF 2 +0000:40:00.3 +- +- +unchecked"));
+
+  // The host's read of the VFs' GUIDs is one call, named by its first reads.
+  const auto restarted = sh(vfreadyd_command(host, config, "--once"), 60s);
+  expect_stuck_alone(restarted, "read of /sys/bus/pci/devices/0000:40:00.0/sriov/0/node");
+
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the firmware answers: the reads return
+  const auto again = sh(vfreadyd_command(host, config, "--once"), 60s);
+  EXPECT_FALSE(again.timed_out);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.out, testing::ContainsRegex("VF 2 +0000:40:00.3 +ibs1v2 +[0-9a-f:]+ ok"));
+  EXPECT_THAT(again.out, HasSubstr("State: ready"));
+}
+
+// The same query failing (EIO): the VF was probed, but whether it carries its GUID is
+// not known, so it is not called ready; its PF fails, the others come up.
+TEST(VfreadydFault, AFailedPortGuidReadFailsItsPfOnly) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"port_read_fail_vfs", {2}}};
+  expect_scoped_failure(t,
+                        "could not read what the probe of VF 0000:40:00.3 did (its driver, its "
+                        "port's GUID): Input/output error (EIO)");
+}
+
 // A VF whose netdev is gone before udev handled it, udev's add for it coming after (udevd
 // behind): vfreadyd renames by the announced ifindex, finds no link, and looks in sysfs,
 // where bound with no netdev is what a pod's VF looks like; vfready never disturbs a VF

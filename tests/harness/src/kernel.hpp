@@ -104,7 +104,11 @@ class Kernel {
   std::string vf_dir(const Pf& pf, const model::PciAddress& vf);
   std::string vf_field(Pf& pf, uint16_t vf, const std::function<std::string(const Vf&)>& get);
   void add_writable(const std::string& path, std::function<int(std::string_view)> write,
-                    std::function<std::string()> read = {}, unsigned mode = 0644);
+                    std::function<std::string()> read = {}, unsigned mode = 0644,
+                    std::function<int()> read_error = {});
+  // OFED's port_show() asks the firmware for the VF's GID 0 at each read: the topology's
+  // port_read faults act here (0: the read goes on).
+  int port_read_error(const Pf& pf, uint16_t vf);
 
   // kernel.cpp: behaviour
   int write_numvfs(Pf& pf, std::string_view value);

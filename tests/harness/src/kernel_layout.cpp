@@ -71,15 +71,28 @@ std::string Kernel::vf_field(Pf& pf, uint16_t vf,
 }
 
 void Kernel::add_writable(const std::string& path, std::function<int(std::string_view)> write,
-                          std::function<std::string()> read, unsigned mode) {
+                          std::function<std::string()> read, unsigned mode,
+                          std::function<int()> read_error) {
   tree_.add_file(path,
                  Attribute{std::move(read),
                            [this, rel = "sys/" + path, w = std::move(write)](std::string_view v) {
                              const int err = w(v);
                              logs_.write(rel, v, err);
                              return err;
-                           }},
+                           },
+                           std::move(read_error)},
                  mode);
+}
+
+// port_show() in OFED's sriov_sysfs.c reads the GUID through mlx5_core_query_gids(), a
+// firmware command, and returns its error: a command that never completes blocks the
+// read (until SIGUSR1, the firmware answering, or the end: EIO), one that fails fails it.
+int Kernel::port_read_error(const Pf& pf, uint16_t vf) {
+  const auto& faults = pf.spec->faults;
+  if (faults.port_read_hang_vfs.contains(vf) && !hang_until_released()) {
+    return EIO;
+  }
+  return faults.port_read_fail_vfs.contains(vf) ? EIO : 0;
 }
 
 // state_show() and phys_state_show() (drivers/infiniband/core/sysfs.c) ask the driver
@@ -255,7 +268,8 @@ void Kernel::lay_out_vf(Pf& pf, const Vf& vf) {
         [this, pf_index, i](std::string_view v) { return write_ofed_guid(pf_index, i, true, v); },
         [this, &pf, i] {
           return vf_field(pf, i, [](const Vf& v) { return v.effective_guid.str(); });
-        });
+        },
+        0644, [this, &pf, i] { return port_read_error(pf, i); });
     add_writable(
         sriov_dir + "/policy",
         [this, pf_index, i](std::string_view v) { return write_ofed_policy(pf_index, i, v); },

@@ -90,14 +90,16 @@ SriovSpec parse_sriov(const JsonReader& r) {
 
 FaultSpec parse_faults(const JsonReader& r) {
   r.only_keys({"probe_fail_vfs", "probe_hang_vfs", "netdev_gone_vfs", "guid_write_fail_vfs",
-               "guid_write_hang_vfs", "numvfs_write_hangs", "numvfs_errno", "port_state_hangs",
-               "port_state_errno"});
+               "guid_write_hang_vfs", "port_read_fail_vfs", "port_read_hang_vfs",
+               "numvfs_write_hangs", "numvfs_errno", "port_state_hangs", "port_state_errno"});
   FaultSpec f;
   for (const auto& [key, set] : {std::pair{"probe_fail_vfs", &f.probe_fail_vfs},
                                  std::pair{"probe_hang_vfs", &f.probe_hang_vfs},
                                  std::pair{"netdev_gone_vfs", &f.netdev_gone_vfs},
                                  std::pair{"guid_write_fail_vfs", &f.guid_write_fail_vfs},
-                                 std::pair{"guid_write_hang_vfs", &f.guid_write_hang_vfs}}) {
+                                 std::pair{"guid_write_hang_vfs", &f.guid_write_hang_vfs},
+                                 std::pair{"port_read_fail_vfs", &f.port_read_fail_vfs},
+                                 std::pair{"port_read_hang_vfs", &f.port_read_hang_vfs}}) {
     if (r.has(key)) {
       const auto list = r[key];
       for (std::size_t i = 0; i < list.array_size(); ++i) {

@@ -45,6 +45,10 @@ struct FaultSpec {
   std::set<uint16_t> netdev_gone_vfs;
   std::set<uint16_t> guid_write_fail_vfs;  // OFED's sriov/N/node write fails with EIO
   std::set<uint16_t> guid_write_hang_vfs;  // it blocks, as numvfs_write_hangs
+  // Reads of OFED's sriov/N/port (a firmware command for the VF's GID 0) fail with EIO,
+  // or block as numvfs_write_hangs.
+  std::set<uint16_t> port_read_fail_vfs;
+  std::set<uint16_t> port_read_hang_vfs;
   bool numvfs_write_hangs = false;
   int numvfs_errno = 0;  // 0: none
   // Reads of the PF's IB ports' state and phys_state: they block, as numvfs_write_hangs

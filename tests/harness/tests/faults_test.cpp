@@ -117,6 +117,41 @@ TEST(AFakeHostFault, PortStateHangsUntilTheDriverRecovers) {
   EXPECT_EQ(read_file(port + "state"), "4: ACTIVE\n") << "later reads do not hang";
 }
 
+// OFED's port_show() returns mlx5_core_query_gids()'s error (a firmware command): VF 1's
+// port GUID does not read; its node GUID, and VF 0's port GUID, do.
+TEST(AFakeHostFault, PortReadFailVfsFailReadsOfTheirPortGuidOnly) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference().probe_ms(1);
+  topo.function(kPf)["faults"] = {{"port_read_fail_vfs", {1}}};
+  FakeHost host(topo);
+  ASSERT_EQ(sh("echo 2 > " + host.pci(kPf, "sriov_numvfs")).exit_code, 0);
+  const auto sriov = host.pci(kPf, "sriov/");
+  EXPECT_THAT(sh("cat " + sriov + "1/port").err, HasSubstr("Input/output error"));
+  EXPECT_EQ(read_file(sriov + "1/node"), "00:00:00:00:00:00:00:00\n");
+  EXPECT_EQ(read_file(sriov + "0/port"), "00:00:00:00:00:00:00:00\n");
+  EXPECT_EQ(sh("echo 02:00:00:00:00:00:00:01 > " + sriov + "1/port").exit_code, 0)
+      << "the write asks no query";
+}
+
+TEST(AFakeHostFault, PortReadHangVfsBlockUntilTheFirmwareAnswers) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference().probe_ms(1);
+  topo.function(kPf)["faults"] = {{"port_read_hang_vfs", {1}}};
+  FakeHost host(topo);
+  ASSERT_EQ(sh("echo 2 > " + host.pci(kPf, "sriov_numvfs")).exit_code, 0);
+  const auto sriov = host.pci(kPf, "sriov/");
+  Background reader("cat " + sriov + "1/port");
+  // A healthy read answers in microseconds; this one is still blocked 200 ms later.
+  EXPECT_TRUE(reader.wait(200ms).timed_out);
+  EXPECT_EQ(read_file(sriov + "0/port"), "00:00:00:00:00:00:00:00\n") << "the rest still answers";
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the firmware answers
+  auto done = reader.wait(10s);
+  EXPECT_FALSE(done.timed_out);
+  EXPECT_EQ(done.exit_code, 0);
+  EXPECT_EQ(done.out, "00:00:00:00:00:00:00:00\n");
+  EXPECT_EQ(read_file(sriov + "1/port"), "00:00:00:00:00:00:00:00\n") << "later reads do not hang";
+}
+
 TEST(AFakeHostFault, PfWithoutDriverAnswersEnoent) {
   VFREADY_REQUIRE_ROOT();
   auto topo = TopologyBuilder::reference();
