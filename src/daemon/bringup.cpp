@@ -71,6 +71,12 @@ Bringup::Bringup(BringupInputs inputs, model::DaemonStatus& status, Clock::time_
 
 Bringup::~Bringup() = default;
 
+void Bringup::let_autoprobe_go() {
+  if (passes_) {
+    passes_->let_autoprobe_go();
+  }
+}
+
 double Bringup::since_epoch_ms() const {
   return std::chrono::duration<double, std::milli>(Clock::now() - epoch_).count();
 }

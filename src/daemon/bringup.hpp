@@ -54,6 +54,9 @@ class Bringup final : public EventSource {
 
   PollSpec prepare() override;
   void dispatch(short revents) override;
+  // The daemon's end: autoprobe on again on each PF a pass of this bring-up has it off
+  // (PfPasses::let_autoprobe_go).
+  void let_autoprobe_go();
 
  private:
   struct Running {

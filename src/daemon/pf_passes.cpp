@@ -111,6 +111,7 @@ void PfPasses::start_one(PassPf pf) {
   d.progress = [this, index = d.index](const char* step) { hooks_.step(index, step); };
   try {
     d.os = in_.hosts->pf_os(in_, *udev_);
+    d.os->host().autoprobe_guards = &autoprobe_guards_;
     d.task.emplace(pipeline::pf_pass(*d.target, in_.config, in_.table, *host_, d.os->host(),
                                      *names_, d.progress));
     d.task->start(d.slot);

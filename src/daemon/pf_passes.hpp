@@ -12,6 +12,7 @@
 
 #include "event_loop.hpp"
 #include "pass_planner.hpp"
+#include "vfready/pipeline/autoprobe_guard.hpp"
 
 // The PFs' passes of one bring-up, each a task (pipeline::pf_pass), driven by the loop:
 // what any of them waits on (a helper's socket, a udev wait's fd, the naming turn) is
@@ -52,6 +53,9 @@ class PfPasses {
              std::shared_ptr<pipeline::NameRegistry> names);
   // Resumes each pass whose wait has come; true when `also` is readable.
   bool turn();
+  // The daemon's end, which unwinds no pass: each PF whose autoprobe a pass has off is
+  // turned on again, the writes left to their helpers.
+  void let_autoprobe_go() { autoprobe_guards_.let_go(); }
 
  private:
   struct Driven;
@@ -75,6 +79,7 @@ class PfPasses {
   std::shared_ptr<const model::HostInfo> host_;
   std::shared_ptr<host::UdevWait> udev_;
   std::shared_ptr<pipeline::NameRegistry> names_;
+  pipeline::AutoprobeGuards autoprobe_guards_;  // before pfs_: outlives their guards
   std::vector<std::unique_ptr<Driven>> pfs_;
   // fd -> the passes that wait on it (none: not in the set). Changed for the passes that
   // went on only: a turn costs what they wait on, not what every pass does.

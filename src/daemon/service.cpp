@@ -348,6 +348,9 @@ void Service::on_signal(int signo) {
       log::info({}, "signal " + std::to_string(signo) +
                         ": stopping; VFs, names and GUIDs stay as they are");
       notifier_.notify("STOPPING=1");
+      if (bringup_) {
+        bringup_->let_autoprobe_go();  // what a pass turned off does not stay off
+      }
       loop_.quit(options_.once ? 1 : 0);  // --once: interrupted before its outcome
   }
 }

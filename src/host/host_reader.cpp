@@ -272,17 +272,6 @@ std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddre
   return vf.effective_guid;
 }
 
-model::VfInfo read_vf(Sysfs& sysfs, const model::PciAddress& pf, uint16_t index) {
-  const auto dir = "bus/pci/devices/" + pf.str() + "/";
-  auto vf = read_vf_links(sysfs, dir, index);
-  if (sysfs.exists(dir + "sriov/" + std::to_string(index) + "/port")) {
-    read_vf_guids(sysfs, pf, dir, {&vf, 1});
-  } else {
-    read_vf_rdma_guids(sysfs, dir, vf);
-  }
-  return vf;
-}
-
 std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci, bool with_vfs) {
   const auto vendor = number<uint16_t>(sysfs, "bus/pci/devices/" + pci.str() + "/vendor", 16);
   return vendor ? read_function(sysfs, pci, *vendor, with_vfs) : std::nullopt;

@@ -79,10 +79,6 @@ std::optional<model::PfInfo> SysfsSriovHost::read_pf(const model::PciAddress& pf
   return host::read_pf(sysfs_, pf, with_vfs);
 }
 
-model::VfInfo SysfsSriovHost::read_vf(const model::PciAddress& pf, uint16_t index) {
-  return host::read_vf(sysfs_, pf, index);
-}
-
 std::optional<model::PciAddress> SysfsSriovHost::vf_address(const model::PciAddress& pf,
                                                             uint16_t index) {
   return read_vf_address(sysfs_, pf_dir(pf), index);

@@ -22,21 +22,30 @@ std::optional<model::Problem> restore_problem(const model::PciAddress& pf, int e
 
 }  // namespace
 
-int AutoprobeGuard::turn_off() {
-  if (off_) {
-    return 0;
+void AutoprobeGuards::remove(AutoprobeGuard* guard) { std::erase(guards_, guard); }
+
+void AutoprobeGuards::let_go() {
+  for (auto* guard : guards_) {
+    guard->let_go();
   }
-  // Even a failed write may have taken effect: restore() writes 1 either way.
-  off_ = true;
-  return host_.set_autoprobe(pf_, false);
 }
 
-std::optional<model::Problem> AutoprobeGuard::restore() {
+// A pass that did not end through restoring() (it threw): as the daemon's end does.
+AutoprobeGuard::~AutoprobeGuard() {
+  let_go();
+  if (guards_ != nullptr) {
+    guards_->remove(this);
+  }
+}
+
+void AutoprobeGuard::let_go() {
   if (!off_) {
-    return std::nullopt;
+    return;
   }
   off_ = false;
-  return restore_problem(pf_, host_.set_autoprobe(pf_, true));
+  // Handed to a helper and not waited for, so that no thread of the daemon waits on the
+  // driver here: the helper makes the write, finds nobody to answer, and exits.
+  static_cast<void>(host_.start_set_autoprobe(pf_, true));
 }
 
 Task<int> AutoprobeGuard::turning_off() {

@@ -270,7 +270,7 @@ Task<model::PfStatus> pf_pass(const model::PfTarget& target, const model::Config
   const bool checked = !pass.failed(check_hardware(run, table, host));
   // Made after the check has read the PF: autoprobe found off (a predecessor died
   // mid-pass) is turned on however this pass ends, even when the check failed.
-  AutoprobeGuard autoprobe(os.calls, target.pci, run.info.autoprobe);
+  AutoprobeGuard autoprobe(os.calls, target.pci, run.info.autoprobe, os.autoprobe_guards);
   // Found off with the PF read: a pass that died, or another tool, left it so.
   run.status.changes.autoprobe_restored = !run.info.autoprobe && run.info.sriov;
   bool made = false;

@@ -282,6 +282,19 @@ Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInf
   co_return Done{};
 }
 
+// A VF of the count that the pass has not read: the host's read reads every VF of the
+// count, and step "vfs" places every VF it makes, so none should be; one that is is not
+// written to on what is not known of it.
+VfWork not_read(const PfRun& run, const model::VfTarget& vt, VfWork vs) {
+  vs.pci = vt.pci.value_or(vs.pci);
+  vs.problems.push_back(model::problem(model::EventKind::kVfMissing,
+                                       "VF " + std::to_string(vt.index) + " of PF " +
+                                           run.target.pci.str() +
+                                           " is not among the VFs the pass read: left alone",
+                                       run.target.pci.str()));
+  return vs;
+}
+
 }  // namespace
 
 Task<Done> assign_guids(PfRun& run, GuidFeed& feed) {
@@ -295,9 +308,14 @@ Task<Done> assign_guids(PfRun& run, GuidFeed& feed) {
     }
     VfWork vs;
     vs.index = vt.index;
+    if (vt.index >= run.info.vfs.size()) {
+      auto first = batch.write();  // first: run.vfs keeps the VFs' order
+      co_await first;
+      run.vfs.push_back(not_read(run, vt, std::move(vs)));
+      continue;
+    }
     // The pass read the PF (and its VFs) just before: no second read.
-    const auto vf = vt.index < run.info.vfs.size() ? run.info.vfs[vt.index]
-                                                   : run.os.reads.read_vf(run.target.pci, vt.index);
+    const auto& vf = run.info.vfs[vt.index];
     vs.pci = vf.pci;
     const auto action = guid_action(vt, vf, path);
     if (action == GuidAction::kSetAndProbe && path == GuidPath::kOfedSysfs) {

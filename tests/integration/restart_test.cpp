@@ -52,6 +52,10 @@ TEST(VfreadydStop, SigtermExitsPromptlyWhileASysfsWriteIsBlocked) {
   // What was done stays.
   EXPECT_EQ(sh("ip -n " + host.netns() + " link show dev ibs7v7").exit_code, 0);
   EXPECT_EQ(trimmed(read_file(host.pci("0000:dc:00.0", "sriov_numvfs"))), "8");
+  // The pass in the hung write had turned its PF's autoprobe off; ending, it handed the
+  // write of 1 to a helper without waiting, and the helper makes it.
+  EXPECT_TRUE(wait_until(
+      [&] { return read_file(host.pci("0000:40:00.0", "sriov_drivers_autoprobe")) == "1\n"; }, 5s));
 }
 
 TEST(VfreadydRestart, SigkillAtEveryStepThenRestartEndsLikeACleanRun) {

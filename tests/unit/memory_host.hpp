@@ -101,7 +101,7 @@ class MemoryHost final : public host::SriovReads,
 
   // --- host::SriovReads
   std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) override;
-  model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index) override;
+  model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index);
   std::optional<model::PciAddress> vf_address(const model::PciAddress& pf, uint16_t index) override;
   bool has_ofed_sriov(const model::PciAddress& pf) override;
   host::VfBinding vf_binding(const model::PciAddress& pf, uint16_t index) override;

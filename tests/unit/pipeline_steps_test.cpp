@@ -231,11 +231,31 @@ TEST(RunningAStep, ReportsWhatItWaitedOnWhenTheBoundPasses) {
   EXPECT_THAT(result.problems, ElementsAre(timed_out()));
 }
 
+// A pass that ends without restoring() (an exception, the daemon's end): the guard's end
+// starts the write of 1 and leaves it to the call.
+// The daemon's end, which unwinds no pass: the guards under way turn their PFs'
+// autoprobe on, once, and a guard that has gone is not in the list.
+TEST_F(AStep, AutoprobeGuardsLetTheirPfsAutoprobeGoAtTheDaemonsEnd) {
+  const auto pci = vfready::model::PciAddress::parse(kPf).value();
+  vfready::pipeline::AutoprobeGuards guards;
+  { AutoprobeGuard gone(host, pci, true, &guards); }
+  AutoprobeGuard guard(host, pci, true, &guards);
+  ASSERT_EQ(vfready::pipeline::drive(guard.turning_off()), 0);
+  ASSERT_FALSE(host.pf(kPf).autoprobe);
+  const auto before = host.calls().size();
+  guards.let_go();
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+  EXPECT_FALSE(guard.off());
+  EXPECT_EQ(host.calls().size(), before + 1);
+  guards.let_go();
+  EXPECT_EQ(host.calls().size(), before + 1) << "written once";
+}
+
 TEST_F(AStep, AutoprobeGuardTurnsItBackOnWhenItGoes) {
   const auto pci = vfready::model::PciAddress::parse(kPf).value();
   {
     AutoprobeGuard guard(host, pci, true);
-    ASSERT_EQ(guard.turn_off(), 0);
+    ASSERT_EQ(vfready::pipeline::drive(guard.turning_off()), 0);
     EXPECT_FALSE(host.pf(kPf).autoprobe);
   }
   EXPECT_TRUE(host.pf(kPf).autoprobe);

@@ -619,6 +619,30 @@ TEST_F(AGuidFeed, WritesNoMoreGuidsWhileEnoughVfsWaitForTheirProbe) {
   EXPECT_EQ(run.vfs.size(), 14U);
 }
 
+// A VF of the count that the pass did not read (the host's read and step "vfs" leave
+// none) is not written to: it ends with its problem, in its place, and the others go on.
+TEST_F(AGuidFeed, LeavesAVfThePassDidNotReadAlone) {
+  auto& run = created(3);
+  run.info.vfs.resize(2);
+  pipeline::VfRequests requests(run, 3);
+  pipeline::VfRequestFeed feed(requests);
+  auto task = pipeline::assign_guids(run, feed);
+  task.start(slot);
+  for (int turn = 0; turn < 20 && !task.done(); ++turn) {
+    static_cast<void>(host.release_probe());
+    resume();
+  }
+  ASSERT_TRUE(task.done());
+  EXPECT_EQ(guids_written(), 2U);
+  ASSERT_EQ(run.vfs.size(), 3U);
+  EXPECT_EQ(run.vfs[2].index, 2U);
+  ASSERT_EQ(run.vfs[2].problems.size(), 1U);
+  EXPECT_EQ(run.vfs[2].problems[0].kind, model::EventKind::kVfMissing);
+  EXPECT_THAT(run.vfs[2].problems[0].text, HasSubstr("not among the VFs the pass read"));
+  EXPECT_TRUE(run.vfs[0].problems.empty());
+  EXPECT_EQ(requests.requests().size(), 2U) << "no request for the VF not read";
+}
+
 TEST_F(AVfRequest, EndsAVfWhoseUnbindBeforeItsSecondProbeFails) {
   udev.look = true;
   auto& run = unbound(1);

@@ -25,8 +25,6 @@ std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::st
 // `with_vfs` is false.
 std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
                                      bool with_vfs = true);
-// One VF of a PF.
-model::VfInfo read_vf(Sysfs& sysfs, const model::PciAddress& pf, uint16_t index);
 // What binding changed: the VF's netdev name, or (without one) its driver. No ifindex:
 // callers ask netlink for it, where it costs no sysfs access.
 model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t index);

@@ -28,7 +28,6 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
       : sysfs_(sysfs), deadlines_(deadlines), kernel_log_(std::move(kernel_log)) {}
 
   std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) override;
-  model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index) override;
   std::optional<model::PciAddress> vf_address(const model::PciAddress& pf, uint16_t index) override;
   bool has_ofed_sriov(const model::PciAddress& pf) override;
   VfBinding vf_binding(const model::PciAddress& pf, uint16_t index) override;

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "vfready/host/sriov_calls.hpp"
 #include "vfready/model/pci_address.hpp"
@@ -15,29 +16,52 @@
 // passes, so that VFs a driver reload re-creates probe by themselves.
 namespace vfready::pipeline {
 
+class AutoprobeGuard;
+
+// The guards of the passes under way, for the daemon's end (SIGTERM, SIGINT): it exits
+// without unwinding them, so each PF a pass has autoprobe off on is turned on through
+// let_go(). Owned by the loop with the passes, each guard in it while it lives.
+class AutoprobeGuards {
+ public:
+  void add(AutoprobeGuard* guard) { guards_.push_back(guard); }
+  void remove(AutoprobeGuard* guard);
+  // For each guard whose PF's autoprobe is off: the write of 1 started and left to its
+  // helper, not waited for.
+  void let_go();
+
+ private:
+  std::vector<AutoprobeGuard*> guards_;
+};
+
 class AutoprobeGuard {
  public:
-  // `found_on`: the PF's autoprobe as the pass read it.
-  AutoprobeGuard(host::SriovCalls& host, const model::PciAddress& pf, bool found_on)
-      : host_(host), pf_(pf), off_(!found_on) {}
-  ~AutoprobeGuard() { static_cast<void>(restore()); }
+  // `found_on`: the PF's autoprobe as the pass read it. `guards`: where the daemon finds
+  // it at its end (none in tests of a pass alone).
+  AutoprobeGuard(host::SriovCalls& host, const model::PciAddress& pf, bool found_on,
+                 AutoprobeGuards* guards = nullptr)
+      : host_(host), pf_(pf), off_(!found_on), guards_(guards) {
+    if (guards_ != nullptr) {
+      guards_->add(this);
+    }
+  }
+  ~AutoprobeGuard();
   AutoprobeGuard(const AutoprobeGuard&) = delete;
   AutoprobeGuard& operator=(const AutoprobeGuard&) = delete;
 
-  // Off, for VFs about to be created; 0 or the errno.
-  int turn_off();
-  // On again if it is off; the problem when that fails (the kernel then probes none of
-  // the PF's VFs). Once. (What the guard's end does, should a pass end by an exception.)
-  std::optional<model::Problem> restore();
-  // turn_off() and restore() as a pass's tasks: the write's answer is waited for there.
+  // Off, for VFs about to be created: 0 or the errno, once the write has answered.
   Task<int> turning_off();
+  // On again if it is off: the problem when that fails (the kernel then probes none of
+  // the PF's VFs). Should a pass end without it, the guard's end starts the write.
   Task<std::optional<model::Problem>> restoring();
   [[nodiscard]] bool off() const { return off_; }
+  // On again if it is off: the write started and left to its helper, not waited for.
+  void let_go();
 
  private:
   host::SriovCalls& host_;
   model::PciAddress pf_;
   bool off_;
+  AutoprobeGuards* guards_;
 };
 
 }  // namespace vfready::pipeline

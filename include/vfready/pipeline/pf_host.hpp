@@ -8,6 +8,8 @@
 
 namespace vfready::pipeline {
 
+class AutoprobeGuards;
+
 // The OS as one PF's bring-up sees it, by concern: what it reads of the PF and its
 // VFs, the calls into their driver, netlink links, udev.
 struct PfHost {
@@ -15,6 +17,8 @@ struct PfHost {
   host::SriovCalls& calls;
   host::Links& links;
   host::UdevWait& udev;
+  // Where a pass's autoprobe guard goes while it lives: the daemon's, for its end.
+  AutoprobeGuards* autoprobe_guards = nullptr;
 };
 
 }  // namespace vfready::pipeline
