@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/host/device_calls.hpp"
 
+#include <linux/sockios.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -229,11 +231,20 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
   std::vector<DeviceOpResult> results;
   pollfd p{call.fd_, POLLIN, 0};
   if (::poll(&p, 1, 0) <= 0) {
-    // Not answered by its deadline (or asked too early: the same to the caller).
+    // Not answered by its deadline (or asked too early: the same to the caller). A
+    // request still unread in the socket (SIOCOUTQ: what the peer has not taken) was
+    // never taken up by a helper: the spawner made none (stopped, say), and is asked
+    // for no more.
+    int unread = 0;
+    const bool untaken = ::ioctl(call.fd_, SIOCOUTQ, &unread) == 0 && unread > 0;
     std::lock_guard lock(mu_);
+    if (untaken && spawner_ >= 0) {
+      ::close(spawner_);
+      spawner_ = -1;
+    }
     left_behind_.push_back({{std::exchange(call.fd_, -1)},
                             {call.device_, describe(helper::decode_request(call.request_)),
-                             call.deadline_, call.started_}});
+                             call.deadline_, call.started_, untaken}});
     results.push_back({kStuck, {}});
     return results;
   }

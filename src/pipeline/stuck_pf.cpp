@@ -10,9 +10,19 @@ model::Problem stuck_problem(PfRun& run) {
   const auto& pf = run.target.pci;
   std::string call = run.info.stuck.value_or("a call into its driver");
   std::string waited;
-  if (const auto stuck = run.os.calls.stuck(pf)) {
+  const auto stuck = run.os.calls.stuck(pf);
+  if (stuck) {
     call = stuck->call;
     waited = " within " + std::to_string(stuck->deadline.count()) + " ms";
+  }
+  if (stuck && stuck->untaken) {
+    return model::problem(
+        model::EventKind::kPfStuck,
+        "PF " + pf.str() + " is stuck: " + call + " was not taken up by a helper process" + waited +
+            " (vfready-spawn, which forks them, made none: is it stopped?); vfreadyd forks its "
+            "helpers itself from now on, and the PF is left alone until the call is made and "
+            "returns",
+        pf.str());
   }
   return model::problem(model::EventKind::kPfStuck,
                         "PF " + pf.str() + " is stuck: " + call + " did not return" + waited +

@@ -661,3 +661,33 @@ TEST(VfreadydFault, ForksItsHelpersItselfOnceItsSpawnerIsGone) {
   EXPECT_THAT(daemon.log(), Not(HasSubstr("stuck")));
   EXPECT_EQ(daemon.stop(), 0);
 }
+
+// Its spawner stopped (SIGSTOP), the calls handed to it are never taken up by a helper:
+// past their bound their PFs are stuck, the problem saying that no helper took the call
+// (not that the driver holds it), and vfreadyd forks its helpers itself from then on.
+// Once the spawner goes on (SIGCONT) it forks the helpers it was asked for, the calls are
+// made and return, and every PF is brought up again.
+TEST(VfreadydFault, SaysNoHelperTookACallWhenItsSpawnerIsStoppedAndGoesOnAfter) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto config = write_config(host, read_file(repo_config()));
+  write_config(host, R"({"timeouts": {"device_call_ms": 500}})", "vfready.d/50-calls.json");
+  ServiceDaemon daemon(host, config, "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  const pid_t spawner = spawner_of(daemon.process().pid());
+  ASSERT_GT(spawner, 0) << "no vfready-spawn beside vfreadyd";
+  ASSERT_EQ(::kill(spawner, SIGSTOP), 0);
+  const auto before = daemon.notify().count();
+  daemon.process().signal(SIGHUP);  // a pass: its calls need new helpers
+  const bool said = wait_until(
+      [&] {
+        return daemon.log().find("was not taken up by a helper process within 500 ms") !=
+               std::string::npos;
+      },
+      30s);
+  ASSERT_EQ(::kill(spawner, SIGCONT), 0);
+  ASSERT_TRUE(said) << daemon.log();
+  EXPECT_THAT(daemon.log(), HasSubstr("vfready-spawn, which forks them, made none"));
+  ASSERT_TRUE(daemon.notify().wait_for("STATUS=ready: 8/8 PFs ready", 60s, before)) << daemon.log();
+  EXPECT_EQ(daemon.stop(), 0);
+}

@@ -20,6 +20,10 @@ struct StuckCall {
   std::string call;    // "write 8 to /sys/bus/pci/devices/.../sriov_numvfs"
   std::chrono::milliseconds deadline{0};
   Clock::time_point since;
+  // No helper took the call up by its deadline (its request was still unread): not the
+  // driver, but the process that forks helpers (vfready-spawn) made none. Still left
+  // behind: a helper made later makes the call then.
+  bool untaken = false;
 };
 
 // A call left behind that has since returned.
