@@ -241,14 +241,14 @@ void Service::on_bringup_finished() {
         model::render_status(model::to_json(model::printable(status_)), false, /*vfs=*/true)
             .c_str(),
         stdout));
-    loop_.quit(ready ? 0 : 1);
+    quit(ready ? 0 : 1);
     return;
   }
   if (first && !ready) {
     // Not ready at boot: fail the unit, so that kubelet (with the drop-in) stays back
     // and systemd's Restart= tries again.
     log::error({}, "not ready: exiting so that systemd marks vfready failed");
-    loop_.quit(1);
+    quit(1);
     return;
   }
   start_next_pass();
@@ -322,10 +322,17 @@ void Service::on_internal_error(const std::exception_ptr& error) {
     log::error({.event = model::EventKind::kInternalError},
                "internal error: " + what + "; " + std::to_string(kPerMinute) +
                    " within a minute: exiting so that systemd restarts vfready");
-    loop_.quit(1);
+    quit(1);
     return;
   }
   log::error({.event = model::EventKind::kInternalError}, "internal error: " + what + "; going on");
+}
+
+void Service::quit(int code) {
+  loop_.quit(code);
+  if (bringup_) {
+    bringup_->let_autoprobe_go();
+  }
 }
 
 void Service::on_signal(int signo) {
@@ -348,10 +355,7 @@ void Service::on_signal(int signo) {
       log::info({}, "signal " + std::to_string(signo) +
                         ": stopping; VFs, names and GUIDs stay as they are");
       notifier_.notify("STOPPING=1");
-      if (bringup_) {
-        bringup_->let_autoprobe_go();  // what a pass turned off does not stay off
-      }
-      loop_.quit(options_.once ? 1 : 0);  // --once: interrupted before its outcome
+      quit(options_.once ? 1 : 0);  // --once: interrupted before its outcome
   }
 }
 

@@ -63,6 +63,9 @@ class Service {
   // What comes after a pass: drift deferred during it, a pending reload, a queued
   // reconcile, drift seen meanwhile.
   void start_next_pass();
+  // Ends the loop with `code`. vfreadyd then ends by _exit, unwinding no pass: a PF whose
+  // autoprobe a pass under way has off gets it on again first.
+  void quit(int code);
   void on_signal(int signo);
   // While a PF is stuck, looks every second whether its call has returned, and brings
   // the PF up again when it has.

@@ -125,9 +125,11 @@ std::optional<StuckCall> SysfsSriovHost::stuck(const model::PciAddress& pf) {
   return call ? call : sysfs_.stuck(kLinksKey);
 }
 
+// sriov_drivers_autoprobe_store() (drivers/pci/iov.c) sets a flag of the PF and takes
+// no lock a driver could hold (not the device lock, as sriov_numvfs does): written here,
+// by the caller, not through a helper. So it is also written for a PF stuck in a call.
 int SysfsSriovHost::set_autoprobe(const model::PciAddress& pf, bool on) {
-  return write_on(sysfs_, pf, pf_dir(pf) + "sriov_drivers_autoprobe", on ? "1" : "0",
-                  deadlines_.other);
+  return sysfs_.write(pf_dir(pf) + "sriov_drivers_autoprobe", on ? "1" : "0");
 }
 
 int SysfsSriovHost::set_num_vfs(const model::PciAddress& pf, uint16_t count) {
@@ -191,17 +193,6 @@ std::unique_ptr<StartedCall<OfedGuidErrors>> SysfsSriovHost::start_set_vf_guids_
       [count = vfs.size()](const std::vector<DeviceOpResult>& got) {
         return ofed_errors(count, got);
       });
-}
-
-std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_set_autoprobe(const model::PciAddress& pf,
-                                                                      bool on) {
-  return std::make_unique<StartedOnDevice<int>>(
-      finisher(sysfs_),
-      sysfs_.start_on_device(
-          pf.str(),
-          {{DeviceOp::Kind::kWrite, pf_dir(pf) + "sriov_drivers_autoprobe", on ? "1" : "0"}},
-          deadlines_.other),
-      last_err);
 }
 
 std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_set_num_vfs(const model::PciAddress& pf,
@@ -270,6 +261,7 @@ ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
   // vf_port_guid reads it without OFED (no device call: the file was just asked for).
   if (got.size() >= 2 && got[1].err != 0 && got[1].err != ENOENT) {
     out.err = got[1].err;  // the port's GUID not read (kStuck: the PF is stuck)
+    out.port_unread = true;
     return out;
   }
   out.guid = got.size() < 2 || got[1].err == ENOENT ? vf_port_guid(pf, index, /*ofed=*/false)

@@ -43,8 +43,9 @@ void AutoprobeGuard::let_go() {
     return;
   }
   off_ = false;
-  // Handed to a helper and not waited for, so that no thread of the daemon waits on the
-  // driver here: the helper makes the write, finds nobody to answer, and exits.
+  // A flag of the PF that no driver's lock guards (SriovCalls::set_autoprobe): written
+  // at once, stuck PF or not. Nobody is left to hear a failure: a pass that starts later
+  // finds autoprobe off, turns it on, and says so.
   static_cast<void>(host_.start_set_autoprobe(pf_, true));
 }
 

@@ -291,7 +291,7 @@ VfWork not_read(const PfRun& run, const model::VfTarget& vt, VfWork vs) {
                                        "VF " + std::to_string(vt.index) + " of PF " +
                                            run.target.pci.str() +
                                            " is not among the VFs the pass read: left alone",
-                                       run.target.pci.str()));
+                                       run.target.pci.str(), vs.pci.str()));
   return vs;
 }
 

@@ -94,13 +94,15 @@ VfRequests::Answer VfRequests::reading_back(VfRequest& r, Clock::time_point now)
   const auto read = r.read_call->finish();
   r.read_call.reset();
   if (read.err != 0 && read.err != host::kStuck) {
-    // The probe was made; what it did could not be read (its helper died, say): the VF
-    // is not called ready on what is not known.
-    return probe_failed(
-        r, model::problem(model::EventKind::kVfProbeFailed,
-                          "could not read what the probe of VF " + vs.pci.str() +
-                              " did (its driver, its port's GUID): " + host::errno_name(read.err),
-                          run_.target.pci.str(), vs.pci.str()));
+    // The probe was made; what it did could not be read (the driver failed the read of
+    // the port's GUID, the helper died): the VF is not called ready on what is not known.
+    const auto what = read.port_unread ? "the GUID its port took (OFED's sriov/" +
+                                             std::to_string(vs.index) + "/port)"
+                                       : std::string("whether a driver bound it (its uevent)");
+    return probe_failed(r, model::problem(model::EventKind::kVfProbeFailed,
+                                          "could not read what the probe of VF " + vs.pci.str() +
+                                              " did, " + what + ": " + host::errno_name(read.err),
+                                          run_.target.pci.str(), vs.pci.str()));
   }
   auto probe = judge_probe(run_, vs.pci, read);
   if (probe.error) {

@@ -98,7 +98,11 @@ TEST(VfreadydFault, AHungNumvfsWriteLeavesItsPfStuckAndARunAfterItEndsToo) {
     SCOPED_TRACE(run);
     expect_stuck_alone(sh(vfreadyd_command(host, config, "--once"), 60s),
                        "did not return within 500 ms");
+    // The first run turned autoprobe off for the VFs it was making; stuck or not, it is
+    // on again (a flag no driver's lock guards: not a call left behind the write).
+    EXPECT_EQ(read_file(host.pci(kFaulty, "sriov_drivers_autoprobe")), "1\n");
   }
+  EXPECT_THAT(host.writes(), Contains(HasSubstr("0000:40:00.0/sriov_drivers_autoprobe 0")));
 }
 
 // Firmware that never answers a VF's GUID write: the call holding VF 1's files (with
@@ -188,8 +192,8 @@ TEST(VfreadydFault, AFailedPortGuidReadFailsItsPfOnly) {
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function(kFaulty)["faults"] = {{"port_read_fail_vfs", {2}}};
   expect_scoped_failure(t,
-                        "could not read what the probe of VF 0000:40:00.3 did (its driver, its "
-                        "port's GUID): Input/output error (EIO)");
+                        "could not read what the probe of VF 0000:40:00.3 did, the GUID its port "
+                        "took (OFED's sriov/2/port): Input/output error (EIO)");
 }
 
 // A VF whose netdev is gone before udev handled it, udev's add for it coming after (udevd

@@ -416,9 +416,10 @@ host::NetdevDevice MemoryHost::device_of_netdev(const std::string& netdev) {
   return {};
 }
 
+// As the system's host: the kernel's flag alone, written even for a PF stuck in a call.
 int MemoryHost::set_autoprobe(const model::PciAddress& pci, bool on) {
   std::lock_guard lock(mu_);
-  if (const int err = call_on(pci, "autoprobe", pci.str() + (on ? " 1" : " 0")); err != 0) {
+  if (const int err = call("autoprobe", pci.str() + (on ? " 1" : " 0")); err != 0) {
     return err;
   }
   Pf* pf = find_pf(pci);

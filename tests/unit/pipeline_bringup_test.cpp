@@ -449,10 +449,21 @@ TEST_F(APfPass, StopsAtTheFirstGuidWriteThatDoesNotReturnWithOneProblem) {
   EXPECT_THAT(steps, ElementsAre("hardware", "vfs", "guids"));
 }
 
+// sriov_numvfs not returning leaves the PF stuck, with its autoprobe turned off for the
+// VFs it was making: on again as the pass ends (a flag no driver's lock guards, written
+// stuck or not), so that VFs the write makes when it returns probe by themselves.
+TEST_F(APfPass, TurnsAutoprobeBackOnWhenItsSriovNumvfsWriteDoesNotReturn) {
+  host.fail("numvfs", vfready::host::kStuck);
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kStuck);
+  EXPECT_TRUE(host.pf(kPf).autoprobe);
+  EXPECT_THAT(host.calls(), Contains(HasSubstr("autoprobe " + std::string(kPf) + " 0")));
+}
+
 TEST_F(APfPass, TouchesNothingOfAPfFoundStuck) {
   host.create_vfs(kPf, 2);
-  host.fail("autoprobe", vfready::host::kStuck);
-  ASSERT_EQ(host.set_autoprobe(vfready::testing::pci(kPf), false), vfready::host::kStuck);
+  host.fail("numvfs", vfready::host::kStuck);
+  ASSERT_EQ(host.set_num_vfs(vfready::testing::pci(kPf), 2), vfready::host::kStuck);
   const auto before = host.calls().size();
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kStuck);

@@ -231,14 +231,16 @@ TEST(RunningAStep, ReportsWhatItWaitedOnWhenTheBoundPasses) {
   EXPECT_THAT(result.problems, ElementsAre(timed_out()));
 }
 
-// A pass that ends without restoring() (an exception, the daemon's end): the guard's end
-// starts the write of 1 and leaves it to the call.
 // The daemon's end, which unwinds no pass: the guards under way turn their PFs'
 // autoprobe on, once, and a guard that has gone is not in the list.
 TEST_F(AStep, AutoprobeGuardsLetTheirPfsAutoprobeGoAtTheDaemonsEnd) {
   const auto pci = vfready::model::PciAddress::parse(kPf).value();
   vfready::pipeline::AutoprobeGuards guards;
-  { AutoprobeGuard gone(host, pci, true, &guards); }
+  {
+    AutoprobeGuard gone(host, pci, true, &guards);
+    EXPECT_EQ(guards.size(), 1U);
+  }
+  EXPECT_EQ(guards.size(), 0U);
   AutoprobeGuard guard(host, pci, true, &guards);
   ASSERT_EQ(vfready::pipeline::drive(guard.turning_off()), 0);
   ASSERT_FALSE(host.pf(kPf).autoprobe);
@@ -251,6 +253,7 @@ TEST_F(AStep, AutoprobeGuardsLetTheirPfsAutoprobeGoAtTheDaemonsEnd) {
   EXPECT_EQ(host.calls().size(), before + 1) << "written once";
 }
 
+// A pass that ends without restoring() (it threw): the guard's end turns it on.
 TEST_F(AStep, AutoprobeGuardTurnsItBackOnWhenItGoes) {
   const auto pci = vfready::model::PciAddress::parse(kPf).value();
   {

@@ -31,6 +31,9 @@ struct ProbedVf {
   bool bound = false;               // the VF has a driver after it
   std::string driver;               // which, where the host can tell ("": it cannot)
   std::optional<model::Guid> guid;  // as vf_port_guid reads it; nothing unless bound
+  // With a read's errno: whether it was the port's GUID (OFED's sriov/<n>/port) that
+  // could not be read, the VF being bound; else its uevent.
+  bool port_unread = false;
 };
 
 // A failed write of a VF's GUID through OFED's sysfs: which of its files
@@ -65,8 +68,10 @@ class SriovCalls {
   virtual ~SriovCalls() = default;
   // What keeps the PF stuck: a call into its driver that has not returned within its
   // deadline. While there is one, every call below for the PF or its VFs answers kStuck
-  // at once, and reads of what the call locks answer nothing.
+  // at once (but set_autoprobe()), and reads of what the call locks answer nothing.
   virtual std::optional<StuckCall> stuck(const model::PciAddress& pf) = 0;
+  // sriov_drivers_autoprobe: a flag of the PF that no driver's lock guards, so written
+  // at once, stuck PF or not.
   virtual int set_autoprobe(const model::PciAddress& pf, bool on) = 0;
   virtual int set_num_vfs(const model::PciAddress& pf, uint16_t count) = 0;
   // Node and port GUID and the port policy, through OFED's sysfs.

@@ -31,7 +31,7 @@ enum class EventKind {
   kVfsInUse,            // VFs in use keep a PF's VF count as it is
   kNumvfsFailed,        // the driver refused to create VFs
   kAutoprobeFailed,     // sriov_drivers_autoprobe could not be written
-  kVfMissing,           // a VF is missing after its creation
+  kVfMissing,           // a VF is missing after its creation, or from the pass's read
   kGuidSetFailed,       // a VF's GUID could not be set
   kGuidWrong,           // a VF does not use its GUID
   kUnbindFailed,        // a VF could not be unbound

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ class AutoprobeGuards {
  public:
   void add(AutoprobeGuard* guard) { guards_.push_back(guard); }
   void remove(AutoprobeGuard* guard);
+  [[nodiscard]] std::size_t size() const { return guards_.size(); }
   // For each guard whose PF's autoprobe is off: the write of 1 started and left to its
   // helper, not waited for.
   void let_go();
