@@ -53,8 +53,8 @@ class PfPasses {
              std::shared_ptr<pipeline::NameRegistry> names);
   // Resumes each pass whose wait has come; true when `also` is readable.
   bool turn();
-  // The daemon's end, which unwinds no pass: each PF whose autoprobe a pass has off is
-  // turned on again, the writes left to their helpers.
+  // The daemon's end, which unwinds no pass: each PF whose autoprobe a pass under way has
+  // off is turned on again.
   void let_autoprobe_go() { autoprobe_guards_.let_go(); }
 
  private:

@@ -105,7 +105,7 @@ DeviceCalls::Helper DeviceCalls::spawn(int* err) {
     if (spawner_ >= 0) {
       const int fd = helper::spawn_through(spawner_);
       if (fd >= 0) {
-        return {fd};
+        return {fd, true};
       }
       // Gone: from here on, our own forks. Behind (EAGAIN), or short of memory or
       // descriptors for this one: this helper only.
@@ -132,7 +132,7 @@ void DeviceCalls::close_idle() {
 void DeviceCalls::release(Helper helper) {
   std::lock_guard lock(mu_);
   if (idle_.size() < kMaxIdle) {
-    idle_.push_back(helper);
+    idle_.push_back({helper.fd, false});  // it has answered: it is there
   } else {
     ::close(helper.fd);
   }
@@ -152,6 +152,8 @@ DeviceCalls::Pending& DeviceCalls::Pending::operator=(Pending&& other) noexcept 
     deadline_ = other.deadline_;
     started_ = other.started_;
     until_ = other.until_;
+    sent_ = other.sent_;
+    from_spawner_ = other.from_spawner_;
   }
   return *this;
 }
@@ -208,6 +210,8 @@ DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
   p.deadline_ = deadline;
   p.started_ = started;
   p.until_ = until;
+  p.sent_ = Clock::now();
+  p.from_spawner_ = h.from_spawner;
   out.pending = std::move(p);
   return out;
 }
@@ -232,11 +236,13 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
   pollfd p{call.fd_, POLLIN, 0};
   if (::poll(&p, 1, 0) <= 0) {
     // Not answered by its deadline (or asked too early: the same to the caller). A
-    // request still unread in the socket (SIOCOUTQ: what the peer has not taken) was
-    // never taken up by a helper: the spawner made none (stopped, say), and is asked
-    // for no more.
+    // request to a helper just asked of the spawner, still unread in the socket
+    // (SIOCOUTQ: what the peer has not taken) after half the deadline, was never taken
+    // up: the spawner made no helper (stopped, say), and is asked for no more. (A
+    // request sent just before the deadline, the last batch of run(), is not judged.)
     int unread = 0;
-    const bool untaken = ::ioctl(call.fd_, SIOCOUTQ, &unread) == 0 && unread > 0;
+    const bool untaken = call.from_spawner_ && Clock::now() - call.sent_ >= call.deadline_ / 2 &&
+                         ::ioctl(call.fd_, SIOCOUTQ, &unread) == 0 && unread > 0;
     std::lock_guard lock(mu_);
     if (untaken && spawner_ >= 0) {
       ::close(spawner_);

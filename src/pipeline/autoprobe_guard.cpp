@@ -43,9 +43,8 @@ void AutoprobeGuard::let_go() {
     return;
   }
   off_ = false;
-  // A flag of the PF that no driver's lock guards (SriovCalls::set_autoprobe): written
-  // at once, stuck PF or not. Nobody is left to hear a failure: a pass that starts later
-  // finds autoprobe off, turns it on, and says so.
+  // Written at once (SriovCalls::set_autoprobe). Nobody is left to hear a failure: a pass
+  // that starts later finds autoprobe off, turns it on, and says so.
   static_cast<void>(host_.start_set_autoprobe(pf_, true));
 }
 
@@ -61,6 +60,10 @@ Task<int> AutoprobeGuard::turning_off() {
 Task<std::optional<model::Problem>> AutoprobeGuard::restoring() {
   if (!off_) {
     co_return std::nullopt;
+  }
+  if (host_.stuck(pf_)) {
+    off_ = false;            // left off on purpose: not turned on as the guard goes
+    co_return std::nullopt;  // the PF is reported stuck, which says more
   }
   auto written = answer(host_.start_set_autoprobe(pf_, true));
   const int err = co_await written;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The steps of a VF's request (vf_requests.hpp): each answers done, waiting or ended.
 #include <algorithm>
+#include <cerrno>
 
 #include "vfready/host/errno_name.hpp"
 #include "vfready/pipeline/started_call.hpp"
@@ -96,9 +97,11 @@ VfRequests::Answer VfRequests::reading_back(VfRequest& r, Clock::time_point now)
   if (read.err != 0 && read.err != host::kStuck) {
     // The probe was made; what it did could not be read (the driver failed the read of
     // the port's GUID, the helper died): the VF is not called ready on what is not known.
+    const bool died = read.err == EPIPE || read.err == ECONNRESET;
     const auto what = read.port_unread ? "the GUID its port took (OFED's sriov/" +
                                              std::to_string(vs.index) + "/port)"
-                                       : std::string("whether a driver bound it (its uevent)");
+                      : died ? std::string("its helper process ended before answering")
+                             : std::string("whether a driver bound it (its uevent)");
     return probe_failed(r, model::problem(model::EventKind::kVfProbeFailed,
                                           "could not read what the probe of VF " + vs.pci.str() +
                                               " did, " + what + ": " + host::errno_name(read.err),

@@ -189,6 +189,8 @@ TEST_F(AServiceOnMemory, BringsAStuckPfUpOnceItsCallReturns) {
   ASSERT_EQ(status.pfs.size(), 2U);
   for (const auto& pf : status.pfs) {
     EXPECT_EQ(pf.state, model::PfState::kReady) << pf.pci.str();
+    // Left off while stuck (its VFs wait unbound), on again once brought up.
+    EXPECT_TRUE(host->pf(pf.pci.str()).autoprobe) << pf.pci.str();
   }
   EXPECT_EQ(status.passes_finished, 2U);
 }

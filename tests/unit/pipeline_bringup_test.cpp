@@ -450,14 +450,15 @@ TEST_F(APfPass, StopsAtTheFirstGuidWriteThatDoesNotReturnWithOneProblem) {
 }
 
 // sriov_numvfs not returning leaves the PF stuck, with its autoprobe turned off for the
-// VFs it was making: on again as the pass ends (a flag no driver's lock guards, written
-// stuck or not), so that VFs the write makes when it returns probe by themselves.
-TEST_F(APfPass, TurnsAutoprobeBackOnWhenItsSriovNumvfsWriteDoesNotReturn) {
+// VFs it was making: left off, so that the VFs the write makes when it returns wait
+// unbound for the pass that brings the PF up (GUIDs first, then one probe each).
+TEST_F(APfPass, LeavesAutoprobeOffWhileItsSriovNumvfsWriteHasNotReturned) {
   host.fail("numvfs", vfready::host::kStuck);
   const auto s = bring_up();
   EXPECT_EQ(s.state, PfState::kStuck);
-  EXPECT_TRUE(host.pf(kPf).autoprobe);
   EXPECT_THAT(host.calls(), Contains(HasSubstr("autoprobe " + std::string(kPf) + " 0")));
+  EXPECT_FALSE(host.pf(kPf).autoprobe);
+  EXPECT_THAT(host.calls(), Not(Contains(HasSubstr("autoprobe " + std::string(kPf) + " 1"))));
 }
 
 TEST_F(APfPass, TouchesNothingOfAPfFoundStuck) {

@@ -55,6 +55,8 @@ class DeviceCalls {
     std::chrono::milliseconds deadline_{0};
     Clock::time_point started_;
     Clock::time_point until_;
+    Clock::time_point sent_;     // when the request went into the socket
+    bool from_spawner_ = false;  // a helper just asked of the spawner, not yet heard from
   };
   // What start() gives: the call under way, or (no call made) its answer at once: kStuck
   // when the device is stuck, the errno when no helper could be had.
@@ -102,7 +104,8 @@ class DeviceCalls {
 
  private:
   struct Helper {
-    int fd = -1;  // our end of its socket
+    int fd = -1;                // our end of its socket
+    bool from_spawner = false;  // just asked of the spawner (not one that has answered)
   };
   struct LeftBehind {
     Helper helper;

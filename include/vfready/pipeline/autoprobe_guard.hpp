@@ -14,12 +14,16 @@
 // sriov_drivers_autoprobe of one PF is off only while a pass creates its VFs: on again
 // on every way out of the pass (this object's end), and turned on by a pass that finds
 // it off (left so by a predecessor that died mid-pass). vfready keeps it on between
-// passes, so that VFs a driver reload re-creates probe by themselves.
+// passes, so that VFs a driver reload re-creates probe by themselves. One exception: a
+// pass that ends with its PF stuck in a call (its sriov_numvfs write, say) leaves it
+// off, so that the VFs that write makes when it returns wait unbound for the pass that
+// brings the PF up again (GUIDs first, then one probe each). Written by the caller
+// (SriovCalls::set_autoprobe: a flag no driver's lock guards).
 namespace vfready::pipeline {
 
 class AutoprobeGuard;
 
-// The guards of the passes under way, for the daemon's end (SIGTERM, SIGINT): it exits
+// The guards of the passes under way, for the daemon's end (Service::quit): it exits
 // without unwinding them, so each PF a pass has autoprobe off on is turned on through
 // let_go(). Owned by the loop with the passes, each guard in it while it lives.
 class AutoprobeGuards {
@@ -27,8 +31,7 @@ class AutoprobeGuards {
   void add(AutoprobeGuard* guard) { guards_.push_back(guard); }
   void remove(AutoprobeGuard* guard);
   [[nodiscard]] std::size_t size() const { return guards_.size(); }
-  // For each guard whose PF's autoprobe is off: the write of 1 started and left to its
-  // helper, not waited for.
+  // Each guard's let_go().
   void let_go();
 
  private:
@@ -52,11 +55,12 @@ class AutoprobeGuard {
 
   // Off, for VFs about to be created: 0 or the errno, once the write has answered.
   Task<int> turning_off();
-  // On again if it is off: the problem when that fails (the kernel then probes none of
-  // the PF's VFs). Should a pass end without it, the guard's end starts the write.
+  // On again if it is off, unless the PF is stuck (left off: above): the problem when
+  // the write fails (the kernel then probes none of the PF's VFs). Should a pass end
+  // without it, the guard's end turns it on.
   Task<std::optional<model::Problem>> restoring();
   [[nodiscard]] bool off() const { return off_; }
-  // On again if it is off: the write started and left to its helper, not waited for.
+  // On again if it is off, stuck PF or not (the daemon's end, a pass that threw).
   void let_go();
 
  private:
