@@ -85,6 +85,24 @@ TEST(AFakeHostFault, NumvfsWriteHangsUntilTeardown) {
   EXPECT_NE(done.exit_code, 0);
 }
 
+// sriov_drivers_autoprobe_store() (drivers/pci/iov.c) sets a flag of the PF and takes no
+// lock: it answers while the PF's sriov_numvfs write holds the device lock.
+TEST(AFakeHostFault, AutoprobeIsWrittenWhileASriovNumvfsWriteHangs) {
+  VFREADY_REQUIRE_ROOT();
+  auto topo = TopologyBuilder::reference().probe_ms(1);
+  topo.function(kPf)["faults"] = {{"numvfs_write_hangs", true}};
+  FakeHost host(topo);
+  ASSERT_EQ(sh("echo 0 > " + host.pci(kPf, "sriov_drivers_autoprobe")).exit_code, 0);
+  Background writer("echo 2 > " + host.pci(kPf, "sriov_numvfs"));
+  ASSERT_TRUE(writer.wait(200ms).timed_out) << "the write hangs";
+  const auto on = sh("echo 1 > " + host.pci(kPf, "sriov_drivers_autoprobe"), 5s);
+  EXPECT_FALSE(on.timed_out);
+  EXPECT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_EQ(read_file(host.pci(kPf, "sriov_drivers_autoprobe")), "1\n");
+  EXPECT_EQ(host.stop(), 0);
+  EXPECT_FALSE(writer.wait(10s).timed_out);
+}
+
 // state_show() and phys_state_show() return ib_query_port()'s error; link_layer asks no
 // firmware and still reads.
 TEST(AFakeHostFault, PortStateErrnoFailsReadsOfTheStatesOnly) {
