@@ -542,6 +542,14 @@ std::unique_ptr<host::StartedCall<int>> MemoryHost::start_probe_vf(const model::
   return host::answered(probe_vf(pf, vf));
 }
 
+std::unique_ptr<host::StartedCall<int>> MemoryHost::start_set_num_vfs(const model::PciAddress& pf,
+                                                                      uint16_t count) {
+  if (hold_numvfs) {
+    return held_call<int>([this, pf, count] { return set_num_vfs(pf, count); }, host::kStuck);
+  }
+  return host::answered(set_num_vfs(pf, count));
+}
+
 std::unique_ptr<host::StartedProbe> MemoryHost::start_read_probed_vf(const model::PciAddress& pf,
                                                                      const model::PciAddress& vf,
                                                                      uint16_t index, bool ofed) {

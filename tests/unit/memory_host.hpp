@@ -83,6 +83,7 @@ class MemoryHost final : public host::SriovReads,
   std::function<void(const model::PciAddress&)> on_port_read;
   bool hold_guid_reads = false;         // started GUID read-backs, as probes
   bool hold_probe_reads = false;        // started reads of what a probe did, as probes
+  bool hold_numvfs = false;             // started sriov_numvfs writes, as probes
   std::vector<std::size_t> guid_reads;  // the VFs of each started GUID read-back so far
   // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().
   void hold_probes_of(const std::string& pf_pci);
@@ -124,6 +125,9 @@ class MemoryHost final : public host::SriovReads,
   // readable) or until `held_bound` passes; the probe is made when it is finished.
   std::unique_ptr<host::StartedCall<int>> start_probe_vf(const model::PciAddress& pf,
                                                          const model::PciAddress& vf) override;
+  // With hold_numvfs, held as probes are (written when it is finished).
+  std::unique_ptr<host::StartedCall<int>> start_set_num_vfs(const model::PciAddress& pf,
+                                                            uint16_t count) override;
   // With hold_probe_reads, held as probes are (read when it is finished).
   std::unique_ptr<host::StartedProbe> start_read_probed_vf(const model::PciAddress& pf,
                                                            const model::PciAddress& vf,
