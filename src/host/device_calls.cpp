@@ -93,8 +93,12 @@ bool DeviceCalls::start_spawner() {
 
 void DeviceCalls::use_spawner(int spawner) {
   std::lock_guard lock(mu_);
+  replace_spawner_locked(spawner);
+}
+
+void DeviceCalls::replace_spawner_locked(int spawner) {
   if (spawner_ >= 0) {
-    ::close(spawner_);
+    ::close(spawner_);  // it exits once it has forked the helpers it was asked for
   }
   spawner_ = spawner;
 }
@@ -110,8 +114,7 @@ DeviceCalls::Helper DeviceCalls::spawn(int* err) {
       // Gone: from here on, our own forks. Behind (EAGAIN), or short of memory or
       // descriptors for this one: this helper only.
       if (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN || errno == EBADF) {
-        ::close(spawner_);
-        spawner_ = -1;
+        replace_spawner_locked(-1);
       }
     }
   }
@@ -244,9 +247,8 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
     const bool untaken = call.from_spawner_ && Clock::now() - call.sent_ >= call.deadline_ / 2 &&
                          ::ioctl(call.fd_, SIOCOUTQ, &unread) == 0 && unread > 0;
     std::lock_guard lock(mu_);
-    if (untaken && spawner_ >= 0) {
-      ::close(spawner_);
-      spawner_ = -1;
+    if (untaken) {
+      replace_spawner_locked(-1);
     }
     left_behind_.push_back({{std::exchange(call.fd_, -1)},
                             {call.device_, describe(helper::decode_request(call.request_)),

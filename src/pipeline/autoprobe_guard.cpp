@@ -2,7 +2,6 @@
 #include "vfready/pipeline/autoprobe_guard.hpp"
 
 #include "vfready/host/errno_name.hpp"
-#include "vfready/pipeline/started_call.hpp"
 
 namespace vfready::pipeline {
 
@@ -30,7 +29,7 @@ void AutoprobeGuards::let_go() {
   }
 }
 
-// A pass that did not end through restoring() (it threw): as the daemon's end does.
+// A pass that did not end through restore() (it threw): as the daemon's end does.
 AutoprobeGuard::~AutoprobeGuard() {
   let_go();
   if (guards_ != nullptr) {
@@ -43,32 +42,28 @@ void AutoprobeGuard::let_go() {
     return;
   }
   off_ = false;
-  // Written at once (SriovCalls::set_autoprobe). Nobody is left to hear a failure: a pass
-  // that starts later finds autoprobe off, turns it on, and says so.
-  static_cast<void>(host_.start_set_autoprobe(pf_, true));
+  // Nobody is left to hear a failure: a pass that starts later finds autoprobe off,
+  // turns it on, and says so.
+  static_cast<void>(host_.set_autoprobe(pf_, true));
 }
 
-Task<int> AutoprobeGuard::turning_off() {
+int AutoprobeGuard::turn_off() {
   if (off_) {
-    co_return 0;
+    return 0;
   }
-  off_ = true;
-  auto written = answer(host_.start_set_autoprobe(pf_, false));
-  co_return co_await written;
+  off_ = true;  // even a failed write may have taken effect: restore() writes 1 either way
+  return host_.set_autoprobe(pf_, false);
 }
 
-Task<std::optional<model::Problem>> AutoprobeGuard::restoring() {
+std::optional<model::Problem> AutoprobeGuard::restore() {
   if (!off_) {
-    co_return std::nullopt;
+    return std::nullopt;
   }
+  off_ = false;
   if (host_.stuck(pf_)) {
-    off_ = false;            // left off on purpose: not turned on as the guard goes
-    co_return std::nullopt;  // the PF is reported stuck, which says more
+    return std::nullopt;  // left off on purpose (above); the PF is reported stuck
   }
-  auto written = answer(host_.start_set_autoprobe(pf_, true));
-  const int err = co_await written;
-  off_ = false;  // after the answer: a pass ended meanwhile restores it as the guard goes
-  co_return restore_problem(pf_, err);
+  return restore_problem(pf_, host_.set_autoprobe(pf_, true));
 }
 
 }  // namespace vfready::pipeline

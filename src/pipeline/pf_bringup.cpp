@@ -141,8 +141,7 @@ class PfPass {
     // autoprobe is on (pci_device_can_probe()), and a drivers_probe write it refuses
     // still succeeds. Turning it on probes none of the VFs that exist, so each stays
     // unbound until its GUID is set and its own probe comes.
-    auto restored = autoprobe.restoring();
-    if (auto refused = co_await restored) {
+    if (auto refused = autoprobe.restore()) {
       failed(StepResult::failed(*refused));
       co_return false;
     }
@@ -279,8 +278,7 @@ Task<model::PfStatus> pf_pass(const model::PfTarget& target, const model::Config
     made = co_await making;
   }
   if (!made) {
-    auto restored = autoprobe.restoring();  // on again however the pass ends
-    if (auto refused = co_await restored) {
+    if (auto refused = autoprobe.restore()) {  // on again however the pass ends
       run.status.problems.push_back(std::move(*refused));
     }
     co_return finish(run, start);

@@ -121,8 +121,7 @@ Task<StepResult> ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe) {
     }
   }
   if (target.vfs > 0) {
-    auto off = autoprobe.turning_off();
-    if (const int err = co_await off; err != 0) {
+    if (const int err = autoprobe.turn_off(); err != 0) {
       co_return StepResult::failed(autoprobe_off_failed(run, err));
     }
   }

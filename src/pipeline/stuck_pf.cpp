@@ -15,19 +15,16 @@ model::Problem stuck_problem(PfRun& run) {
     call = stuck->call;
     waited = " within " + std::to_string(stuck->deadline.count()) + " ms";
   }
-  if (stuck && stuck->untaken) {
-    return model::problem(
-        model::EventKind::kPfStuck,
-        "PF " + pf.str() + " is stuck: " + call + " was not taken up by a helper process" + waited +
-            " (vfready-spawn, which forks them, made none: is it stopped?); vfreadyd forks its "
-            "helpers itself from now on, and the PF is left alone until the call is made and "
-            "returns",
-        pf.str());
-  }
-  return model::problem(model::EventKind::kPfStuck,
-                        "PF " + pf.str() + " is stuck: " + call + " did not return" + waited +
-                            "; a helper process waits for it, and the PF is left alone until "
-                            "it returns (see the kernel log)",
+  const std::string why =
+      stuck && stuck->untaken
+          ? " was not taken up by a helper process" + waited +
+                " (vfready-spawn, which forks them, made none: is it stopped?); vfreadyd forks "
+                "its helpers itself from now on, and the PF is left alone until the call is "
+                "made and returns"
+          : " did not return" + waited +
+                "; a helper process waits for it, and the PF is left alone until it returns "
+                "(see the kernel log)";
+  return model::problem(model::EventKind::kPfStuck, "PF " + pf.str() + " is stuck: " + call + why,
                         pf.str());
 }
 

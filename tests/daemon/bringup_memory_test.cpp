@@ -16,18 +16,14 @@
 namespace vfready::daemon {
 namespace {
 
+using testing::kPf0;
+using testing::kPf1;
 using testing::MemoryHost;
 using testing::MemoryHosts;
 
-constexpr const char* kPf0 = "0000:18:00.0";
-constexpr const char* kPf1 = "0000:40:00.0";
-
 class ABringupOnMemory : public ::testing::Test {
  protected:
-  void SetUp() override {
-    host->add_pf(kPf0, "ibp24s0");
-    host->add_pf(kPf1, "ibp64s0");
-  }
+  void SetUp() override { testing::add_two_pfs(*host); }
 
   BringupInputs inputs(const std::string& json) {
     auto config = model::parse_config({{"vfready.json", json}});
@@ -63,12 +59,7 @@ class ABringupOnMemory : public ::testing::Test {
     return bringup;
   }
 
-  static std::string config(int vfs) {
-    return R"({"pfs": [{"select": {"pci": ["0000:18:00.0", "0000:40:00.0"]}, "vfs": )" +
-           std::to_string(vfs) + R"(,
-      "pf_name": "ibs{pf_index}", "vf_name": "ibs{pf_index}v{vf}"}],
-      "timeouts": {"udev_ms": 50, "port_active_ms": 300}})";
-  }
+  static std::string config(int vfs) { return testing::two_pf_config(vfs); }
 
   std::shared_ptr<MemoryHost> host = std::make_shared<MemoryHost>();
   model::DaemonStatus status;

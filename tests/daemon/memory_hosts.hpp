@@ -10,6 +10,21 @@
 
 namespace vfready::testing {
 
+// The two PFs the daemon's tests on MemoryHost bring up.
+constexpr const char* kPf0 = "0000:18:00.0";
+constexpr const char* kPf1 = "0000:40:00.0";
+inline void add_two_pfs(MemoryHost& host) {
+  host.add_pf(kPf0, "ibp24s0");
+  host.add_pf(kPf1, "ibp64s0");
+}
+// A configuration of both, `vfs` VFs each, with bounds short enough for a test.
+inline std::string two_pf_config(int vfs) {
+  return R"({"pfs": [{"select": {"pci": [")" + std::string(kPf0) + R"(", ")" + kPf1 +
+         R"("]}, "vfs": )" + std::to_string(vfs) + R"(,
+      "pf_name": "ibs{pf_index}", "vf_name": "ibs{pf_index}v{vf}"}],
+      "timeouts": {"udev_ms": 50, "port_active_ms": 300}})";
+}
+
 // The pass hosts of a test: every PF's worker works on one MemoryHost.
 class MemoryHosts final : public daemon::PassHosts {
  public:

@@ -27,22 +27,16 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using vfready::testing::kPf0;
+using vfready::testing::kPf1;
 using vfready::testing::MemoryHost;
 using vfready::testing::MemoryHosts;
-
-constexpr const char* kPf0 = "0000:18:00.0";
-constexpr const char* kPf1 = "0000:40:00.0";
 
 class APfPasses : public ::testing::Test {
  protected:
   void SetUp() override {
-    host->add_pf(kPf0, "ibp24s0");
-    host->add_pf(kPf1, "ibp64s0");
-    auto config = model::parse_config({{"vfready.json", R"({"pfs": [{"select": {"pci": [")" +
-                                                            std::string(kPf0) + R"(", ")" + kPf1 +
-                                                            R"("]}, "vfs": 2,
-      "pf_name": "ibs{pf_index}", "vf_name": "ibs{pf_index}v{vf}"}],
-      "timeouts": {"udev_ms": 50, "port_active_ms": 300}})"}});
+    testing::add_two_pfs(*host);
+    auto config = model::parse_config({{"vfready.json", testing::two_pf_config(2)}});
     ASSERT_TRUE(config) << config.error().message;
     in.config = config.value();
     in.hosts = std::make_shared<MemoryHosts>(host);

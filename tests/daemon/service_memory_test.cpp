@@ -28,8 +28,8 @@ using testing::MemoryHost;
 using testing::MemoryHosts;
 namespace fs = std::filesystem;
 
-constexpr const char* kPf0 = "0000:18:00.0";
-constexpr const char* kPf1 = "0000:40:00.0";
+using testing::kPf0;
+using testing::kPf1;
 
 // What the service tells systemd, each datagram handed to `on` on the loop's thread.
 class TestNotifier final : public host::Notifier {
@@ -79,8 +79,7 @@ class AServiceOnMemory : public ::testing::Test {
     fs::create_directories(dir_ + "/sys");
     fs::create_directories(dir_ + "/proc");
     std::ofstream(dir_ + "/kmsg").flush();
-    host->add_pf(kPf0, "ibp24s0");
-    host->add_pf(kPf1, "ibp64s0");
+    testing::add_two_pfs(*host);
     // The signals the service takes are blocked before any thread starts (the backstop's
     // too), as vfreadyd's main blocks them in every thread.
     sigset_t signals;

@@ -242,7 +242,7 @@ TEST_F(AStep, AutoprobeGuardsLetTheirPfsAutoprobeGoAtTheDaemonsEnd) {
   }
   EXPECT_EQ(guards.size(), 0U);
   AutoprobeGuard guard(host, pci, true, &guards);
-  ASSERT_EQ(vfready::pipeline::drive(guard.turning_off()), 0);
+  ASSERT_EQ(guard.turn_off(), 0);
   ASSERT_FALSE(host.pf(kPf).autoprobe);
   const auto before = host.calls().size();
   guards.let_go();
@@ -253,12 +253,12 @@ TEST_F(AStep, AutoprobeGuardsLetTheirPfsAutoprobeGoAtTheDaemonsEnd) {
   EXPECT_EQ(host.calls().size(), before + 1) << "written once";
 }
 
-// A pass that ends without restoring() (it threw): the guard's end turns it on.
+// A pass that ends without restore() (it threw): the guard's end turns it on.
 TEST_F(AStep, AutoprobeGuardTurnsItBackOnWhenItGoes) {
   const auto pci = vfready::model::PciAddress::parse(kPf).value();
   {
     AutoprobeGuard guard(host, pci, true);
-    ASSERT_EQ(vfready::pipeline::drive(guard.turning_off()), 0);
+    ASSERT_EQ(guard.turn_off(), 0);
     EXPECT_FALSE(host.pf(kPf).autoprobe);
   }
   EXPECT_TRUE(host.pf(kPf).autoprobe);

@@ -118,6 +118,9 @@ class DeviceCalls {
   // A new helper: from the spawner while there is one, else a fork of ours.
   Helper spawn(int* err);
   void release(Helper helper);
+  // The spawner helpers are asked of from now on (-1: none, our own forks); the one
+  // before, if any, closed. Under mu_.
+  void replace_spawner_locked(int spawner);
   void reap_locked();
 
   // The loop and the planner's readers of a pass (which read sriov_numvfs through

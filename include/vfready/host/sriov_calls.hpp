@@ -112,10 +112,6 @@ class SriovCalls {
   }
   // The calls above, started: they do not wait for the driver. A host that cannot start
   // a call makes it at once (the defaults).
-  virtual std::unique_ptr<StartedCall<int>> start_set_autoprobe(const model::PciAddress& pf,
-                                                                bool on) {
-    return answered(set_autoprobe(pf, on));
-  }
   virtual std::unique_ptr<StartedCall<int>> start_set_num_vfs(const model::PciAddress& pf,
                                                               uint16_t count) {
     return answered(set_num_vfs(pf, count));

@@ -55,8 +55,8 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::unique_ptr<StartedProbe> start_read_probed_vf(const model::PciAddress& pf,
                                                      const model::PciAddress& vf, uint16_t index,
                                                      bool ofed) override;
-  // The writes above, started (one device call each; autoprobe's is made at once, as
-  // set_autoprobe() says).
+  // The writes above, started (one device call each; autoprobe's is made at once, by
+  // set_autoprobe()).
   std::unique_ptr<StartedCall<int>> start_set_num_vfs(const model::PciAddress& pf,
                                                       uint16_t count) override;
   // The VFs' files in one device call, which stops at a failed write.

@@ -9,7 +9,6 @@
 #include "vfready/host/sriov_calls.hpp"
 #include "vfready/model/pci_address.hpp"
 #include "vfready/model/problem.hpp"
-#include "vfready/pipeline/task.hpp"
 
 // sriov_drivers_autoprobe of one PF is off only while a pass creates its VFs: on again
 // on every way out of the pass (this object's end), and turned on by a pass that finds
@@ -17,8 +16,8 @@
 // passes, so that VFs a driver reload re-creates probe by themselves. One exception: a
 // pass that ends with its PF stuck in a call (its sriov_numvfs write, say) leaves it
 // off, so that the VFs that write makes when it returns wait unbound for the pass that
-// brings the PF up again (GUIDs first, then one probe each). Written by the caller
-// (SriovCalls::set_autoprobe: a flag no driver's lock guards).
+// brings the PF up again (GUIDs first, then one probe each). Written at once, by the
+// caller (SriovCalls::set_autoprobe: a flag no driver's lock guards), never awaited.
 namespace vfready::pipeline {
 
 class AutoprobeGuard;
@@ -53,12 +52,12 @@ class AutoprobeGuard {
   AutoprobeGuard(const AutoprobeGuard&) = delete;
   AutoprobeGuard& operator=(const AutoprobeGuard&) = delete;
 
-  // Off, for VFs about to be created: 0 or the errno, once the write has answered.
-  Task<int> turning_off();
+  // Off, for VFs about to be created: 0 or the errno.
+  int turn_off();
   // On again if it is off, unless the PF is stuck (left off: above): the problem when
   // the write fails (the kernel then probes none of the PF's VFs). Should a pass end
   // without it, the guard's end turns it on.
-  Task<std::optional<model::Problem>> restoring();
+  std::optional<model::Problem> restore();
   [[nodiscard]] bool off() const { return off_; }
   // On again if it is off, stuck PF or not (the daemon's end, a pass that threw).
   void let_go();
