@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <ctime>
+#include <fstream>
 #include <stdexcept>
 #include <string_view>
 
@@ -29,7 +32,7 @@ void bind(const std::string& from, const std::string& to) {
 }  // namespace
 
 void exec_in_host(const std::string& root, const std::string& netns,
-                  const std::vector<std::string>& command) {
+                  const std::vector<std::string>& command, const std::string& stamp) {
   if (command.empty()) {
     throw std::runtime_error("no command to run");
   }
@@ -69,6 +72,11 @@ void exec_in_host(const std::string& root, const std::string& netns,
     }
   }
   env.push_back(nullptr);
+  if (!stamp.empty()) {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    std::ofstream(stamp) << static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec << '\n';
+  }
   execvpe(argv[0], argv.data(), env.data());
   fail("cannot run " + command.front());
 }

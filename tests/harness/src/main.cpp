@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cache_warmup.hpp"
 #include "errno_text.hpp"
 #include "fuse_mount.hpp"
 #include "host_exec.hpp"
@@ -117,6 +118,8 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   // Nothing is cached before the mount serves: links that change from now on.
   tree.on_links_changed(
       [&mount](const std::vector<std::string>& paths) { mount.forget_links(paths); });
+  // As at a node's boot, where udev's coldplug has walked sysfs before any service starts.
+  warm_kernel_caches(tree, (root / "sys").string());
 
   std::cout << "ready root=" << root_arg << " netns=" << netns << std::endl;
 
@@ -161,9 +164,12 @@ int exec_main(int argc, char** argv) {
   std::vector<std::string> command;
   app.add_option("--root", root, "The fake host's --root")->required();
   app.add_option("--netns", netns, "The fake host's --netns")->required();
+  std::string stamp;
+  app.add_option("--stamp", stamp,
+                 "A file to write the time of the exec to (CLOCK_MONOTONIC ns), just before it");
   app.add_option("command", command, "What to run (after --)")->required();
   CLI11_PARSE(app, argc, argv);
-  vfready::fakehost::exec_in_host(std::filesystem::absolute(root).string(), netns, command);
+  vfready::fakehost::exec_in_host(std::filesystem::absolute(root).string(), netns, command, stamp);
 }
 
 }  // namespace

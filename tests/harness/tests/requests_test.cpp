@@ -6,8 +6,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
+#include <ctime>
+#include <fstream>
 
+#include "daemon_run.hpp"
 #include "fake_host.hpp"
+#include "process.hpp"
 #include "root_only.hpp"
 
 using namespace vfready::testing;
@@ -33,4 +38,39 @@ TEST(AFakeHostRequestCount, CountsEachOpenAndReadOfAnAttributeOnce) {
   EXPECT_EQ(after.at("read") - before.at("read"), kReads);
   EXPECT_EQ(after.at("lookup"), before.at("lookup")) << "names are cached";
   EXPECT_GE(after.at("getattr"), before.at("getattr"));
+}
+
+TEST(AFakeHostRequestCount, HasEveryNameOfItsBootTreeLookedUpBeforeItSaysReady) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto before = host.fuse_requests();
+  ASSERT_FALSE(before.empty()) << "no answer to SIGUSR2";
+  // As after udev's coldplug at boot: a first walk through a PF's link, its RDMA device
+  // and a port asks the fake host for no name.
+  EXPECT_EQ(read_file(host.pci("0000:18:00.0", "infiniband/mlx5_0/ports/1/link_layer")),
+            "InfiniBand\n");
+  const auto after = host.fuse_requests();
+  EXPECT_EQ(after.at("lookup"), before.at("lookup")) << "names were looked up only now";
+  EXPECT_EQ(after.at("open") - before.at("open"), 1u);
+}
+
+TEST(AFakeHostExec, StampsTheTimeOfItsExecWhenAsked) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto stamp = host.root() + "/exec.stamp";
+  const auto ns_now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+  };
+  const auto before = ns_now();
+  const auto cmd = on_host(host);
+  const auto r = sh(cmd.substr(0, cmd.find(" exec ") + 6) + "--stamp " + stamp + " " +
+                    cmd.substr(cmd.find(" exec ") + 6) + "true");
+  const auto after = ns_now();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int64_t at = 0;
+  ASSERT_TRUE(std::ifstream(stamp) >> at) << "no stamp in " << stamp;
+  EXPECT_GT(at, before);
+  EXPECT_LT(at, after);
 }
