@@ -30,6 +30,7 @@
 #include "notify_socket.hpp"
 #include "private_bus.hpp"
 #include "service_daemon.hpp"
+#include "udev_done.hpp"
 #include "vfready/bus/bus.hpp"
 #include "vfready/host/links.hpp"
 
@@ -188,11 +189,18 @@ double run_seed(const FakeHost& host, const std::vector<std::string>& pfs, int v
 // What the fake host itself needs for a bring-up: every PF at once, its VFs created with
 // autoprobe off, autoprobe back on (which probes none of them), then each VF probed in
 // turn through drivers_probe (as vfready writes: O_WRONLY), with no GUIDs, udev or names.
-// With `renamed`, each VF's netdev is renamed too, as vfready does it: beside the probes,
-// on a thread of the PF's own that takes each VF as its probe returns, by ifindex (read
-// from the VF's net/ entry: udev may rename the driver's ib<N> meanwhile). That is the
-// floor with the one kernel call every new VF costs vfready beyond it. Wall time from the
-// first write to the last probe's (or rename's) end; -1 when a write or a rename failed.
+// With `renames`, each VF's netdev is renamed too, by ifindex (read from the VF's net/
+// entry: udev may rename the driver's ib<N> meanwhile), on a thread of the PF's own that
+// takes its VFs in probe order:
+// - kBesideProbes: each as its probe returns, to a name of the floor's own. udev has not
+//   handled most netdevs yet and keeps the name it finds (NamePolicy=keep): about one
+//   rename a VF.
+// - kAfterUdev: each once udev is done with it (its database file is in place), to its
+//   name in the scale configuration: the bring-up's order (udev settles, then vfready
+//   names), where udev renames each VF first (the kernel's ib<N> to its predictable
+//   name), as under vfready: two renames a VF.
+// Wall time from the first write to the last probe's (or rename's) end; -1 when a write or
+// a rename failed.
 // The ifindex of the netdev in a device's net/ directory, 0 for none. Asked again
 // when a rename moves the entry between the listing and the read.
 int netdev_ifindex(const std::string& net_dir) {
@@ -209,8 +217,22 @@ int netdev_ifindex(const std::string& net_dir) {
   return 0;
 }
 
+enum class FloorRenames {
+  kNone,
+  kBesideProbes,  // each VF as its probe returns, to a name of the floor's own
+  kAfterUdev,     // each VF once udev is done with it, to its name in the scale config
+};
+
 double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vfs,
-                   bool renamed = false) {
+                   FloorRenames renames = FloorRenames::kNone) {
+  const bool renamed = renames != FloorRenames::kNone;
+  std::optional<vfready::testing::UdevDone> udev_done;
+  if (renames == FloorRenames::kAfterUdev) {
+    udev_done.emplace(host.root() + "/run/udev/data");
+    if (!udev_done->watching()) {
+      return -1;
+    }
+  }
   const auto pfs = ib_pfs(topology);
   const auto sys = host.root() + "/sys/bus/pci/";
   const auto write = [](const std::string& path, const std::string& value) {
@@ -246,7 +268,10 @@ double probe_floor(const FakeHost& host, const TopologyBuilder& topology, int vf
       while (const auto v = probed[p].pop()) {
         const auto vf = std::to_string(*v);
         const int ifindex = links ? netdev_ifindex(dir + vf + "/net") : 0;
-        if (ifindex <= 0 || links->rename(ifindex, "fl" + std::to_string(p) + "v" + vf) != 0) {
+        const bool after_udev = udev_done.has_value();
+        if (ifindex <= 0 || (after_udev && !udev_done->wait(ifindex, std::chrono::seconds(30))) ||
+            links->rename(ifindex, (after_udev ? "ibs" : "fl") + std::to_string(p) + "v" + vf) !=
+                0) {
           ok = false;
         }
       }
@@ -505,6 +530,9 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double target) 
   // The floor with each VF's netdev renamed, and vfready / it, each pair's.
   std::vector<double> renamed_floors;
   std::vector<double> renamed_ratios;
+  // The floor renaming each VF once udev is done with it, as vfready does.
+  std::vector<double> after_udev_floors;
+  std::vector<double> after_udev_ratios;
   // A failed run or floor makes its pair's ratio -1: no measurement, never met.
   const auto ratio = [](double ready, double floor) {
     return ready < 0 || floor <= 0 ? -1.0 : ready / floor;
@@ -531,9 +559,14 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double target) 
         ratios.push_back(ratio(these.back().ready_ms, their_floors.back()));
         FakeHost host(topology, std::chrono::minutes(1));
         quiet_cpus();
-        const double with_renames = probe_floor(host, topology, vfs, /*renamed=*/true);
+        const double with_renames = probe_floor(host, topology, vfs, FloorRenames::kBesideProbes);
         renamed_floors.push_back(with_renames);
         renamed_ratios.push_back(ratio(these.back().ready_ms, with_renames));
+        FakeHost after(topology, std::chrono::minutes(1));
+        quiet_cpus();
+        const double after_udev = probe_floor(after, topology, vfs, FloorRenames::kAfterUdev);
+        after_udev_floors.push_back(after_udev);
+        after_udev_ratios.push_back(ratio(these.back().ready_ms, after_udev));
       }
     }
     runs.push_back(median_run(these));
@@ -579,6 +612,18 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double target) 
                      "the floor and one rename a VF (netlink, by ifindex)"});
       out.push_back({s, label + ": / floor with each VF renamed", median_of(renamed_ratios), "x",
                      target, fixed(target, 2) + ", median (pairs: " + text + ")"});
+      out.push_back({s,
+                     label + ": floor renaming each VF after udev (the bring-up's order)",
+                     median_of(after_udev_floors),
+                     "ms",
+                     {},
+                     "each VF renamed once udev is done with it, to its configured name"});
+      out.push_back({s,
+                     label + ": / floor renaming after udev",
+                     median_of(after_udev_ratios),
+                     "x",
+                     {},
+                     "pairs: " + each(after_udev_ratios)});
     }
     out.push_back(
         {s, label + ": daemon CPU per VF", runs[i].cpu_ms * 1000.0 / total, "us", {}, ""});
