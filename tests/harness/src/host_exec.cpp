@@ -75,7 +75,12 @@ void exec_in_host(const std::string& root, const std::string& netns,
   if (!stamp.empty()) {
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
-    std::ofstream(stamp) << static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec << '\n';
+    std::ofstream out(stamp);
+    out << static_cast<int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec << '\n';
+    out.close();
+    if (!out) {
+      fail("cannot write the time of the exec to " + stamp);
+    }
   }
   execvpe(argv[0], argv.data(), env.data());
   fail("cannot run " + command.front());

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // sriov_numvfs and driver binding on the fake host, driven by a shell as an operator
 // (or the seed's script) would.
+#include <dirent.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <cerrno>
 
 #include "fake_host.hpp"
 #include "kernel_rules.hpp"
@@ -83,6 +85,26 @@ TEST(AFakeHostSriovNumvfs, ZeroRemovesEveryVfAndItsNetdev) {
     EXPECT_THAT(name, Not(HasSubstr("ibp24s0v")));
   }
   EXPECT_TRUE(exists(host.sys("class/net/ibp24s0"))) << "the PF keeps its netdev";
+}
+
+TEST(AFakeHostSriovNumvfs, LeavesNoDirectoryOfARemovedVfToOpen) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto numvfs = host.pci(kPf, "sriov_numvfs");
+  ASSERT_EQ(sh(echo_to("1", numvfs)).exit_code, 0);
+  // Its directory opened (the kernel keeps its name) while the VF is there, not after.
+  const auto vf_dir = host.sys("devices/pci0000:18/0000:18:00.1");
+  DIR* dir = opendir(vf_dir.c_str());
+  ASSERT_NE(dir, nullptr);
+  closedir(dir);
+  ASSERT_EQ(sh(echo_to("0", numvfs)).exit_code, 0);
+  errno = 0;
+  dir = opendir(vf_dir.c_str());
+  EXPECT_EQ(dir, nullptr);
+  EXPECT_EQ(errno, ENOENT);
+  if (dir != nullptr) {
+    closedir(dir);
+  }
 }
 
 TEST(AFakeHostSriovNumvfs, BlocksReadsOfItselfButNoOtherFileWhileVfsProbe) {
