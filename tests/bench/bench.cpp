@@ -662,7 +662,7 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double target) 
                  rename_cpu_us(),
                  "us",
                  {},
-                 "each VF is renamed once"});
+                 "vfready renames each VF once, after udev has"});
   out.push_back({s,
                  "CPU growth, largest / smallest",
                  runs.back().cpu_ms / runs.front().cpu_ms,
