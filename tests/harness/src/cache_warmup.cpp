@@ -9,27 +9,23 @@ namespace vfready::fakehost {
 
 namespace {
 
-void warm(const Tree& tree, const std::string& mountpoint, const std::string& dir,
-          std::size_t* looked_up) {
+void warm(const Tree& tree, const std::string& mountpoint, const std::string& dir) {
   for (const auto& name : tree.list(dir)) {
     const auto path = dir.empty() ? name : dir + "/" + name;
     // One LOOKUP (the kernel keeps the entry for the mount's entry timeout), and a
     // READLINK of a link (kept in its page cache); anything else is EINVAL at once.
     std::array<char, 512> target{};
     static_cast<void>(::readlink((mountpoint + "/" + path).c_str(), target.data(), target.size()));
-    ++*looked_up;
     if (const auto e = tree.stat(path); e && e->kind == Tree::Kind::kDir) {
-      warm(tree, mountpoint, path, looked_up);
+      warm(tree, mountpoint, path);
     }
   }
 }
 
 }  // namespace
 
-std::size_t warm_kernel_caches(const Tree& tree, const std::string& mountpoint) {
-  std::size_t looked_up = 0;
-  warm(tree, mountpoint, "", &looked_up);
-  return looked_up;
+void warm_kernel_caches(const Tree& tree, const std::string& mountpoint) {
+  warm(tree, mountpoint, "");
 }
 
 }  // namespace vfready::fakehost

@@ -118,7 +118,7 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   // Nothing is cached before the mount serves: links that change from now on.
   tree.on_links_changed(
       [&mount](const std::vector<std::string>& paths) { mount.forget_links(paths); });
-  // As at a node's boot, where udev's coldplug has walked sysfs before any service starts.
+  // A name kernfs finds inside the kernel costs no FUSE round trip here either.
   warm_kernel_caches(tree, (root / "sys").string());
 
   std::cout << "ready root=" << root_arg << " netns=" << netns << std::endl;

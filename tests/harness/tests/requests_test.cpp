@@ -2,12 +2,13 @@
 // The fake host counts the FUSE requests it serves, so a benchmark can say what a
 // bring-up costs in round trips, and a change to the fake host can show what it saved.
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <array>
 #include <chrono>
-#include <ctime>
+#include <cstdint>
 #include <fstream>
 
 #include "daemon_run.hpp"
@@ -16,6 +17,16 @@
 #include "root_only.hpp"
 
 using namespace vfready::testing;
+
+namespace {
+
+// The command prefix of on_host() with `--stamp FILE` after its `exec`.
+std::string with_stamp(const std::string& on_host, const std::string& stamp) {
+  const auto at = on_host.find(" exec ") + 6;
+  return on_host.substr(0, at) + "--stamp " + stamp + " " + on_host.substr(at);
+}
+
+}  // namespace
 
 TEST(AFakeHostRequestCount, CountsEachOpenAndReadOfAnAttributeOnce) {
   VFREADY_REQUIRE_ROOT();
@@ -45,8 +56,8 @@ TEST(AFakeHostRequestCount, HasEveryNameOfItsBootTreeLookedUpBeforeItSaysReady) 
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
   const auto before = host.fuse_requests();
   ASSERT_FALSE(before.empty()) << "no answer to SIGUSR2";
-  // As after udev's coldplug at boot: a first walk through a PF's link, its RDMA device
-  // and a port asks the fake host for no name.
+  // As kernfs finds names inside the kernel: a first walk through a PF's link, its RDMA
+  // device and a port asks the fake host for no name.
   EXPECT_EQ(read_file(host.pci("0000:18:00.0", "infiniband/mlx5_0/ports/1/link_layer")),
             "InfiniBand\n");
   const auto after = host.fuse_requests();
@@ -58,19 +69,29 @@ TEST(AFakeHostExec, StampsTheTimeOfItsExecWhenAsked) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
   const auto stamp = host.root() + "/exec.stamp";
+  // The wrapper's CLOCK_MONOTONIC is steady_clock's (libstdc++ on Linux).
   const auto ns_now = [] {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return static_cast<int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
   };
   const auto before = ns_now();
-  const auto cmd = on_host(host);
-  const auto r = sh(cmd.substr(0, cmd.find(" exec ") + 6) + "--stamp " + stamp + " " +
-                    cmd.substr(cmd.find(" exec ") + 6) + "true");
+  const auto r = sh(with_stamp(on_host(host), stamp) + "true");
   const auto after = ns_now();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int64_t at = 0;
   ASSERT_TRUE(std::ifstream(stamp) >> at) << "no stamp in " << stamp;
   EXPECT_GT(at, before);
   EXPECT_LT(at, after);
+}
+
+TEST(AFakeHostExec, RunsNothingWhenItCannotWriteTheStamp) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto stamp = host.root() + "/no-such-dir/exec.stamp";
+  const auto ran = host.root() + "/ran";
+  const auto r = sh(with_stamp(on_host(host), stamp) + "touch " + ran);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, testing::HasSubstr("cannot write the time of the exec to " + stamp));
+  EXPECT_FALSE(std::ifstream(ran).good()) << "the command ran";
 }
