@@ -113,7 +113,7 @@ Run run_vfready(const FakeHost& host, const std::string& config, const std::stri
     command.insert(command.find(VFREADYD_PATH), under + " ");
   }
   const auto stamp = host.root() + "/vfreadyd.exec";
-  command.insert(command.find(" exec ") + 6, "--stamp " + stamp + " ");
+  command.replace(command.find(on_host(host)), on_host(host).size(), on_host(host, stamp));
   Launched daemon("NOTIFY_SOCKET=" + notify.path() + " exec " + command + " >/dev/null 2>" +
                   host.root() + "/vfreadyd.log");
   Run r;

@@ -18,16 +18,6 @@
 
 using namespace vfready::testing;
 
-namespace {
-
-// The command prefix of on_host() with `--stamp FILE` after its `exec`.
-std::string with_stamp(const std::string& on_host, const std::string& stamp) {
-  const auto at = on_host.find(" exec ") + 6;
-  return on_host.substr(0, at) + "--stamp " + stamp + " " + on_host.substr(at);
-}
-
-}  // namespace
-
 TEST(AFakeHostRequestCount, CountsEachOpenAndReadOfAnAttributeOnce) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
@@ -76,7 +66,7 @@ TEST(AFakeHostExec, StampsTheTimeOfItsExecWhenAsked) {
         .count();
   };
   const auto before = ns_now();
-  const auto r = sh(with_stamp(on_host(host), stamp) + "true");
+  const auto r = sh(on_host(host, stamp) + "true");
   const auto after = ns_now();
   ASSERT_EQ(r.exit_code, 0) << r.err;
   int64_t at = 0;
@@ -90,7 +80,7 @@ TEST(AFakeHostExec, RunsNothingWhenItCannotWriteTheStamp) {
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
   const auto stamp = host.root() + "/no-such-dir/exec.stamp";
   const auto ran = host.root() + "/ran";
-  const auto r = sh(with_stamp(on_host(host), stamp) + "touch " + ran);
+  const auto r = sh(on_host(host, stamp) + "touch " + ran);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_THAT(r.err, testing::HasSubstr("cannot write the time of the exec to " + stamp));
   EXPECT_FALSE(std::ifstream(ran).good()) << "the command ran";
