@@ -37,7 +37,8 @@ int print_plan(const model::Config& config, const model::CompatTable& table, con
   // A PF whose driver holds its lock is read as stuck within the bound, not waited for.
   host::RootedSysfs sysfs(roots.sysfs, std::make_shared<host::DeviceCalls>(),
                           std::chrono::milliseconds(config.timeouts.device_call_ms));
-  const auto host = host::read_host(sysfs, {roots.proc, roots.kernel_log});
+  const auto whole = model::selectable(config);
+  const auto host = host::read_host(sysfs, {roots.proc, roots.kernel_log}, &whole);
   auto plan = model::make_plan(config, host);
   if (!plan) {
     if (json) {

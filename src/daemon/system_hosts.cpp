@@ -99,7 +99,8 @@ class SystemHosts final : public PassHosts {
                             const std::function<void(std::string)>& waiting) override {
     host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
     wait_for_modules(sysfs, in.config, in.roots.kernel_log, waiting);
-    return host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log});
+    const auto whole = model::selectable(in.config);
+    return host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}, &whole);
   }
   std::unique_ptr<PfOs> pf_os(const BringupInputs& in, host::UdevWait& udev) override {
     return std::make_unique<SystemPfOs>(in, udev);

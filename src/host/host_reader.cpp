@@ -138,18 +138,17 @@ void read_vf_rdma_guids(Sysfs& sysfs, const std::string& pf_dir, model::VfInfo& 
   }
 }
 
-// Without its GUIDs.
-// The ports' link layer, state and physical state, through a device call: the kernel
-// serves a port's state by asking the driver (state_show() -> ib_query_port(), for mlx5
-// a firmware command), which a firmware that does not answer holds. Ports past what one
-// call holds are read from the link layer only.
+// The ports' link layer, and `with_state` their state and physical state, through a
+// device call: the kernel serves a port's state by asking the driver (state_show() ->
+// ib_query_port(), for mlx5 a firmware command), which a firmware that does not answer
+// holds. Ports past what one call holds are read from the link layer only.
 void read_ports(Sysfs& sysfs, const model::PciAddress& pci, const std::string& ib_dir,
-                const std::vector<std::string>& ports, model::PfInfo& pf) {
+                const std::vector<std::string>& ports, model::PfInfo& pf, bool with_state) {
   std::vector<DeviceOp> ops;
   for (const auto& p : ports) {
     const auto port_dir = ib_dir + "ports/" + p + "/";
     pf.ports.push_back({text(sysfs, port_dir + "link_layer").value_or("Unknown"), "", ""});
-    if (ops.size() + 2 <= DeviceCalls::kMaxOps) {
+    if (with_state && ops.size() + 2 <= DeviceCalls::kMaxOps) {
       ops.push_back({DeviceOp::Kind::kRead, port_dir + "state", {}});
       ops.push_back({DeviceOp::Kind::kRead, port_dir + "phys_state", {}});
     }
@@ -186,9 +185,38 @@ model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t in
   return vf;
 }
 
-// A function whose vendor was read: nullopt when it is a VF.
+// sriov_numvfs, through a device call: the one attribute here that takes the device lock
+// (it waits for a write of it). 0 when it cannot be read; `pf` stuck when it is held.
+uint16_t read_numvfs(Sysfs& sysfs, const std::string& dir, model::PfInfo& pf) {
+  const auto numvfs =
+      sysfs.on_device(pf.pci.str(), {{DeviceOp::Kind::kRead, dir + "sriov_numvfs", {}}}, {});
+  if (numvfs.back().err == kStuck) {
+    const auto stuck = sysfs.stuck(pf.pci.str());
+    pf.stuck = stuck ? stuck->call : "a read of sriov_numvfs";
+    return 0;
+  }
+  uint16_t n = 0;
+  const auto& t = numvfs.back().text;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+  return numvfs.back().err == 0 && ec == std::errc{} && ptr == t.data() + t.size() ? n : 0;
+}
+
+// The VFs a PF has, without its device lock: its virtfn<n> links (pci_iov_add_virtfn()
+// makes one for each VF it adds, pci_iov_remove_virtfn() removes it).
+uint16_t count_virtfns(Sysfs& sysfs, const std::string& dir) {
+  constexpr std::string_view kVirtfn = "virtfn";
+  const auto names = sysfs.list(dir);
+  return static_cast<uint16_t>(std::count_if(
+      names.begin(), names.end(), [&](const auto& name) { return name.starts_with(kVirtfn); }));
+}
+
+// A function whose vendor was read: nullopt when it is a VF. Not `managed` (no config
+// entry can select it): every attribute a plan reads, but no device call, which its
+// driver or firmware could hold for the call's bound (up to minutes) while no PF of
+// vfready's is read: its VFs are its virtfn links, its ports' state is not read, nor
+// its VFs' GUIDs.
 std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress& pci,
-                                           uint16_t vendor, bool with_vfs) {
+                                           uint16_t vendor, bool with_vfs, bool managed = true) {
   const auto dir = "bus/pci/devices/" + pci.str() + "/";
   if (sysfs.exists(dir + "physfn")) {
     return std::nullopt;
@@ -204,18 +232,7 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
     pf.sriov = true;
     pf.totalvfs = *total;
     pf.vf_device = number<uint16_t>(sysfs, dir + "sriov_vf_device", 16).value_or(0);
-    // The one attribute here that takes the device lock: it waits for a write of it.
-    const auto numvfs =
-        sysfs.on_device(pci.str(), {{DeviceOp::Kind::kRead, dir + "sriov_numvfs", {}}}, {});
-    if (numvfs.back().err == kStuck) {
-      const auto stuck = sysfs.stuck(pci.str());
-      pf.stuck = stuck ? stuck->call : "a read of sriov_numvfs";
-    } else if (numvfs.back().err == 0) {
-      uint16_t n = 0;
-      const auto& t = numvfs.back().text;
-      auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-      pf.numvfs = ec == std::errc{} && ptr == t.data() + t.size() ? n : 0;
-    }
+    pf.numvfs = managed ? read_numvfs(sysfs, dir, pf) : count_virtfns(sysfs, dir);
     pf.first_vf_offset = number<uint16_t>(sysfs, dir + "sriov_offset").value_or(1);
     pf.vf_stride = number<uint16_t>(sysfs, dir + "sriov_stride").value_or(1);
     pf.autoprobe = text(sysfs, dir + "sriov_drivers_autoprobe").value_or("1") != "0";
@@ -235,21 +252,34 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
     std::sort(ports.begin(), ports.end(), [](const std::string& a, const std::string& b) {
       return a.size() != b.size() ? a.size() < b.size() : a < b;
     });
-    read_ports(sysfs, pci, ib_dir, ports, pf);
+    read_ports(sysfs, pci, ib_dir, ports, pf, managed);
   }
   pf.ofed_sriov = sysfs.exists(dir + "sriov/0/port");
   for (uint16_t i = 0; with_vfs && i < pf.numvfs; ++i) {
     pf.vfs.push_back(read_vf_links(sysfs, dir, i));
   }
-  if (pf.ofed_sriov && !pf.vfs.empty()) {
+  if (managed && pf.ofed_sriov && !pf.vfs.empty()) {
     read_vf_guids(sysfs, pci, dir, pf.vfs);
   }
   for (auto& vf : pf.vfs) {
-    if (!pf.ofed_sriov) {
+    if (managed && !pf.ofed_sriov) {
       read_vf_rdma_guids(sysfs, dir, vf);
     }
   }
   return pf;
+}
+
+// A function of vendor 0x15b3, with its VFs: with device calls when `whole` is null or
+// says a config entry can select it (read_function()'s `managed`).
+std::optional<model::PfInfo> read_mellanox(Sysfs& sysfs, const model::PciAddress& pci,
+                                           const model::Selectable* whole) {
+  constexpr uint16_t kMellanox = 0x15b3;
+  bool managed = whole == nullptr || whole->by_address(pci);
+  if (!managed) {
+    const auto device = number<uint16_t>(sysfs, "bus/pci/devices/" + pci.str() + "/device", 16);
+    managed = device && whole->by_device(*device);
+  }
+  return read_function(sysfs, pci, kMellanox, /*with_vfs=*/true, managed);
 }
 
 }  // namespace
@@ -287,7 +317,7 @@ std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::st
   return missing;
 }
 
-model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
+model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Selectable* whole) {
   model::HostInfo host;
   std::ifstream(paths.proc_root + "/sys/kernel/osrelease") >> host.kernel_release;
   for (const auto& m : sysfs.list("module")) {
@@ -309,7 +339,7 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths) {
         auto pci = model::PciAddress::parse(names[i]);
         // The vendor read once: a function of another vendor is not read further.
         if (pci && text(sysfs, "bus/pci/devices/" + names[i] + "/vendor") == "0x15b3") {
-          read[i] = read_function(sysfs, pci.value(), 0x15b3, true);
+          read[i] = read_mellanox(sysfs, pci.value(), whole);
         }
       }
     } catch (...) {

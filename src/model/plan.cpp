@@ -230,6 +230,17 @@ std::optional<std::string> vf_of(const HostInfo& host, const PciAddress& pci) {
   return std::nullopt;
 }
 
+Selectable selectable(const Config& config) {
+  Selectable out;
+  for (const auto& entry : config.pfs) {
+    out.pci.insert(entry.select.pci.begin(), entry.select.pci.end());
+    if (entry.select.device) {
+      out.devices.insert(*entry.select.device);
+    }
+  }
+  return out;
+}
+
 Result<Plan> make_plan(const Config& config, const HostInfo& host) {
   Plan plan;
   Claims claims;

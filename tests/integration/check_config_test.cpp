@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "daemon_run.hpp"
@@ -85,6 +87,26 @@ TEST(VfreadydCheckConfig, AnswersInJsonWhenThePlanIsRefused) {
   EXPECT_EQ(plan["config_files"], nlohmann::json({config}));
   EXPECT_THAT(plan["error"].get<std::string>(), HasSubstr("is selected here and by"));
   EXPECT_THAT(r.err, HasSubstr("is selected here and by"));
+}
+
+// Of a function no entry can select, only the names it and its VFs hold are read (its
+// VFs by their virtfn links): a VF another tool made on a storage NIC keeps its name.
+TEST(VfreadydCheckConfig, RefusesANameHeldByAVfOfAPfItDoesNotManage) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh("echo 2 > " + host.pci("0000:29:00.0", "sriov_numvfs")).exit_code, 0);
+  // udev names it (by its path) as it handles its add.
+  ASSERT_TRUE(wait_until(
+      [&] { return std::filesystem::exists(host.pci("0000:29:00.3", "net/enp41s0v1")); }, 10s));
+  const auto config = write_config(
+      host,
+      R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 2, "vf_name": "enp41s0v{vf}"}]})");
+  const auto writes = host.writes().size();
+  const auto r = sh(vfreadyd_command(host, config, "--check-config"));
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("is also the name of the netdev of VF 0000:29:00.2 of "
+                               "0000:29:00.0, which vfready does not manage"));
+  EXPECT_EQ(host.writes().size(), writes);
 }
 
 TEST(VfreadydGenerateConfig, WritesAConfigurationTheGateTakesOnTheReferenceHost) {

@@ -328,6 +328,23 @@ TEST(VfreadydFault, AHungPortStateReadLeavesItsPfStuckUntilTheFirmwareAnswers) {
   EXPECT_THAT(again.out, testing::ContainsRegex("0000:40:00.0 +[-a-z0-9]+ +ready"));
 }
 
+// A PF no entry can select is read only for the names it holds, with no device call: a
+// firmware command of its that never answers holds up no bring-up. (Read whole, its
+// port's state would wait out the call's bound, here far beyond the run's.)
+TEST(VfreadydFault, APfItDoesNotManageWhosePortStateHangsHoldsNothingUp) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function("0000:29:00.0")["faults"] = {{"port_state_hangs", true}};
+  FakeHost host(t);
+  auto text = read_file(repo_config());
+  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"device_call_ms": 600000}})");
+  const auto r = sh(vfreadyd_command(host, write_config(host, text), "--once"), 60s);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
+  EXPECT_THAT(r.err, Not(HasSubstr("stuck")));
+}
+
 TEST(VfreadydFault, AMissingPfFailsOnlyItself) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);

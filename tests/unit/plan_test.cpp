@@ -197,6 +197,18 @@ TEST(APlan, KeepsADeviceSelectorToTheEntrysLinkLayerAndSaysWhatItLeftOut) {
                         "($.pfs[0]): its link layer is Ethernet, not InfiniBand"));
 }
 
+TEST(ASelectable, HoldsTheAddressesAndDevicesEntriesSelectBy) {
+  const auto whole = selectable(config(R"({"pfs": [
+      {"select": {"pci": ["0000:18:00.0", "0000:40:00.0"]}, "vfs": 2},
+      {"select": {"device": "0x1021", "link_layer": "Ethernet"}, "vfs": 1}]})"));
+  EXPECT_TRUE(whole.by_address(PciAddress::parse("0000:40:00.0").value()));
+  EXPECT_FALSE(whole.by_address(PciAddress::parse("0000:29:00.0").value()));
+  EXPECT_TRUE(whole.by_device(0x1021));
+  EXPECT_FALSE(whole.by_device(0x101e));
+  EXPECT_FALSE(selectable(config(R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 2}]})"))
+                   .by_device(0x1021));
+}
+
 TEST(APlan, RefusesANameHeldByANetdevItDoesNotManage) {
   auto host = dgx_host();
   host.functions[8].netdev = "ens5f0";  // 0000:29:00.0, a storage NIC

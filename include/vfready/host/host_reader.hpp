@@ -7,6 +7,7 @@
 
 #include "vfready/host/sysfs.hpp"
 #include "vfready/model/inventory.hpp"
+#include "vfready/model/plan.hpp"
 
 // Reads what the host looks like from sysfs, /proc and the kernel log. Reads that take a
 // device lock (sriov_numvfs, OFED's GUID files) are device calls (Sysfs::on_device); a
@@ -18,7 +19,12 @@ struct HostPaths {
   std::string kernel_log = "/dev/kmsg";
 };
 
-model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths);
+// Every function of vendor 0x15b3 (Mellanox) with its VFs. Of one that `whole` says no
+// config entry can select, no device call: its VFs counted by their virtfn links, its
+// ports' state and its VFs' GUIDs not read (a driver or firmware that holds such a call
+// holds no bring-up up). `whole` null: every function with them.
+model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths,
+                          const model::Selectable* whole = nullptr);
 // Which of `modules` are not loaded (no /sys/module/<name>).
 std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::string>& modules);
 // One PF (nullopt when there is no such function, or it is a VF), with its VFs unless

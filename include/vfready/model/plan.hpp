@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,17 @@ struct Plan {
   // device ID with another link layer).
   std::vector<Problem> warnings;
 };
+
+// The functions a config may select: those it names by address, and any of the device
+// IDs it selects by. The host's read makes device calls (a VF count, a port's state, VF
+// GUIDs) for these only: a plan needs none of those of a function it does not select.
+struct Selectable {
+  std::set<PciAddress> pci;
+  std::set<uint16_t> devices;
+  [[nodiscard]] bool by_address(const PciAddress& function) const { return pci.contains(function); }
+  [[nodiscard]] bool by_device(uint16_t device) const { return devices.contains(device); }
+};
+Selectable selectable(const Config& config);
 
 // Selects the PFs, renders every name and assigns every GUID. Errors (a PF selected by
 // two entries, a selector that finds nothing unless the entry is optional, a rendered
