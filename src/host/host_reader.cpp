@@ -202,7 +202,8 @@ uint16_t read_numvfs(Sysfs& sysfs, const std::string& dir, model::PfInfo& pf) {
 }
 
 // The VFs a PF has, without its device lock: its virtfn<n> links (pci_iov_add_virtfn()
-// makes one for each VF it adds, pci_iov_remove_virtfn() removes it).
+// makes one for each VF it adds, through pci_iov_sysfs_link(); pci_iov_remove_virtfn()
+// removes it), in drivers/pci/iov.c.
 uint16_t count_virtfns(Sysfs& sysfs, const std::string& dir) {
   constexpr std::string_view kVirtfn = "virtfn";
   const auto names = sysfs.list(dir);
