@@ -155,10 +155,13 @@ int Kernel::write_numvfs(Pf& pf, std::string_view value) {
   std::lock_guard device(pf.sriov_mu);
   std::size_t current = 0;
   bool bound = false;
+  std::size_t index = 0;
   {
+    // functions_ too: other PFs' writes add and remove their VFs meanwhile.
     std::lock_guard lock(mu_);
     current = pf.vfs.size();
     bound = pf.bound;
+    index = functions_.at(spec.pci).pf;
   }
   if (count == current) {
     return 0;
@@ -178,7 +181,6 @@ int Kernel::write_numvfs(Pf& pf, std::string_view value) {
   if (spec.faults.numvfs_write_hangs && !hang_until_released()) {
     return EIO;
   }
-  const std::size_t index = functions_.at(spec.pci).pf;
   if (count == 0) {
     disable_vfs(index);
     return 0;

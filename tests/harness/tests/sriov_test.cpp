@@ -2,11 +2,17 @@
 // sriov_numvfs and driver binding on the fake host, driven by a shell as an operator
 // (or the seed's script) would.
 #include <dirent.h>
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cerrno>
+#include <thread>
+#include <vector>
 
 #include "fake_host.hpp"
 #include "kernel_rules.hpp"
@@ -24,6 +30,17 @@ constexpr const char* kPf = "0000:18:00.0";
 
 std::string echo_to(const std::string& value, const std::string& path) {
   return "echo " + value + " > '" + path + "'";
+}
+
+// One write(2) of `value` to `path`, as a sysfs attribute takes it: whether it took all.
+bool write_attribute(const std::string& path, const std::string& value) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return false;
+  }
+  const bool ok = write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
+  close(fd);
+  return ok;
 }
 
 }  // namespace
@@ -104,6 +121,41 @@ TEST(AFakeHostSriovNumvfs, LeavesNoDirectoryOfARemovedVfToOpen) {
   EXPECT_EQ(errno, ENOENT);
   if (dir != nullptr) {
     closedir(dir);
+  }
+}
+
+// Every PF's sriov_numvfs written at once, again and again, as the passes of vfready
+// write them: one PF's VFs come and go while another's write starts. (The fake host
+// once looked its PF up in the table of functions unlocked while another PF's write
+// added VFs to it; now and then that lookup failed and the fake host aborted.)
+TEST(AFakeHostSriovNumvfs, TakesWritesOfEveryPfAtOnce) {
+  VFREADY_REQUIRE_ROOT();
+  auto topology = TopologyBuilder::reference().probe_ms(1);
+  const std::vector<std::string> pfs = {"0000:18:00.0", "0000:40:00.0", "0000:4f:00.0",
+                                        "0000:5e:00.0", "0000:9a:00.0", "0000:c0:00.0",
+                                        "0000:ce:00.0", "0000:dc:00.0"};
+  for (const auto& pf : pfs) {
+    topology.function(pf)["sriov"]["totalvfs"] = 127;  // many VFs added beside each write
+  }
+  FakeHost host(topology);
+  std::atomic<int> failed{0};
+  std::vector<std::thread> writers;
+  for (const auto& pf : pfs) {
+    writers.emplace_back([&, pf] {
+      const auto numvfs = host.pci(pf, "sriov_numvfs");
+      bool ok = write_attribute(host.pci(pf, "sriov_drivers_autoprobe"), "0");
+      for (int round = 0; ok && round < 10; ++round) {
+        ok = write_attribute(numvfs, "127") && write_attribute(numvfs, "0");
+      }
+      failed += ok ? 0 : 1;
+    });
+  }
+  for (auto& w : writers) {
+    w.join();
+  }
+  EXPECT_EQ(failed, 0);
+  for (const auto& pf : pfs) {
+    EXPECT_EQ(read_file(host.pci(pf, "sriov_numvfs")), "0\n") << pf;
   }
 }
 
