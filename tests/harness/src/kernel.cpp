@@ -251,10 +251,8 @@ void Kernel::disable_vfs(std::size_t index) {
     count = pf.vfs.size();
   }
   for (std::size_t i = count; i-- > 0;) {
-    take_down_netdev(Owner{index, static_cast<uint16_t>(i)});
+    let_go_of_netdev(pf, index, static_cast<uint16_t>(i));
     std::lock_guard lock(mu_);
-    std::erase_if(departed_,
-                  [&](const auto& d) { return d.second.pf == index && d.second.vf == i; });
     remove_vf_layout(pf, pf.vfs[i]);
     functions_.erase(pf.vfs[i].pci);
   }
@@ -321,15 +319,28 @@ int Kernel::probe_vf(std::size_t index, uint16_t i) {
   return 0;
 }
 
-void Kernel::unbind_vf(std::size_t index, uint16_t i) {
+void Kernel::let_go_of_netdev(Pf& pf, std::size_t index, uint16_t i) {
+  {
+    // First: a netdev of its that comes back from another namespace meanwhile is not
+    // taken back (take_back_locked) by a VF on its way out.
+    std::lock_guard lock(mu_);
+    if (i < pf.vfs.size()) {
+      pf.vfs[i].leaving = true;
+    }
+    std::erase_if(departed_,
+                  [&](const auto& d) { return d.second.pf == index && d.second.vf == i; });
+  }
   take_down_netdev(Owner{index, i});
-  std::lock_guard lock(mu_);
+}
+
+void Kernel::unbind_vf(std::size_t index, uint16_t i) {
   Pf& pf = *pfs_[index];
+  let_go_of_netdev(pf, index, i);
+  std::lock_guard lock(mu_);
   if (i < pf.vfs.size()) {
     Vf& vf = pf.vfs[i];
     vf.bound = false;
-    std::erase_if(departed_,
-                  [&](const auto& d) { return d.second.pf == index && d.second.vf == i; });
+    vf.leaving = false;
     remove_vf_rdma(vf);
     tree_.remove(vf.dir + "/driver");
     tree_.remove("bus/pci/drivers/mlx5_core/" + vf.pci.str());

@@ -57,6 +57,7 @@ class Kernel {
     std::string driver_override{};  // sysfs driver_override: the only driver that may bind it
     std::string held_by{};          // a driver other than mlx5_core bound to it
     bool netdev_gone = false;       // netdev_gone_vfs has taken its netdev once
+    bool leaving = false;  // its driver is letting go (let_go_of_netdev): nothing taken back
   };
 
   struct Pf {
@@ -130,6 +131,8 @@ class Kernel {
   void bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, const std::string& name,
                        bool at_boot);
   void take_down_netdev(const Owner& owner);
+  // VF `i` of pfs_[index] unbound, then its netdev taken down: as its driver's remove.
+  void let_go_of_netdev(Pf& pf, std::size_t index, uint16_t i);
   // What udevd's rules do to the new netdev `ifindex` as it handles its add: the name
   // and altnames of the topology's udev.name_policy (udev_names.hpp).
   void udev_rules(int ifindex);

@@ -143,8 +143,9 @@ bool Kernel::take_back_locked(const LinkEvent& event) {
   const Owner owner = back->second;
   departed_.erase(back);
   auto& pf = *pfs_[owner.pf];
-  if (owner.vf && (*owner.vf >= pf.vfs.size() || !pf.vfs[*owner.vf].bound)) {
-    return false;  // its VF went away meanwhile
+  if (owner.vf &&
+      (*owner.vf >= pf.vfs.size() || !pf.vfs[*owner.vf].bound || pf.vfs[*owner.vf].leaving)) {
+    return false;  // its VF went away meanwhile, or is going
   }
   auto net = net_of(owner);
   if (net.ifindex != 0) {

@@ -113,6 +113,19 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   Kernel kernel(topology.value(), tree, netdevs, udev, logs);
   kernel.boot();
   kernel_ptr = &kernel;
+  // Should the mount fail (it throws): the listener stops calling into the kernel before
+  // the kernel goes, as at the end below. Stopping twice is stopping once.
+  struct StopListening {
+    StopListening(std::atomic<Kernel*>& k, Netdevs& n) : kernel(k), netdevs(n) {}
+    std::atomic<Kernel*>& kernel;
+    Netdevs& netdevs;
+    StopListening(const StopListening&) = delete;
+    StopListening& operator=(const StopListening&) = delete;
+    ~StopListening() {
+      kernel = nullptr;
+      netdevs.stop();
+    }
+  } stop_listening{kernel_ptr, netdevs};
   FuseMount mount(tree, root / "sys");
   mount.start();
   // Nothing is cached before the mount serves: links that change from now on.
