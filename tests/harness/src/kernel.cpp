@@ -250,7 +250,8 @@ void Kernel::disable_vfs(std::size_t index) {
     std::lock_guard lock(mu_);
     count = pf.vfs.size();
   }
-  for (std::size_t i = count; i-- > 0;) {
+  // As sriov_del_vfs(): VF 0 first.
+  for (std::size_t i = 0; i < count; ++i) {
     let_go_of_netdev(pf, index, static_cast<uint16_t>(i));
     std::lock_guard lock(mu_);
     remove_vf_layout(pf, pf.vfs[i]);
