@@ -11,6 +11,8 @@
 #include <span>
 #include <thread>
 
+#include "pf_reads.hpp"
+#include "sysfs_values.hpp"
 #include "vfready/host/errno_name.hpp"
 
 namespace vfready::host {
@@ -23,38 +25,6 @@ namespace {
 // (`vfready_bench --only scale`: 1.26 and 1.52 times the floor at 20 and 5 ms probes,
 // against 1.21 and 1.52).
 constexpr std::size_t kReaders = 3;
-
-template <class T>
-std::optional<T> number(Sysfs& sysfs, const std::string& rel, int base = 10) {
-  auto text = sysfs.read(rel);
-  if (!text) {
-    return std::nullopt;
-  }
-  std::string_view s = text.value();
-  if (base == 16 && s.starts_with("0x")) {
-    s.remove_prefix(2);
-  }
-  T value{};
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value, base);
-  if (ec != std::errc{} || ptr != s.data() + s.size()) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-std::optional<std::string> text(Sysfs& sysfs, const std::string& rel) {
-  auto t = sysfs.read(rel);
-  return t ? std::optional<std::string>(t.value()) : std::nullopt;
-}
-
-std::optional<model::Guid> guid(Sysfs& sysfs, const std::string& rel) {
-  auto t = sysfs.read(rel);
-  if (!t) {
-    return std::nullopt;
-  }
-  auto g = model::Guid::parse(t.value());
-  return g ? std::optional<model::Guid>(g.value()) : std::nullopt;
-}
 
 // The first netdev under a device's net/ and its ifindex.
 void read_netdev(Sysfs& sysfs, const std::string& dir, std::optional<std::string>* name,
@@ -138,43 +108,6 @@ void read_vf_rdma_guids(Sysfs& sysfs, const std::string& pf_dir, model::VfInfo& 
   }
 }
 
-// The ports' link layer, and `with_state` their state and physical state, through a
-// device call: the kernel serves a port's state by asking the driver (state_show() ->
-// ib_query_port(), for mlx5 a firmware command), which a firmware that does not answer
-// holds. Ports past what one call holds are read from the link layer only.
-void read_ports(Sysfs& sysfs, const model::PciAddress& pci, const std::string& ib_dir,
-                const std::vector<std::string>& ports, model::PfInfo& pf, bool with_state) {
-  std::vector<DeviceOp> ops;
-  for (const auto& p : ports) {
-    const auto port_dir = ib_dir + "ports/" + p + "/";
-    pf.ports.push_back({text(sysfs, port_dir + "link_layer").value_or("Unknown"), "", ""});
-    if (with_state && ops.size() + 2 <= DeviceCalls::kMaxOps) {
-      ops.push_back({DeviceOp::Kind::kRead, port_dir + "state", {}});
-      ops.push_back({DeviceOp::Kind::kRead, port_dir + "phys_state", {}});
-    }
-  }
-  if (ops.empty()) {
-    return;
-  }
-  const auto got = sysfs.on_device(pci.str(), ops, {});
-  if (!got.empty() && got.back().err == kStuck && !pf.stuck) {
-    const auto stuck = sysfs.stuck(pci.str());
-    pf.stuck = stuck ? stuck->call : "a read of a port's state";
-  }
-  // Each read answered (a call that could not be made answers once, for all of them):
-  // a read that failed is the driver's answer. Not one that found the file gone (the RDMA
-  // device going away): the pass finds that out itself.
-  const bool answered = got.size() == ops.size();
-  for (std::size_t i = 0; 2 * i + 1 < ops.size(); ++i) {
-    pf.ports[i].state = read_text(got, 2 * i);
-    const int err = answered ? got[2 * i].err : 0;
-    if (err != 0 && err != kStuck && err != ENOENT && err != ENODEV) {
-      pf.ports[i].state_error = errno_name(err);
-    }
-    pf.ports[i].phys_state = read_text(got, 2 * i + 1);
-  }
-}
-
 model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
   model::VfInfo vf;
   vf.index = index;
@@ -185,47 +118,30 @@ model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t in
   return vf;
 }
 
-// sriov_numvfs, through a device call: the one attribute here that takes the device lock
-// (it waits for a write of it). 0 when it cannot be read; `pf` stuck when it is held.
-uint16_t read_numvfs(Sysfs& sysfs, const std::string& dir, model::PfInfo& pf) {
-  const auto numvfs =
-      sysfs.on_device(pf.pci.str(), {{DeviceOp::Kind::kRead, dir + "sriov_numvfs", {}}}, {});
-  if (numvfs.back().err == kStuck) {
-    const auto stuck = sysfs.stuck(pf.pci.str());
-    pf.stuck = stuck ? stuck->call : "a read of sriov_numvfs";
-    return 0;
-  }
-  uint16_t n = 0;
-  const auto& t = numvfs.back().text;
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
-  return numvfs.back().err == 0 && ec == std::errc{} && ptr == t.data() + t.size() ? n : 0;
-}
-
-// The VFs a PF has, without its device lock: its virtfn<n> links (pci_iov_add_virtfn()
-// makes one for each VF it adds, through pci_iov_sysfs_link(); pci_iov_remove_virtfn()
-// removes it), in drivers/pci/iov.c.
-uint16_t count_virtfns(Sysfs& sysfs, const std::string& dir) {
-  constexpr std::string_view kVirtfn = "virtfn";
-  const auto names = sysfs.list(dir);
-  return static_cast<uint16_t>(std::count_if(
-      names.begin(), names.end(), [&](const auto& name) { return name.starts_with(kVirtfn); }));
-}
+// How read_function() reads a function: `device`, when given, is its device ID already
+// read, after the caller found it no VF.
+struct FunctionRead {
+  bool managed = true;
+  std::optional<uint16_t> device;
+};
 
 // A function whose vendor was read: nullopt when it is a VF. Not `managed` (no config
 // entry can select it): every attribute a plan reads, but no device call, which its
 // driver or firmware could hold for the call's bound (up to minutes) while no PF of
-// vfready's is read: its VFs are its virtfn links, its ports' state is not read, nor
-// its VFs' GUIDs.
+// vfready's is read: its VFs are those its virtfn links name, its ports' state is not
+// read, nor its VFs' GUIDs.
 std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress& pci,
-                                           uint16_t vendor, bool with_vfs, bool managed = true) {
+                                           uint16_t vendor, bool with_vfs, FunctionRead how = {}) {
   const auto dir = "bus/pci/devices/" + pci.str() + "/";
-  if (sysfs.exists(dir + "physfn")) {
+  if (!how.device && sysfs.exists(dir + "physfn")) {
     return std::nullopt;
   }
+  const bool managed = how.managed;
+  std::vector<uint16_t> linked;  // the VFs read: 0 to sriov_numvfs, or by their links
   model::PfInfo pf;
   pf.pci = pci;
   pf.vendor = vendor;
-  pf.device = number<uint16_t>(sysfs, dir + "device", 16).value_or(0);
+  pf.device = (how.device ? how.device : number<uint16_t>(sysfs, dir + "device", 16)).value_or(0);
   pf.driver = sysfs.link_target_name(dir + "driver");
   pf.numa_node = number<int>(sysfs, dir + "numa_node").value_or(-1);
   read_netdev(sysfs, dir, &pf.netdev, &pf.ifindex);
@@ -233,7 +149,15 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
     pf.sriov = true;
     pf.totalvfs = *total;
     pf.vf_device = number<uint16_t>(sysfs, dir + "sriov_vf_device", 16).value_or(0);
-    pf.numvfs = managed ? read_numvfs(sysfs, dir, pf) : count_virtfns(sysfs, dir);
+    if (managed) {
+      pf.numvfs = read_numvfs(sysfs, dir, pf);
+      for (uint16_t i = 0; i < pf.numvfs; ++i) {
+        linked.push_back(i);
+      }
+    } else {
+      linked = virtfn_indexes(sysfs, dir);
+      pf.numvfs = static_cast<uint16_t>(linked.size());
+    }
     pf.first_vf_offset = number<uint16_t>(sysfs, dir + "sriov_offset").value_or(1);
     pf.vf_stride = number<uint16_t>(sysfs, dir + "sriov_stride").value_or(1);
     pf.autoprobe = text(sysfs, dir + "sriov_drivers_autoprobe").value_or("1") != "0";
@@ -256,8 +180,8 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
     read_ports(sysfs, pci, ib_dir, ports, pf, managed);
   }
   pf.ofed_sriov = sysfs.exists(dir + "sriov/0/port");
-  for (uint16_t i = 0; with_vfs && i < pf.numvfs; ++i) {
-    pf.vfs.push_back(read_vf_links(sysfs, dir, i));
+  for (std::size_t k = 0; with_vfs && k < linked.size(); ++k) {
+    pf.vfs.push_back(read_vf_links(sysfs, dir, linked[k]));
   }
   if (managed && pf.ofed_sriov && !pf.vfs.empty()) {
     read_vf_guids(sysfs, pci, dir, pf.vfs);
@@ -271,16 +195,21 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
 }
 
 // A function of vendor 0x15b3, with its VFs: with device calls when `whole` is null or
-// says a config entry can select it (read_function()'s `managed`).
+// says a config entry can select it (read_function()'s `managed`). A VF is not read
+// further than whether it is one; a PF's device ID is read once.
 std::optional<model::PfInfo> read_mellanox(Sysfs& sysfs, const model::PciAddress& pci,
                                            const model::Selectable* whole) {
   constexpr uint16_t kMellanox = 0x15b3;
-  bool managed = whole == nullptr || whole->by_address(pci);
-  if (!managed) {
-    const auto device = number<uint16_t>(sysfs, "bus/pci/devices/" + pci.str() + "/device", 16);
-    managed = device && whole->by_device(*device);
+  if (whole == nullptr || whole->by_address(pci)) {
+    return read_function(sysfs, pci, kMellanox, /*with_vfs=*/true);
   }
-  return read_function(sysfs, pci, kMellanox, /*with_vfs=*/true, managed);
+  const auto dir = "bus/pci/devices/" + pci.str() + "/";
+  if (sysfs.exists(dir + "physfn")) {
+    return std::nullopt;
+  }
+  const auto device = number<uint16_t>(sysfs, dir + "device", 16);
+  return read_function(sysfs, pci, kMellanox, /*with_vfs=*/true,
+                       {.managed = device && whole->by_device(*device), .device = device});
 }
 
 }  // namespace

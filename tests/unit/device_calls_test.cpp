@@ -17,6 +17,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "temp_dir.hpp"
 
 namespace {
 
@@ -29,13 +30,6 @@ namespace fs = std::filesystem;
 
 class DeviceCallsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/vfready-device-calls-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   [[nodiscard]] std::string path(const std::string& name) const { return dir_ + "/" + name; }
   void put(const std::string& name, const std::string& text) const {
     std::ofstream(path(name)) << text;
@@ -64,7 +58,8 @@ class DeviceCallsTest : public ::testing::Test {
     return {};
   }
 
-  std::string dir_;
+  vfready::testing::TempDir temp_{"vfready-device-calls"};
+  const std::string& dir_ = temp_.path();
 };
 
 TEST_F(DeviceCallsTest, ReadsAndWritesInAHelperWithTheKernelsErrno) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "gtest/gtest.h"
+#include "temp_dir.hpp"
 #include "vfready/host/device_calls.hpp"
 
 namespace {
@@ -25,13 +26,7 @@ namespace fs = std::filesystem;
 
 class ASpawner : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/vfready-spawner-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    std::ofstream(dir_ + "/x") << "1\n";
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { std::ofstream(dir_ + "/x") << "1\n"; }
 
   // One call: a read of `name` (then the result's errno and text).
   [[nodiscard]] vfready::host::DeviceOpResult read(DeviceCalls& calls, const std::string& name,
@@ -48,7 +43,8 @@ class ASpawner : public ::testing::Test {
     static_cast<void>(::recv(socket, &byte, 1, 0));
   }
 
-  std::string dir_;
+  vfready::testing::TempDir temp_{"vfready-spawner"};
+  const std::string& dir_ = temp_.path();
 };
 
 TEST_F(ASpawner, MakesHelpersThatServeCalls) {
