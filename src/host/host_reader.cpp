@@ -11,8 +11,8 @@
 #include <span>
 #include <thread>
 
+#include "attribute_reads.hpp"
 #include "pf_reads.hpp"
-#include "sysfs_values.hpp"
 #include "vfready/host/errno_name.hpp"
 
 namespace vfready::host {

@@ -6,7 +6,7 @@
 #include <charconv>
 #include <string_view>
 
-#include "sysfs_values.hpp"
+#include "attribute_reads.hpp"
 #include "vfready/host/errno_name.hpp"
 #include "vfready/host/host_reader.hpp"
 
