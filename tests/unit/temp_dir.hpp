@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <stdexcept>
 #include <string>

@@ -82,6 +82,7 @@ void Kernel::boot() {
     std::lock_guard lock(mu_);
     for (const auto& spec : topology_.functions) {
       auto pf = std::make_unique<Pf>();
+      pf->index = pfs_.size();
       pf->spec = &spec;
       pf->bound = spec.driver.has_value();
       functions_[spec.pci] = Owner{pfs_.size(), std::nullopt};
@@ -155,13 +156,10 @@ int Kernel::write_numvfs(Pf& pf, std::string_view value) {
   std::lock_guard device(pf.sriov_mu);
   std::size_t current = 0;
   bool bound = false;
-  std::size_t index = 0;
   {
-    // functions_ too: other PFs' writes add and remove their VFs meanwhile.
     std::lock_guard lock(mu_);
     current = pf.vfs.size();
     bound = pf.bound;
-    index = functions_.at(spec.pci).pf;
   }
   if (count == current) {
     return 0;
@@ -182,7 +180,7 @@ int Kernel::write_numvfs(Pf& pf, std::string_view value) {
     return EIO;
   }
   if (count == 0) {
-    disable_vfs(index);
+    disable_vfs(pf.index);
     return 0;
   }
   if (current != 0) {
@@ -191,7 +189,7 @@ int Kernel::write_numvfs(Pf& pf, std::string_view value) {
                       " VFs");
     return EBUSY;
   }
-  enable_vfs(index, count);
+  enable_vfs(pf.index, count);
   return pause_ms(0) ? 0 : EIO;
 }
 
@@ -252,7 +250,7 @@ void Kernel::disable_vfs(std::size_t index) {
   }
   // As sriov_del_vfs(): VF 0 first.
   for (std::size_t i = 0; i < count; ++i) {
-    let_go_of_netdev(pf, index, static_cast<uint16_t>(i));
+    let_go_of_netdev(pf, static_cast<uint16_t>(i));
     std::lock_guard lock(mu_);
     remove_vf_layout(pf, pf.vfs[i]);
     functions_.erase(pf.vfs[i].pci);
@@ -320,7 +318,7 @@ int Kernel::probe_vf(std::size_t index, uint16_t i) {
   return 0;
 }
 
-void Kernel::let_go_of_netdev(Pf& pf, std::size_t index, uint16_t i) {
+void Kernel::let_go_of_netdev(Pf& pf, uint16_t i) {
   {
     // First: a netdev of its that comes back from another namespace meanwhile is not
     // taken back (take_back_locked) by a VF on its way out.
@@ -329,14 +327,14 @@ void Kernel::let_go_of_netdev(Pf& pf, std::size_t index, uint16_t i) {
       pf.vfs[i].leaving = true;
     }
     std::erase_if(departed_,
-                  [&](const auto& d) { return d.second.pf == index && d.second.vf == i; });
+                  [&](const auto& d) { return d.second.pf == pf.index && d.second.vf == i; });
   }
-  take_down_netdev(Owner{index, i});
+  take_down_netdev(Owner{pf.index, i});
 }
 
 void Kernel::unbind_vf(std::size_t index, uint16_t i) {
   Pf& pf = *pfs_[index];
-  let_go_of_netdev(pf, index, i);
+  let_go_of_netdev(pf, i);
   std::lock_guard lock(mu_);
   if (i < pf.vfs.size()) {
     Vf& vf = pf.vfs[i];

@@ -61,6 +61,7 @@ class Kernel {
   };
 
   struct Pf {
+    std::size_t index = 0;  // its place in pfs_, set at boot
     const FunctionSpec* spec = nullptr;
     std::string dir;  // relative to sys/
     bool bound = false;
@@ -131,8 +132,9 @@ class Kernel {
   void bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, const std::string& name,
                        bool at_boot);
   void take_down_netdev(const Owner& owner);
-  // VF `i` of pfs_[index] unbound, then its netdev taken down: as its driver's remove.
-  void let_go_of_netdev(Pf& pf, std::size_t index, uint16_t i);
+  // VF `i` of `pf` marked leaving (no netdev of its is taken back from another namespace
+  // from now on), then its netdev taken down: the start of its driver's remove.
+  void let_go_of_netdev(Pf& pf, uint16_t i);
   // What udevd's rules do to the new netdev `ifindex` as it handles its add: the name
   // and altnames of the topology's udev.name_policy (udev_names.hpp).
   void udev_rules(int ifindex);

@@ -229,7 +229,7 @@ void Kernel::lay_out_vf(Pf& pf, const Vf& vf) {
                            {}});
   tree_.add_link(dir + "/physfn", "../" + f.pci.str());
   {
-    const std::size_t pf_index = functions_.at(f.pci).pf;
+    const std::size_t pf_index = pf.index;
     const uint16_t i = vf.index;
     add_writable(
         dir + "/driver_override",
@@ -256,7 +256,7 @@ void Kernel::lay_out_vf(Pf& pf, const Vf& vf) {
   tree_.add_link(pf.dir + "/virtfn" + std::to_string(vf.index), "../" + vf.pci.str());
   tree_.add_link("bus/pci/devices/" + vf.pci.str(), "../../../" + dir);
   if (f.infiniband && f.infiniband->ofed_sriov_sysfs) {
-    const std::size_t pf_index = functions_.at(f.pci).pf;
+    const std::size_t pf_index = pf.index;
     const auto sriov_dir = pf.dir + "/sriov/" + std::to_string(vf.index);
     const uint16_t i = vf.index;
     add_writable(
@@ -290,7 +290,7 @@ void Kernel::lay_out_vf_rdma(const Pf& pf, const Vf& vf) {
   if (!pf.spec->infiniband) {
     return;
   }
-  const auto name = vf_rdma_name(functions_.at(pf.spec->pci).pf, vf.index);
+  const auto name = vf_rdma_name(pf.index, vf.index);
   const auto dir = vf.dir + "/infiniband/" + name;
   tree_.add_value(dir + "/node_guid", vf.effective_node.sysfs_str());
   tree_.add_value(dir + "/node_type", "1: CA");
