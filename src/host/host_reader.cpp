@@ -118,30 +118,26 @@ model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t in
   return vf;
 }
 
-// How read_function() reads a function: `device`, when given, is its device ID already
-// read, after the caller found it no VF.
-struct FunctionRead {
-  bool managed = true;
-  std::optional<uint16_t> device;
-};
-
-// A function whose vendor was read: nullopt when it is a VF. Not `managed` (no config
-// entry can select it): every attribute a plan reads, but no device call, which its
-// driver or firmware could hold for the call's bound (up to minutes) while no PF of
-// vfready's is read: its VFs are those its virtfn links name, its ports' state is not
-// read, nor its VFs' GUIDs.
+// A function whose vendor was read: nullopt when it is a VF. One that `whole` (when
+// given) says no config entry can select is read for every attribute a plan reads, but
+// with no device call, which its driver or firmware could hold for the call's bound (up
+// to minutes) while no PF of vfready's is read: its VFs are those its virtfn links
+// name, its ports' state is not read, nor its VFs' GUIDs.
 std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress& pci,
-                                           uint16_t vendor, bool with_vfs, FunctionRead how = {}) {
+                                           uint16_t vendor, bool with_vfs,
+                                           const model::Selectable* whole = nullptr) {
   const auto dir = "bus/pci/devices/" + pci.str() + "/";
-  if (!how.device && sysfs.exists(dir + "physfn")) {
+  if (sysfs.exists(dir + "physfn")) {
     return std::nullopt;
   }
-  const bool managed = how.managed;
   std::vector<uint16_t> linked;  // the VFs read: 0 to sriov_numvfs, or by their links
   model::PfInfo pf;
   pf.pci = pci;
   pf.vendor = vendor;
-  pf.device = (how.device ? how.device : number<uint16_t>(sysfs, dir + "device", 16)).value_or(0);
+  const auto device = number<uint16_t>(sysfs, dir + "device", 16);
+  pf.device = device.value_or(0);
+  const bool managed =
+      whole == nullptr || whole->by_address(pci) || (device && whole->by_device(*device));
   pf.driver = sysfs.link_target_name(dir + "driver");
   pf.numa_node = number<int>(sysfs, dir + "numa_node").value_or(-1);
   read_netdev(sysfs, dir, &pf.netdev, &pf.ifindex);
@@ -192,24 +188,6 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
     }
   }
   return pf;
-}
-
-// A function of vendor 0x15b3, with its VFs: with device calls when `whole` is null or
-// says a config entry can select it (read_function()'s `managed`). A VF is not read
-// further than whether it is one; a PF's device ID is read once.
-std::optional<model::PfInfo> read_mellanox(Sysfs& sysfs, const model::PciAddress& pci,
-                                           const model::Selectable* whole) {
-  constexpr uint16_t kMellanox = 0x15b3;
-  if (whole == nullptr || whole->by_address(pci)) {
-    return read_function(sysfs, pci, kMellanox, /*with_vfs=*/true);
-  }
-  const auto dir = "bus/pci/devices/" + pci.str() + "/";
-  if (sysfs.exists(dir + "physfn")) {
-    return std::nullopt;
-  }
-  const auto device = number<uint16_t>(sysfs, dir + "device", 16);
-  return read_function(sysfs, pci, kMellanox, /*with_vfs=*/true,
-                       {.managed = device && whole->by_device(*device), .device = device});
 }
 
 }  // namespace
@@ -269,7 +247,7 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Sel
         auto pci = model::PciAddress::parse(names[i]);
         // The vendor read once: a function of another vendor is not read further.
         if (pci && text(sysfs, "bus/pci/devices/" + names[i] + "/vendor") == "0x15b3") {
-          read[i] = read_mellanox(sysfs, pci.value(), whole);
+          read[i] = read_function(sysfs, pci.value(), 0x15b3, /*with_vfs=*/true, whole);
         }
       }
     } catch (...) {
