@@ -331,18 +331,48 @@ TEST(VfreadydFault, AHungPortStateReadLeavesItsPfStuckUntilTheFirmwareAnswers) {
 // A PF no entry can select is read only for the names it holds, with no device call: a
 // firmware command of its that never answers holds up no bring-up. (Read whole, its
 // port's state would wait out the call's bound, here far beyond the run's.)
+// The repository's config with device calls bounded far beyond a run's 60 s.
+std::string config_with_long_device_calls(FakeHost& host) {
+  auto text = read_file(repo_config());
+  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"device_call_ms": 600000}})");
+  return write_config(host, text);
+}
+
+// A --once run that the hung call of a PF it does not manage did not hold: it ended
+// within its bound, every PF ready, none stuck.
+void expect_held_up_by_nothing(const CommandResult& r) {
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
+  EXPECT_THAT(r.err, Not(HasSubstr("stuck")));
+}
+
 TEST(VfreadydFault, APfItDoesNotManageWhosePortStateHangsHoldsNothingUp) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function("0000:29:00.0")["faults"] = {{"port_state_hangs", true}};
   FakeHost host(t);
-  auto text = read_file(repo_config());
-  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"device_call_ms": 600000}})");
-  const auto r = sh(vfreadyd_command(host, write_config(host, text), "--once"), 60s);
-  EXPECT_FALSE(r.timed_out);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, testing::ContainsRegex("0000:18:00.0 +ibs0 +ready"));
-  EXPECT_THAT(r.err, Not(HasSubstr("stuck")));
+  expect_held_up_by_nothing(
+      sh(vfreadyd_command(host, config_with_long_device_calls(host), "--once"), 60s));
+}
+
+// Another tool's sriov_numvfs write that hangs on a storage NIC holds its device lock,
+// and a read of its sriov_numvfs with it: vfready counts that PF's VFs by their links.
+TEST(VfreadydFault, APfItDoesNotManageWhoseNumvfsWriteHangsHoldsNothingUp) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function("0000:29:00.0")["faults"] = {{"numvfs_write_hangs", true}};
+  FakeHost host(t);
+  const auto writer = sh("sh -c 'echo 2 > " + host.pci("0000:29:00.0", "sriov_numvfs") +
+                         "' </dev/null >/dev/null 2>&1 & echo $!");
+  ASSERT_EQ(writer.exit_code, 0) << writer.err;
+  const auto pid = std::stoi(writer.out);
+  // In write(2) (system call 1), where the fake host holds it until it ends.
+  ASSERT_TRUE(wait_until(
+      [&] { return read_file("/proc/" + std::to_string(pid) + "/syscall").starts_with("1 "); },
+      10s));
+  expect_held_up_by_nothing(
+      sh(vfreadyd_command(host, config_with_long_device_calls(host), "--once"), 60s));
 }
 
 TEST(VfreadydFault, AMissingPfFailsOnlyItself) {
