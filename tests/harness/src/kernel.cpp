@@ -326,9 +326,8 @@ void Kernel::let_go_of_netdev(Pf& pf, uint16_t i) {
     if (i < pf.vfs.size()) {
       pf.vfs[i].leaving = true;
     }
-    std::erase_if(departed_,
-                  [&](const auto& d) { return d.second.pf == pf.index && d.second.vf == i; });
   }
+  unregister_departed(Owner{pf.index, i});
   take_down_netdev(Owner{pf.index, i});
 }
 
@@ -492,6 +491,7 @@ int Kernel::write_unbind(std::string_view value, const std::string& driver) {
     std::lock_guard device(pf.sriov_mu);
     disable_vfs(owner->pf);
   }
+  unregister_departed(Owner{owner->pf, std::nullopt});
   take_down_netdev(Owner{owner->pf, std::nullopt});
   std::lock_guard lock(mu_);
   pf.bound = false;

@@ -132,6 +132,9 @@ class Kernel {
   void bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, const std::string& name,
                        bool at_boot);
   void take_down_netdev(const Owner& owner);
+  // The netdevs of `owner` in other namespaces removed there, as its driver's remove
+  // unregisters its netdev wherever it is (unregister_netdev(), net/core/dev.c).
+  void unregister_departed(const Owner& owner);
   // VF `i` of `pf` marked leaving (no netdev of its is taken back from another namespace
   // from now on), then its netdev taken down: the start of its driver's remove.
   void let_go_of_netdev(Pf& pf, uint16_t i);
@@ -172,10 +175,21 @@ class Kernel {
   std::mutex mu_;  // guards the state below
   std::vector<std::unique_ptr<Pf>> pfs_;
   std::map<int, Owner> netdev_owners_;
-  // Netdevs that left the namespace (moved to a pod's), by ifindex: one that comes back
-  // is its function's again, as the kernel's device link never went away.
-  std::map<int, Owner> departed_;
-  std::map<int, LinkEvent> links_;  // by ifindex: what the kernel last said of each
+  // A netdev that left the namespace (moved to a pod's): whose it is, and where it went.
+  struct Departed {
+    Owner owner;
+    int netnsid = -1;  // the namespace it went to, as this one knows it (-1: not said)
+    int ifindex = 0;   // its ifindex there
+    std::string address;
+  };
+  // Netdevs that left the namespace, by their ifindex here: one that comes back is its
+  // function's again, as the kernel's device link never went away.
+  std::map<int, Departed> departed_;
+  // Netdevs whose function let go of them as they were leaving the namespace (their
+  // RTM_DELLINK not yet followed), by ifindex: removed where they went once it is.
+  std::set<int> unregister_on_departure_;
+  std::condition_variable departed_cv_;  // with mu_: one of those was removed
+  std::map<int, LinkEvent> links_;       // by ifindex: what the kernel last said of each
   // Netdevs renamed since the driver named them (name_assign_type NET_NAME_RENAMED), by
   // ifindex: udev's NamePolicy=keep leaves their name.
   std::set<int> renamed_;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The netdevs of the fake kernel: real ifb links in the namespace, one per bound PF
 // and probed VF, and their sysfs entries kept in step with what the kernel says.
+#include <chrono>
+
 #include "kernel.hpp"
 #include "udev_names.hpp"
 
@@ -131,8 +133,37 @@ void Kernel::take_down_netdev(const Owner& owner) {
     net.ifindex = 0;
     net.ifname.clear();
   }
-  netdevs_.remove(ifindex);
+  if (!netdevs_.remove(ifindex)) {
+    // Not here: moved to another namespace just now. It is removed there once the move's
+    // RTM_DELLINK, which says where, is followed (on_link_event), before the driver's
+    // remove returns, as in the kernel. Bounded: an event lost to a full socket buffer
+    // never says.
+    std::unique_lock lock(mu_);
+    unregister_on_departure_.insert(ifindex);
+    departed_cv_.wait_for(lock, std::chrono::seconds(1),
+                          [&] { return !unregister_on_departure_.contains(ifindex); });
+    unregister_on_departure_.erase(ifindex);
+  }
   udev_.remove(ifindex);
+}
+
+void Kernel::unregister_departed(const Owner& owner) {
+  std::vector<Departed> gone;
+  {
+    std::lock_guard lock(mu_);
+    std::erase_if(departed_, [&](const auto& d) {
+      const bool ours = d.second.owner.pf == owner.pf && d.second.owner.vf == owner.vf;
+      if (ours) {
+        gone.push_back(d.second);
+      }
+      return ours;
+    });
+  }
+  for (const auto& d : gone) {
+    if (d.netnsid >= 0 && d.ifindex > 0) {
+      netdevs_.remove_elsewhere(d.netnsid, d.ifindex, d.address);
+    }
+  }
 }
 
 bool Kernel::take_back_locked(const LinkEvent& event) {
@@ -140,7 +171,7 @@ bool Kernel::take_back_locked(const LinkEvent& event) {
   if (back == departed_.end() || event.removed || event.name.empty()) {
     return false;
   }
-  const Owner owner = back->second;
+  const Owner owner = back->second.owner;
   departed_.erase(back);
   auto& pf = *pfs_[owner.pf];
   if (owner.vf &&
@@ -184,17 +215,22 @@ void Kernel::on_link_event(const LinkEvent& heard) {
   }
   bool removed = false;
   bool taken_back = false;
+  std::optional<Departed> unregister;  // a netdev let go of as it left (take_down_netdev)
   std::string moved_from;
   {
     std::lock_guard lock(mu_);
     auto it = netdev_owners_.find(event.ifindex);
     if (it == netdev_owners_.end()) {
+      if (event.removed && unregister_on_departure_.contains(event.ifindex)) {
+        unregister = Departed{{}, event.new_netnsid, event.new_ifindex, event.address};
+      }
       taken_back = take_back_locked(event);
     } else if (event.removed) {
       // Deleted, or moved to another namespace (a pod): sysfs loses it as the kernel
       // would; one that comes back is taken back.
       auto net = net_of(it->second);
-      departed_[event.ifindex] = it->second;
+      departed_[event.ifindex] =
+          Departed{it->second, event.new_netnsid, event.new_ifindex, event.address};
       remove_net_entries(net.dir, net.ifname);
       // A rename stays with it (name_assign_type survives dev_change_net_namespace()).
       netdev_owners_.erase(it);
@@ -215,6 +251,14 @@ void Kernel::on_link_event(const LinkEvent& heard) {
         net.ifname = event.name;
       }
     }
+  }
+  if (unregister) {
+    if (unregister->netnsid >= 0) {  // else deleted, not moved
+      netdevs_.remove_elsewhere(unregister->netnsid, unregister->ifindex, unregister->address);
+    }
+    std::lock_guard lock(mu_);
+    unregister_on_departure_.erase(event.ifindex);
+    departed_cv_.notify_all();
   }
   if (taken_back) {
     udev_.add(event.ifindex, "mlx5_core");  // a netdev moved in is announced as added

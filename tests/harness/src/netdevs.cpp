@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "errno_text.hpp"
@@ -49,7 +50,41 @@ bool parse_link(nl_msg* msg, LinkEvent* out) {
   out->name = tb[IFLA_IFNAME] != nullptr ? nla_get_string(tb[IFLA_IFNAME]) : "";
   out->mtu = tb[IFLA_MTU] != nullptr ? nla_get_u32(tb[IFLA_MTU]) : 0;
   out->address = tb[IFLA_ADDRESS] != nullptr ? hex_address(tb[IFLA_ADDRESS]) : "";
+  out->new_netnsid = tb[IFLA_NEW_NETNSID] != nullptr ? nla_get_s32(tb[IFLA_NEW_NETNSID]) : -1;
+  out->new_ifindex = tb[IFLA_NEW_IFINDEX] != nullptr ? nla_get_s32(tb[IFLA_NEW_IFINDEX]) : 0;
   return true;
+}
+
+// A link request of `type` for `ifindex` in the namespace known here as `netnsid`.
+nl_msg* request_elsewhere(int type, int flags, int netnsid, int ifindex) {
+  nl_msg* msg = nlmsg_alloc_simple(type, flags);
+  ifinfomsg ifi{};
+  ifi.ifi_index = ifindex;
+  if (msg != nullptr && (nlmsg_append(msg, &ifi, sizeof ifi, NLMSG_ALIGNTO) < 0 ||
+                         nla_put_s32(msg, IFLA_TARGET_NETNSID, netnsid) < 0)) {
+    nlmsg_free(msg);
+    return nullptr;
+  }
+  return msg;
+}
+
+// The answer to a link request: the link, and its ACK (libnl asks for one).
+struct LinkReply {
+  std::optional<LinkEvent> link;
+  bool acked = false;
+};
+
+int on_reply(nl_msg* msg, void* arg) {
+  LinkEvent e;
+  if (parse_link(msg, &e)) {
+    static_cast<LinkReply*>(arg)->link = e;
+  }
+  return NL_OK;
+}
+
+int on_ack(nl_msg* /*msg*/, void* arg) {
+  static_cast<LinkReply*>(arg)->acked = true;
+  return NL_STOP;
 }
 
 int on_event(nl_msg* msg, void* arg) {
@@ -286,6 +321,34 @@ bool Netdevs::remove(int ifindex) {
   const int err = rtnl_link_delete(request_, link);
   rtnl_link_put(link);
   return err >= 0;
+}
+
+bool Netdevs::remove_elsewhere(int netnsid, int ifindex, const std::string& address) {
+  std::lock_guard lock(request_mu_);
+  // Still the same netdev: the address it left with (it may have moved on, and another
+  // link taken its ifindex there).
+  LinkReply there;
+  nl_msg* get = request_elsewhere(RTM_GETLINK, NLM_F_REQUEST, netnsid, ifindex);
+  if (get == nullptr) {
+    return false;
+  }
+  int err = nl_send_auto(request_, get);
+  nlmsg_free(get);
+  if (err >= 0) {
+    // Read to the ACK, so that nothing of this answer is left for the next request.
+    nl_cb* cb = nl_cb_clone(nl_socket_get_cb(request_));
+    nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_reply, &there);
+    nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &there);
+    while (err >= 0 && !there.acked) {
+      err = nl_recvmsgs(request_, cb);
+    }
+    nl_cb_put(cb);
+  }
+  if (err < 0 || !there.link || there.link->address != address) {
+    return false;
+  }
+  nl_msg* del = request_elsewhere(RTM_DELLINK, NLM_F_REQUEST | NLM_F_ACK, netnsid, ifindex);
+  return del != nullptr && nl_send_sync(request_, del) >= 0;  // frees del
 }
 
 Result<LinkEvent> Netdevs::get(int ifindex) {

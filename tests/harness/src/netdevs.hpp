@@ -22,6 +22,10 @@ struct LinkEvent {
   std::string name;
   uint32_t mtu = 0;
   std::string address;  // "aa:bb:..."
+  // An RTM_DELLINK of a move to another namespace says where it went, as seen from here
+  // (IFLA_NEW_NETNSID, IFLA_NEW_IFINDEX: dev_change_net_namespace(), net/core/dev.c).
+  int new_netnsid = -1;
+  int new_ifindex = 0;
 };
 
 class Netdevs {
@@ -45,6 +49,9 @@ class Netdevs {
   int add_altname(int ifindex, const std::string& name);
   // Removes a netdev; false when it was already gone.
   bool remove(int ifindex);
+  // Removes the netdev at `ifindex` of the namespace this one knows as `netnsid`
+  // (IFLA_TARGET_NETNSID) when its address is still `address`; false when it is not there.
+  bool remove_elsewhere(int netnsid, int ifindex, const std::string& address);
   // The current state of a link, as the kernel reports it now.
   Result<LinkEvent> get(int ifindex);
 

@@ -75,6 +75,36 @@ TEST(AFakeHostNetdev, TakesBackAVfNetdevAPodGivesBack) {
   EXPECT_EQ(sh("ip netns del " + pod).exit_code, 0);
 }
 
+// A VF's driver unregisters its netdev wherever it is (unregister_netdev() from the
+// driver's remove): a pod holding it loses it when the VF goes, or its driver.
+TEST(AFakeHostNetdev, RemovesAVfNetdevAPodHoldsWhenTheVfOrItsDriverGoes) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  ASSERT_EQ(sh("echo 2 > " + host.pci("0000:18:00.0", "sriov_numvfs")).exit_code, 0);
+  ASSERT_TRUE(host.has_link("ibp24s0v0"));
+  ASSERT_TRUE(host.has_link("ibp24s0v1"));
+  const std::string pod = "vft-pod-" + std::to_string(getpid());
+  ASSERT_EQ(sh("ip netns add " + pod).exit_code, 0);
+  const auto ns = "ip -n " + host.netns() + " ";
+  const auto in_pod = [&](const std::string& name) {
+    return sh("ip -n " + pod + " link show " + name).exit_code == 0;
+  };
+  ASSERT_EQ(sh(ns + "link set ibp24s0v1 netns " + pod).exit_code, 0);
+  ASSERT_TRUE(in_pod("ibp24s0v1"));
+  // Unbinding VF 1 removes its driver; the write returns once the remove is done.
+  ASSERT_EQ(sh("echo 0000:18:00.2 > " + host.sys("bus/pci/drivers/mlx5_core/unbind")).exit_code, 0);
+  EXPECT_FALSE(in_pod("ibp24s0v1"));
+
+  // Disabling SR-IOV removes VF 0, and with it its netdev in the pod: also one moved just
+  // before (the move's RTM_DELLINK may not have been read yet).
+  ASSERT_EQ(sh(ns + "link set ibp24s0v0 netns " + pod + " && echo 0 > " +
+               host.pci("0000:18:00.0", "sriov_numvfs"))
+                .exit_code,
+            0);
+  EXPECT_FALSE(in_pod("ibp24s0v0"));
+  EXPECT_EQ(sh("ip netns del " + pod).exit_code, 0);
+}
+
 TEST(AFakeHostUdev, MarksEachNewNetdevInitializedAfterItsLatency) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_latency_ms(1000));
