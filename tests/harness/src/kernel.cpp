@@ -357,8 +357,11 @@ std::optional<Kernel::Owner> Kernel::owner_of_pci(std::string_view text) {
 }
 
 int Kernel::hold_vf(std::size_t index, uint16_t i, const std::string& driver) {
-  std::lock_guard lock(mu_);
   Pf& pf = *pfs_[index];
+  // A bind waits for a probe of the VF in progress (the device lock, here the PF's probe
+  // lock), then finds it taken: __driver_probe_device(), drivers/base/dd.c.
+  std::lock_guard probing(pf.probe_mu);
+  std::lock_guard lock(mu_);
   if (i >= pf.vfs.size()) {
     return ENODEV;
   }
@@ -373,8 +376,9 @@ int Kernel::hold_vf(std::size_t index, uint16_t i, const std::string& driver) {
 }
 
 int Kernel::release_vf(std::size_t index, uint16_t i, const std::string& driver) {
-  std::lock_guard lock(mu_);
   Pf& pf = *pfs_[index];
+  std::lock_guard probing(pf.probe_mu);
+  std::lock_guard lock(mu_);
   if (i >= pf.vfs.size() || pf.vfs[i].held_by != driver) {
     return ENODEV;
   }
@@ -452,7 +456,8 @@ int Kernel::write_bind(std::string_view value, bool probe_only, const std::strin
     if (*owner->vf >= pf.vfs.size()) {
       return ENODEV;
     }
-    if (pf.vfs[*owner->vf].bound) {
+    // Taken meanwhile (vfio-pci's bind, between the checks above and this lock).
+    if (pf.vfs[*owner->vf].bound || !pf.vfs[*owner->vf].held_by.empty()) {
       return answer(EBUSY);
     }
   }
@@ -480,6 +485,9 @@ int Kernel::write_unbind(std::string_view value, const std::string& driver) {
     unbind_vf(owner->pf, *owner->vf);
     return 0;
   }
+  // The whole remove under the PF's device lock, which a sriov_numvfs write takes too
+  // (device_release_driver(), drivers/base/dd.c): a write waits, then finds no driver.
+  std::lock_guard device(pf.sriov_mu);
   {
     std::lock_guard lock(mu_);
     if (!pf.bound) {
@@ -487,10 +495,7 @@ int Kernel::write_unbind(std::string_view value, const std::string& driver) {
     }
   }
   // Removing the PF driver disables SR-IOV first, as mlx5's remove does.
-  {
-    std::lock_guard device(pf.sriov_mu);
-    disable_vfs(owner->pf);
-  }
+  disable_vfs(owner->pf);
   unregister_departed(Owner{owner->pf, std::nullopt});
   take_down_netdev(Owner{owner->pf, std::nullopt});
   std::lock_guard lock(mu_);

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <filesystem>
 
 #include "fake_host.hpp"
@@ -20,6 +22,32 @@ constexpr const char* kVf = "0000:18:00.1";
 
 std::string echo_to(const std::string& value, const std::string& path) {
   return "echo " + value + " > '" + path + "'";
+}
+
+// Writes `value` to `path` as vfready does (O_WRONLY, no O_TRUNC, which would take the
+// inode lock a running FUSE write holds); exec'd, so the pid is dd's.
+std::string dd_to(const std::string& value, const std::string& path) {
+  return "exec dd of='" + path + "' conv=notrunc status=none <<< " + value;
+}
+
+// Whether `pid` is inside a write(2) now (syscall 1 on x86-64).
+bool in_write(pid_t pid) {
+  return read_file("/proc/" + std::to_string(pid) + "/syscall").starts_with("1 ");
+}
+
+// VF 0 of kPf made without a probe, then probed by hand, its probe hanging (the topology's
+// probe_hang_vfs) with the PF's probe lock held until the fake host gets SIGUSR1.
+std::unique_ptr<Background> hang_a_probe(const FakeHost& host) {
+  const auto autoprobe = host.pci(kPf, "sriov_drivers_autoprobe");
+  const auto made =
+      sh(echo_to("0", autoprobe) + " && " + echo_to("1", host.pci(kPf, "sriov_numvfs")) + " && " +
+         echo_to("1", autoprobe));
+  if (made.exit_code != 0) {
+    return nullptr;
+  }
+  auto probe = std::make_unique<Background>(dd_to(kVf, host.sys("bus/pci/drivers_probe")));
+  const pid_t pid = probe->pid();
+  return wait_until([&] { return in_write(pid); }, 10s) ? std::move(probe) : nullptr;
 }
 
 // The RDMA device directory under a VF ("" for none).
@@ -101,4 +129,53 @@ TEST(AFakeHostUdev, KeepsANameSomeoneGaveBeforeItHandledTheNetdev) {
   ASSERT_EQ(link.exit_code, 0);
   EXPECT_EQ(nlohmann::json::parse(link.out).at(0).value("altnames", std::vector<std::string>{}),
             std::vector<std::string>{"ibp24s0v0"});
+}
+
+// The PF's remove runs under its device lock, which a sriov_numvfs write takes too
+// (device_release_driver(); sriov_numvfs_store()): a write that comes while the driver
+// goes waits, then finds no driver (ENOENT), and makes no VF on a PF without one.
+TEST(AFakeHostPfUnbind, MakesASriovNumvfsWriteWaitAndFindNoDriver) {
+  VFREADY_REQUIRE_ROOT();
+  auto topology = TopologyBuilder::reference().probe_ms(1);
+  topology.function(kPf)["faults"] = {{"probe_hang_vfs", {0}}};
+  FakeHost host(topology);
+  const auto probe = hang_a_probe(host);
+  ASSERT_NE(probe, nullptr);
+  // The unbind waits inside the remove: disabling SR-IOV waits for the probe.
+  Background unbind(dd_to(kPf, host.sys("bus/pci/drivers/mlx5_core/unbind")));
+  ASSERT_TRUE(wait_until([&] { return in_write(unbind.pid()); }, 10s));
+  Background write(dd_to("2", host.pci(kPf, "sriov_numvfs")));
+  ASSERT_TRUE(wait_until([&] { return in_write(write.pid()); }, 10s));
+  ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the probe completes
+  EXPECT_EQ(probe->wait(30s).exit_code, 0);
+  EXPECT_EQ(unbind.wait(30s).exit_code, 0);
+  const auto written = write.wait(30s);
+  EXPECT_NE(written.exit_code, 0);
+  EXPECT_THAT(written.err, HasSubstr("No such file or directory"));
+  EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "0\n");
+  EXPECT_FALSE(exists(host.pci(kPf, "virtfn0")));
+}
+
+// A bind waits for a probe of the device in progress (the device lock), then finds the
+// device taken: vfio-pci's bind during mlx5_core's probe of the VF fails with EBUSY
+// (__driver_probe_device(), drivers/base/dd.c) and the VF stays mlx5_core's.
+TEST(AFakeHostVfio, WaitsForAProbeInProgressAndFindsTheVfTaken) {
+  VFREADY_REQUIRE_ROOT();
+  auto topology = TopologyBuilder::reference().probe_ms(1);
+  topology.function(kPf)["faults"] = {{"probe_hang_vfs", {0}}};
+  FakeHost host(topology);
+  const auto probe = hang_a_probe(host);
+  ASSERT_NE(probe, nullptr);
+  ASSERT_EQ(sh(echo_to("vfio-pci", host.pci(kVf, "driver_override"))).exit_code, 0);
+  Background bind(dd_to(kVf, host.sys("bus/pci/drivers/vfio-pci/bind")));
+  ASSERT_TRUE(wait_until([&] { return in_write(bind.pid()); }, 10s));
+  EXPECT_FALSE(bind.exited()) << "the bind waits for the probe";
+  ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the probe completes
+  EXPECT_EQ(probe->wait(30s).exit_code, 0);
+  const auto bound = bind.wait(30s);
+  EXPECT_NE(bound.exit_code, 0);
+  EXPECT_THAT(bound.err, HasSubstr("Device or resource busy"));
+  EXPECT_EQ(sh("readlink '" + host.pci(kVf, "driver") + "'").out,
+            "../../../bus/pci/drivers/mlx5_core\n");
+  EXPECT_FALSE(exists(host.sys("bus/pci/drivers/vfio-pci/" + std::string(kVf))));
 }
