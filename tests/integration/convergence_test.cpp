@@ -57,6 +57,9 @@ TEST(VfreadydConvergence, NeverResetsAVfCountWhileAVfIsInUse) {
   ASSERT_TRUE(wait_until([&] { return !exists(host.pci("0000:18:00.1", "net/ibp24s0v0")); }, 2s));
   const auto writes_before = host.writes().size();
   auto r = sh(vfreadyd_command(host, write_config(host, one_pf_config(4))), 60s);
+  // The VF's removal would have taken its netdev from the pod (the fake host's driver
+  // unregisters it wherever it is).
+  EXPECT_EQ(sh("ip -n " + pod + " link show ibp24s0v0").exit_code, 0) << "the pod lost its netdev";
   sh("ip netns del " + pod);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.err, HasSubstr("has 2 VFs, 4 configured"));
