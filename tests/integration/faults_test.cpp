@@ -72,10 +72,12 @@ TEST(VfreadydFault, ProbeFailureOfAVfFailsItsPfOnly) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);
   t.function(kFaulty)["faults"] = {{"probe_fail_vfs", {2}}};
-  // drivers_probe said nothing of it: the VF's driver and the kernel log do.
+  // drivers_probe said nothing of it: the VF's driver and the kernel log do (its latest
+  // lines naming the VF: mlx5's first line of the probe, then the driver core's).
   expect_scoped_failure(t,
                         "VF 0000:40:00.3 is not bound to mlx5_core after its probe; the kernel "
-                        "log says: \"mlx5_core: probe of 0000:40:00.3 failed with error -5\"");
+                        "log says: \"mlx5_core 0000:40:00.3: firmware version: 28.43.1014\" "
+                        "\"mlx5_core: probe of 0000:40:00.3 failed with error -5\"");
 }
 
 TEST(VfreadydFault, NumvfsErrnoIsReportedByName) {

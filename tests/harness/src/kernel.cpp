@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the fake kernel does when sysfs is written: SR-IOV enable/disable with the
-// errnos and blocking of drivers/pci/iov.c, driver binding as the driver core does it,
+// errnos and blocking of drivers/pci/iov.c, VF probes (binding: kernel_binding.cpp),
 // VF GUIDs as MLNX_OFED's sriov sysfs keeps them, and netdevs that come and go.
 #include <cerrno>
 
@@ -9,13 +9,6 @@
 namespace vfready::fakehost {
 
 namespace {
-
-std::string_view chomp(std::string_view v) {
-  if (!v.empty() && v.back() == '\n') {
-    v.remove_suffix(1);
-  }
-  return v;
-}
 
 // kstrtou16(buf, 0, ...): optional '+', base from the prefix (0x hex, 0 octal),
 // one trailing newline; EINVAL for anything else, ERANGE past 65535.
@@ -233,6 +226,10 @@ void Kernel::enable_vfs(std::size_t index, uint16_t count) {
     // As pci_iov_add_virtfn: each VF is added, then probed, before the next one.
     if (autoprobe) {
       std::lock_guard probing(pf.probe_mu);
+      if (!lock_vf(pf, i)) {
+        continue;
+      }
+      const VfUnlock unlock{this, &pf, i};
       if (probe_vf(index, i) == EIO && !pause_ms(0)) {
         return;
       }
@@ -248,8 +245,12 @@ void Kernel::disable_vfs(std::size_t index) {
     std::lock_guard lock(mu_);
     count = pf.vfs.size();
   }
-  // As sriov_del_vfs(): VF 0 first.
+  // As sriov_del_vfs(): VF 0 first, each under its device lock, kept until every VF is
+  // gone: a bind that waited for it then finds no VF.
   for (std::size_t i = 0; i < count; ++i) {
+    if (!lock_vf(pf, static_cast<uint16_t>(i))) {
+      continue;
+    }
     let_go_of_netdev(pf, static_cast<uint16_t>(i));
     std::lock_guard lock(mu_);
     remove_vf_layout(pf, pf.vfs[i]);
@@ -257,10 +258,23 @@ void Kernel::disable_vfs(std::size_t index) {
   }
   std::lock_guard lock(mu_);
   pf.vfs.clear();
+  vf_lock_cv_.notify_all();
 }
 
 int Kernel::probe_vf(std::size_t index, uint16_t i) {
   Pf& pf = *pfs_[index];
+  // mlx5's probe says the firmware's version first (dev_info() in its init, before its
+  // first command), then talks to the firmware: the probe's time.
+  if (pf.spec->infiniband) {
+    std::string pci;
+    {
+      std::lock_guard lock(mu_);
+      pci = i < pf.vfs.size() ? pf.vfs[i].pci.str() : "";
+    }
+    if (!pci.empty()) {
+      logs_.kmsg(6, "mlx5_core " + pci + ": firmware version: " + pf.spec->infiniband->fw_ver);
+    }
+  }
   if (!pause_ms(pf.spec->sriov->vf_probe_ms)) {
     return EIO;
   }
@@ -327,182 +341,10 @@ void Kernel::let_go_of_netdev(Pf& pf, uint16_t i) {
       pf.vfs[i].leaving = true;
     }
   }
-  unregister_departed(Owner{pf.index, i});
+  // Here, or moved away before or while it is taken down (unregister_departed after:
+  // a move the listener reads meanwhile is in departed_ then).
   take_down_netdev(Owner{pf.index, i});
-}
-
-void Kernel::unbind_vf(std::size_t index, uint16_t i) {
-  Pf& pf = *pfs_[index];
-  let_go_of_netdev(pf, i);
-  std::lock_guard lock(mu_);
-  if (i < pf.vfs.size()) {
-    Vf& vf = pf.vfs[i];
-    vf.bound = false;
-    vf.leaving = false;
-    remove_vf_rdma(vf);
-    tree_.remove(vf.dir + "/driver");
-    tree_.remove("bus/pci/drivers/mlx5_core/" + vf.pci.str());
-  }
-}
-
-std::optional<Kernel::Owner> Kernel::owner_of_pci(std::string_view text) {
-  auto pci = model::PciAddress::parse(chomp(text));
-  // The driver core matches device names exactly.
-  if (!pci || pci->str() != chomp(text)) {
-    return std::nullopt;
-  }
-  std::lock_guard lock(mu_);
-  auto it = functions_.find(pci.value());
-  return it == functions_.end() ? std::nullopt : std::optional<Owner>(it->second);
-}
-
-int Kernel::hold_vf(std::size_t index, uint16_t i, const std::string& driver) {
-  Pf& pf = *pfs_[index];
-  // A bind waits for a probe of the VF in progress (the device lock, here the PF's probe
-  // lock), then finds it taken: __driver_probe_device(), drivers/base/dd.c.
-  std::lock_guard probing(pf.probe_mu);
-  std::lock_guard lock(mu_);
-  if (i >= pf.vfs.size()) {
-    return ENODEV;
-  }
-  Vf& vf = pf.vfs[i];
-  if (vf.bound || !vf.held_by.empty()) {
-    return EBUSY;
-  }
-  vf.held_by = driver;
-  tree_.add_link(vf.dir + "/driver", "../../../bus/pci/drivers/" + driver);
-  tree_.add_link("bus/pci/drivers/" + driver + "/" + vf.pci.str(), "../../../../" + vf.dir);
-  return 0;
-}
-
-int Kernel::release_vf(std::size_t index, uint16_t i, const std::string& driver) {
-  Pf& pf = *pfs_[index];
-  std::lock_guard probing(pf.probe_mu);
-  std::lock_guard lock(mu_);
-  if (i >= pf.vfs.size() || pf.vfs[i].held_by != driver) {
-    return ENODEV;
-  }
-  Vf& vf = pf.vfs[i];
-  vf.held_by.clear();
-  tree_.remove(vf.dir + "/driver");
-  tree_.remove("bus/pci/drivers/" + driver + "/" + vf.pci.str());
-  return 0;
-}
-
-int Kernel::write_bind(std::string_view value, bool probe_only, const std::string& driver) {
-  auto owner = owner_of_pci(value);
-  if (!owner) {
-    return ENODEV;
-  }
-  Pf& pf = *pfs_[owner->pf];
-  // What a probe that did not bind answers: drivers_probe_store() reports none of it
-  // (success whenever the device exists); bind_store() returns the probe's error.
-  const auto answer = [probe_only](int err) { return probe_only ? 0 : err; };
-  if (owner->vf) {
-    // driver_override names the only driver that may take the VF (drivers_probe takes
-    // that one); vfio-pci, with no IDs of its own, takes only a VF so named.
-    std::string wanted = driver;
-    {
-      std::lock_guard lock(mu_);
-      if (*owner->vf >= pf.vfs.size()) {
-        return ENODEV;
-      }
-      const auto& vf = pf.vfs[*owner->vf];
-      if (probe_only && !vf.driver_override.empty()) {
-        wanted = vf.driver_override;
-      }
-      if (!vf.held_by.empty() || vf.bound) {
-        return answer(EBUSY);  // __driver_probe_device(): a device with a driver is busy
-      }
-      if (!vf.driver_override.empty() && vf.driver_override != wanted) {
-        return answer(ENODEV);
-      }
-      if (wanted != "mlx5_core" && vf.driver_override != wanted) {
-        return answer(ENODEV);
-      }
-      // pci_device_probe() starts with pci_device_can_probe(): a VF is probed only
-      // while its PF's sriov_drivers_autoprobe is on or its driver_override is set;
-      // otherwise -ENODEV, which the driver core takes as "no match".
-      if (!pf.autoprobe && vf.driver_override.empty()) {
-        return answer(ENODEV);
-      }
-    }
-    if (wanted != "mlx5_core") {
-      return hold_vf(owner->pf, *owner->vf, wanted);
-    }
-  } else if (driver != "mlx5_core") {
-    return ENODEV;  // no other driver takes a PF here
-  }
-  if (!owner->vf) {
-    std::string name;
-    {
-      std::lock_guard lock(mu_);
-      if (pf.bound) {
-        return answer(EBUSY);
-      }
-      pf.bound = true;
-      tree_.add_link(pf.dir + "/driver", "../../../bus/pci/drivers/mlx5_core");
-      tree_.add_link("bus/pci/drivers/mlx5_core/" + pf.spec->pci.str(), "../../../../" + pf.dir);
-      name = pf.spec->netdev.value_or("");
-    }
-    if (!name.empty()) {
-      bring_up_netdev(owner->pf, std::nullopt, name, /*at_boot=*/false);
-    }
-    return 0;
-  }
-  std::lock_guard probing(pf.probe_mu);
-  {
-    std::lock_guard lock(mu_);
-    if (*owner->vf >= pf.vfs.size()) {
-      return ENODEV;
-    }
-    // Taken meanwhile (vfio-pci's bind, between the checks above and this lock).
-    if (pf.vfs[*owner->vf].bound || !pf.vfs[*owner->vf].held_by.empty()) {
-      return answer(EBUSY);
-    }
-  }
-  // A probe that fails (or a hung one released with an error) leaves the VF unbound.
-  return answer(probe_vf(owner->pf, *owner->vf));
-}
-
-int Kernel::write_unbind(std::string_view value, const std::string& driver) {
-  auto owner = owner_of_pci(value);
-  if (!owner) {
-    return ENODEV;
-  }
-  Pf& pf = *pfs_[owner->pf];
-  if (driver != "mlx5_core") {
-    return owner->vf ? release_vf(owner->pf, *owner->vf, driver) : ENODEV;
-  }
-  if (owner->vf) {
-    std::lock_guard probing(pf.probe_mu);
-    {
-      std::lock_guard lock(mu_);
-      if (*owner->vf >= pf.vfs.size() || !pf.vfs[*owner->vf].bound) {
-        return ENODEV;
-      }
-    }
-    unbind_vf(owner->pf, *owner->vf);
-    return 0;
-  }
-  // The whole remove under the PF's device lock, which a sriov_numvfs write takes too
-  // (device_release_driver(), drivers/base/dd.c): a write waits, then finds no driver.
-  std::lock_guard device(pf.sriov_mu);
-  {
-    std::lock_guard lock(mu_);
-    if (!pf.bound) {
-      return ENODEV;
-    }
-  }
-  // Removing the PF driver disables SR-IOV first, as mlx5's remove does.
-  disable_vfs(owner->pf);
-  unregister_departed(Owner{owner->pf, std::nullopt});
-  take_down_netdev(Owner{owner->pf, std::nullopt});
-  std::lock_guard lock(mu_);
-  pf.bound = false;
-  tree_.remove(pf.dir + "/driver");
-  tree_.remove("bus/pci/drivers/mlx5_core/" + pf.spec->pci.str());
-  return 0;
+  unregister_departed(Owner{pf.index, i});
 }
 
 int Kernel::write_ofed_guid(std::size_t index, uint16_t i, bool port, std::string_view value) {

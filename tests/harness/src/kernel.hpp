@@ -23,6 +23,14 @@
 // drivers/pci/iov.c, the driver core and MLNX_OFED's sriov sysfs do; see docs/fake-host.md.
 namespace vfready::fakehost {
 
+// A sysfs write's value without its one trailing newline.
+inline std::string_view chomp(std::string_view v) {
+  if (!v.empty() && v.back() == '\n') {
+    v.remove_suffix(1);
+  }
+  return v;
+}
+
 // Whether a function's netdevs are IPoIB (its first port's link layer is InfiniBand).
 bool infiniband(const FunctionSpec& spec);
 
@@ -57,6 +65,7 @@ class Kernel {
     std::string driver_override{};  // sysfs driver_override: the only driver that may bind it
     std::string held_by{};          // a driver other than mlx5_core bound to it
     bool netdev_gone = false;       // netdev_gone_vfs has taken its netdev once
+    bool locked = false;            // its device lock is held: a bind, probe or unbind runs
     bool leaving = false;  // its driver is letting go (let_go_of_netdev): nothing taken back
   };
 
@@ -87,8 +96,24 @@ class Kernel {
   };
   NetRef net_of(const Owner& owner);
   // A netdev that left the namespace and is back (RTM_NEWLINK of a departed ifindex):
-  // its function's sysfs net/ entries again. True when taken back (mu_ held).
-  bool take_back_locked(const LinkEvent& event);
+  // its function's sysfs net/ entries again. True when taken back; `orphan` when its
+  // function let go of it meanwhile, so that it is to be removed (mu_ held).
+  bool take_back_locked(const LinkEvent& event, bool* orphan);
+
+  // A VF's device lock (Vf::locked), waited for under mu_ as the driver core's
+  // device_lock() waits: false when the VF is gone meanwhile (or being removed). Taken
+  // after its PF's probe_mu where both are.
+  bool lock_vf(Pf& pf, uint16_t i);
+  void unlock_vf(Pf& pf, uint16_t i);
+  struct VfUnlock {  // unlocks at the end of its scope
+    Kernel* kernel;
+    Pf* pf;
+    uint16_t i;
+    VfUnlock(Kernel* k, Pf* p, uint16_t vf) : kernel(k), pf(p), i(vf) {}
+    VfUnlock(const VfUnlock&) = delete;
+    VfUnlock& operator=(const VfUnlock&) = delete;
+    ~VfUnlock() { kernel->unlock_vf(*pf, i); }
+  };
 
   // kernel_layout.cpp: the sysfs tree
   void lay_out_pf(Pf& pf);
@@ -178,6 +203,7 @@ class Kernel {
   // A netdev that left the namespace (moved to a pod's): whose it is, and where it went.
   struct Departed {
     Owner owner;
+    int here = 0;      // its ifindex here, before it left
     int netnsid = -1;  // the namespace it went to, as this one knows it (-1: not said)
     int ifindex = 0;   // its ifindex there
     std::string address;
@@ -189,6 +215,7 @@ class Kernel {
   // RTM_DELLINK not yet followed), by ifindex: removed where they went once it is.
   std::set<int> unregister_on_departure_;
   std::condition_variable departed_cv_;  // with mu_: one of those was removed
+  std::condition_variable vf_lock_cv_;   // with mu_: a VF's device lock was let go
   std::map<int, LinkEvent> links_;       // by ifindex: what the kernel last said of each
   // Netdevs renamed since the driver named them (name_assign_type NET_NAME_RENAMED), by
   // ifindex: udev's NamePolicy=keep leaves their name.

@@ -132,14 +132,18 @@ void Kernel::take_down_netdev(const Owner& owner) {
     renamed_.erase(ifindex);
     net.ifindex = 0;
     net.ifname.clear();
-  }
-  if (!netdevs_.remove(ifindex)) {
-    // Not here: moved to another namespace just now. It is removed there once the move's
-    // RTM_DELLINK, which says where, is followed (on_link_event), before the driver's
-    // remove returns, as in the kernel. Bounded: an event lost to a full socket buffer
-    // never says.
-    std::unique_lock lock(mu_);
+    // With the owner gone, a move to another namespace that the link listener reads from
+    // now on finds this mark instead (on_link_event); one it read before is in departed_.
     unregister_on_departure_.insert(ifindex);
+  }
+  if (netdevs_.remove(ifindex)) {
+    std::lock_guard lock(mu_);
+    unregister_on_departure_.erase(ifindex);
+  } else {
+    // Not here: moved to another namespace just now. It is removed there once the move's
+    // RTM_DELLINK, which says where, is followed, before the driver's remove returns, as
+    // in the kernel. Bounded: an event lost to a full socket buffer never says.
+    std::unique_lock lock(mu_);
     departed_cv_.wait_for(lock, std::chrono::seconds(1),
                           [&] { return !unregister_on_departure_.contains(ifindex); });
     unregister_on_departure_.erase(ifindex);
@@ -160,13 +164,16 @@ void Kernel::unregister_departed(const Owner& owner) {
     });
   }
   for (const auto& d : gone) {
-    if (d.netnsid >= 0 && d.ifindex > 0) {
-      netdevs_.remove_elsewhere(d.netnsid, d.ifindex, d.address);
+    // There, or back here already (under the ifindex it left with, which the kernel
+    // keeps when it is free).
+    if (d.netnsid < 0 || d.ifindex <= 0 ||
+        !netdevs_.remove_elsewhere(d.netnsid, d.ifindex, d.address)) {
+      netdevs_.remove_if_address(d.here, d.address);
     }
   }
 }
 
-bool Kernel::take_back_locked(const LinkEvent& event) {
+bool Kernel::take_back_locked(const LinkEvent& event, bool* orphan) {
   auto back = departed_.find(event.ifindex);
   if (back == departed_.end() || event.removed || event.name.empty()) {
     return false;
@@ -176,7 +183,8 @@ bool Kernel::take_back_locked(const LinkEvent& event) {
   auto& pf = *pfs_[owner.pf];
   if (owner.vf &&
       (*owner.vf >= pf.vfs.size() || !pf.vfs[*owner.vf].bound || pf.vfs[*owner.vf].leaving)) {
-    return false;  // its VF went away meanwhile, or is going
+    *orphan = true;  // its VF went away meanwhile, or is going: its driver unregisters it
+    return false;
   }
   auto net = net_of(owner);
   if (net.ifindex != 0) {
@@ -216,21 +224,23 @@ void Kernel::on_link_event(const LinkEvent& heard) {
   bool removed = false;
   bool taken_back = false;
   std::optional<Departed> unregister;  // a netdev let go of as it left (take_down_netdev)
+  bool orphan = false;                 // one back whose function let go of it meanwhile
   std::string moved_from;
   {
     std::lock_guard lock(mu_);
     auto it = netdev_owners_.find(event.ifindex);
     if (it == netdev_owners_.end()) {
       if (event.removed && unregister_on_departure_.contains(event.ifindex)) {
-        unregister = Departed{{}, event.new_netnsid, event.new_ifindex, event.address};
+        unregister =
+            Departed{{}, event.ifindex, event.new_netnsid, event.new_ifindex, event.address};
       }
-      taken_back = take_back_locked(event);
+      taken_back = take_back_locked(event, &orphan);
     } else if (event.removed) {
       // Deleted, or moved to another namespace (a pod): sysfs loses it as the kernel
       // would; one that comes back is taken back.
       auto net = net_of(it->second);
       departed_[event.ifindex] =
-          Departed{it->second, event.new_netnsid, event.new_ifindex, event.address};
+          Departed{it->second, event.ifindex, event.new_netnsid, event.new_ifindex, event.address};
       remove_net_entries(net.dir, net.ifname);
       // A rename stays with it (name_assign_type survives dev_change_net_namespace()).
       netdev_owners_.erase(it);
@@ -251,6 +261,9 @@ void Kernel::on_link_event(const LinkEvent& heard) {
         net.ifname = event.name;
       }
     }
+  }
+  if (orphan) {
+    netdevs_.remove(event.ifindex);
   }
   if (unregister) {
     if (unregister->netnsid >= 0) {  // else deleted, not moved

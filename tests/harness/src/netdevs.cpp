@@ -336,7 +336,9 @@ bool Netdevs::remove_elsewhere(int netnsid, int ifindex, const std::string& addr
   nlmsg_free(get);
   if (err >= 0) {
     // Read to the ACK, so that nothing of this answer is left for the next request.
-    nl_cb* cb = nl_cb_clone(nl_socket_get_cb(request_));
+    nl_cb* base = nl_socket_get_cb(request_);  // a reference of its own
+    nl_cb* cb = nl_cb_clone(base);
+    nl_cb_put(base);
     nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_reply, &there);
     nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_ack, &there);
     while (err >= 0 && !there.acked) {
@@ -349,6 +351,11 @@ bool Netdevs::remove_elsewhere(int netnsid, int ifindex, const std::string& addr
   }
   nl_msg* del = request_elsewhere(RTM_DELLINK, NLM_F_REQUEST | NLM_F_ACK, netnsid, ifindex);
   return del != nullptr && nl_send_sync(request_, del) >= 0;  // frees del
+}
+
+bool Netdevs::remove_if_address(int ifindex, const std::string& address) {
+  const auto now = get(ifindex);
+  return now && now.value().address == address && remove(ifindex);
 }
 
 Result<LinkEvent> Netdevs::get(int ifindex) {

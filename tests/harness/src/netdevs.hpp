@@ -52,6 +52,8 @@ class Netdevs {
   // Removes the netdev at `ifindex` of the namespace this one knows as `netnsid`
   // (IFLA_TARGET_NETNSID) when its address is still `address`; false when it is not there.
   bool remove_elsewhere(int netnsid, int ifindex, const std::string& address);
+  // Removes the netdev at `ifindex` here when its address is `address`.
+  bool remove_if_address(int ifindex, const std::string& address);
   // The current state of a link, as the kernel reports it now.
   Result<LinkEvent> get(int ifindex);
 

@@ -35,19 +35,42 @@ bool in_write(pid_t pid) {
   return read_file("/proc/" + std::to_string(pid) + "/syscall").starts_with("1 ");
 }
 
-// VF 0 of kPf made without a probe, then probed by hand, its probe hanging (the topology's
-// probe_hang_vfs) with the PF's probe lock held until the fake host gets SIGUSR1.
-std::unique_ptr<Background> hang_a_probe(const FakeHost& host) {
+// `vfs` VFs of kPf made without a probe, then VF 0 probed by hand, its probe hanging (the
+// topology's probe_hang_vfs) with its locks held until the fake host gets SIGUSR1. The
+// probe has begun once mlx5 says the firmware's version (a write(2) under way may not
+// have reached the fake host yet).
+std::unique_ptr<Background> hang_a_probe(const FakeHost& host, int vfs) {
   const auto autoprobe = host.pci(kPf, "sriov_drivers_autoprobe");
-  const auto made =
-      sh(echo_to("0", autoprobe) + " && " + echo_to("1", host.pci(kPf, "sriov_numvfs")) + " && " +
-         echo_to("1", autoprobe));
+  const auto made = sh(echo_to("0", autoprobe) + " && " +
+                       echo_to(std::to_string(vfs), host.pci(kPf, "sriov_numvfs")) + " && " +
+                       echo_to("1", autoprobe));
   if (made.exit_code != 0) {
     return nullptr;
   }
   auto probe = std::make_unique<Background>(dd_to(kVf, host.sys("bus/pci/drivers_probe")));
-  const pid_t pid = probe->pid();
-  return wait_until([&] { return in_write(pid); }, 10s) ? std::move(probe) : nullptr;
+  const auto said = [&] {
+    for (const auto& line : host.kernel_log()) {
+      if (line.find(std::string("mlx5_core ") + kVf + ": firmware version") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  return wait_until(said, 10s) ? std::move(probe) : nullptr;
+}
+
+// The reference host, VF 0 of kPf hanging in its probe until SIGUSR1.
+TopologyBuilder with_a_hanging_probe() {
+  auto topology = TopologyBuilder::reference().probe_ms(1);
+  topology.function(kPf)["faults"] = {{"probe_hang_vfs", {0}}};
+  return topology;
+}
+
+// dd_to() in the background, once it is inside its write(2) (nullptr if not within 10 s).
+std::unique_ptr<Background> writing(const std::string& value, const std::string& path) {
+  auto writer = std::make_unique<Background>(dd_to(value, path));
+  const pid_t pid = writer->pid();
+  return wait_until([&] { return in_write(pid); }, 10s) ? std::move(writer) : nullptr;
 }
 
 // The RDMA device directory under a VF ("" for none).
@@ -133,27 +156,50 @@ TEST(AFakeHostUdev, KeepsANameSomeoneGaveBeforeItHandledTheNetdev) {
 
 // The PF's remove runs under its device lock, which a sriov_numvfs write takes too
 // (device_release_driver(); sriov_numvfs_store()): a write that comes while the driver
-// goes waits, then finds no driver (ENOENT), and makes no VF on a PF without one.
-TEST(AFakeHostPfUnbind, MakesASriovNumvfsWriteWaitAndFindNoDriver) {
+// goes waits, then finds no driver (ENOENT), and no VF is made on a PF without one. (A
+// write that reaches the fake host before the unbind does finds the VF there: EBUSY.)
+TEST(AFakeHostPfUnbind, LeavesNoVfOnThePfWhenASriovNumvfsWriteComesMeanwhile) {
   VFREADY_REQUIRE_ROOT();
-  auto topology = TopologyBuilder::reference().probe_ms(1);
-  topology.function(kPf)["faults"] = {{"probe_hang_vfs", {0}}};
-  FakeHost host(topology);
-  const auto probe = hang_a_probe(host);
+  FakeHost host(with_a_hanging_probe());
+  const auto probe = hang_a_probe(host, 1);
   ASSERT_NE(probe, nullptr);
   // The unbind waits inside the remove: disabling SR-IOV waits for the probe.
-  Background unbind(dd_to(kPf, host.sys("bus/pci/drivers/mlx5_core/unbind")));
-  ASSERT_TRUE(wait_until([&] { return in_write(unbind.pid()); }, 10s));
-  Background write(dd_to("2", host.pci(kPf, "sriov_numvfs")));
-  ASSERT_TRUE(wait_until([&] { return in_write(write.pid()); }, 10s));
+  const auto unbind = writing(kPf, host.sys("bus/pci/drivers/mlx5_core/unbind"));
+  ASSERT_NE(unbind, nullptr);
+  const auto write = writing("2", host.pci(kPf, "sriov_numvfs"));
+  ASSERT_NE(write, nullptr);
   ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the probe completes
   EXPECT_EQ(probe->wait(30s).exit_code, 0);
-  EXPECT_EQ(unbind.wait(30s).exit_code, 0);
-  const auto written = write.wait(30s);
+  EXPECT_EQ(unbind->wait(30s).exit_code, 0);
+  const auto written = write->wait(30s);
   EXPECT_NE(written.exit_code, 0);
-  EXPECT_THAT(written.err, HasSubstr("No such file or directory"));
+  EXPECT_THAT(written.err, testing::AnyOf(HasSubstr("No such file or directory"),
+                                          HasSubstr("Device or resource busy")));
   EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "0\n");
   EXPECT_FALSE(exists(host.pci(kPf, "virtfn0")));
+  EXPECT_FALSE(exists(host.pci(kPf, "driver")));
+}
+
+// unbind_store() asks whether the driver has the device without its lock, then waits for
+// it: a second unbind during the remove succeeds once the first is done, and a bind
+// after binds.
+TEST(AFakeHostPfUnbind, LetsASecondUnbindWaitForTheRemoveAndSucceed) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(with_a_hanging_probe());
+  const auto probe = hang_a_probe(host, 1);
+  ASSERT_NE(probe, nullptr);
+  const auto unbind = host.sys("bus/pci/drivers/mlx5_core/unbind");
+  const auto first = writing(kPf, unbind);
+  ASSERT_NE(first, nullptr);
+  const auto second = writing(kPf, unbind);
+  ASSERT_NE(second, nullptr);
+  ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the probe completes, and the remove
+  EXPECT_EQ(first->wait(30s).exit_code, 0);
+  const auto again = second->wait(30s);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_FALSE(exists(host.pci(kPf, "driver")));
+  ASSERT_EQ(sh(echo_to(kPf, host.sys("bus/pci/drivers/mlx5_core/bind"))).exit_code, 0);
+  EXPECT_TRUE(exists(host.pci(kPf, "driver")));
 }
 
 // A bind waits for a probe of the device in progress (the device lock), then finds the
@@ -161,18 +207,25 @@ TEST(AFakeHostPfUnbind, MakesASriovNumvfsWriteWaitAndFindNoDriver) {
 // (__driver_probe_device(), drivers/base/dd.c) and the VF stays mlx5_core's.
 TEST(AFakeHostVfio, WaitsForAProbeInProgressAndFindsTheVfTaken) {
   VFREADY_REQUIRE_ROOT();
-  auto topology = TopologyBuilder::reference().probe_ms(1);
-  topology.function(kPf)["faults"] = {{"probe_hang_vfs", {0}}};
-  FakeHost host(topology);
-  const auto probe = hang_a_probe(host);
+  FakeHost host(with_a_hanging_probe());
+  const auto probe = hang_a_probe(host, 2);
   ASSERT_NE(probe, nullptr);
+  // Another VF's lock is its own: vfio-pci takes VF 1 while VF 0's probe hangs.
+  const std::string other = "0000:18:00.2";
+  ASSERT_EQ(sh(echo_to("vfio-pci", host.pci(other, "driver_override")) + " && " +
+                   echo_to(other, host.sys("bus/pci/drivers/vfio-pci/bind")),
+               10s)
+                .exit_code,
+            0);
+  EXPECT_EQ(sh("readlink '" + host.pci(other, "driver") + "'").out,
+            "../../../bus/pci/drivers/vfio-pci\n");
   ASSERT_EQ(sh(echo_to("vfio-pci", host.pci(kVf, "driver_override"))).exit_code, 0);
-  Background bind(dd_to(kVf, host.sys("bus/pci/drivers/vfio-pci/bind")));
-  ASSERT_TRUE(wait_until([&] { return in_write(bind.pid()); }, 10s));
-  EXPECT_FALSE(bind.exited()) << "the bind waits for the probe";
+  const auto bind = writing(kVf, host.sys("bus/pci/drivers/vfio-pci/bind"));
+  ASSERT_NE(bind, nullptr);
+  EXPECT_FALSE(bind->exited()) << "the bind waits for the probe";
   ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the probe completes
   EXPECT_EQ(probe->wait(30s).exit_code, 0);
-  const auto bound = bind.wait(30s);
+  const auto bound = bind->wait(30s);
   EXPECT_NE(bound.exit_code, 0);
   EXPECT_THAT(bound.err, HasSubstr("Device or resource busy"));
   EXPECT_EQ(sh("readlink '" + host.pci(kVf, "driver") + "'").out,
