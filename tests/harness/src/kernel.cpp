@@ -230,6 +230,24 @@ void Kernel::enable_vfs(std::size_t index, uint16_t count) {
         continue;
       }
       const VfUnlock unlock{this, &pf, i};
+      // Taken, or named for another driver, while this waited for the probe lock: the
+      // driver core's attach leaves a device with a driver alone and matches by
+      // driver_override (__device_attach(), pci_match_device()).
+      std::string other;
+      {
+        std::lock_guard lock(mu_);
+        const auto& vf = pf.vfs[i];
+        if (vf.bound || !vf.held_by.empty()) {
+          continue;
+        }
+        if (vf.driver_override != "mlx5_core") {
+          other = vf.driver_override;
+        }
+      }
+      if (!other.empty()) {
+        hold_vf_locked(pf, i, other);
+        continue;
+      }
       if (probe_vf(index, i) == EIO && !pause_ms(0)) {
         return;
       }

@@ -74,6 +74,7 @@ class Kernel {
     const FunctionSpec* spec = nullptr;
     std::string dir;  // relative to sys/
     bool bound = false;
+    bool leaving = false;  // its driver is being removed: nothing taken back
     bool autoprobe = true;
     int ifindex = 0;
     std::string ifname{};
@@ -148,6 +149,7 @@ class Kernel {
   int write_unbind(std::string_view value, const std::string& driver);
   // A VF taken by a driver other than mlx5_core (vfio-pci): no netdev, no RDMA device.
   int hold_vf(std::size_t index, uint16_t i, const std::string& driver);
+  int hold_vf_locked(Pf& pf, uint16_t i, const std::string& driver);  // its lock held
   int release_vf(std::size_t index, uint16_t i, const std::string& driver);
   void enable_vfs(std::size_t index, uint16_t count);
   void disable_vfs(std::size_t index);

@@ -58,6 +58,10 @@ int Kernel::hold_vf(std::size_t index, uint16_t i, const std::string& driver) {
     return ENODEV;
   }
   const VfUnlock unlock{this, &pf, i};
+  return hold_vf_locked(pf, i, driver);
+}
+
+int Kernel::hold_vf_locked(Pf& pf, uint16_t i, const std::string& driver) {
   std::lock_guard lock(mu_);
   if (i >= pf.vfs.size()) {
     return ENODEV;
@@ -74,13 +78,21 @@ int Kernel::hold_vf(std::size_t index, uint16_t i, const std::string& driver) {
 
 int Kernel::release_vf(std::size_t index, uint16_t i, const std::string& driver) {
   Pf& pf = *pfs_[index];
+  // unbind_store(): whether the driver has the device is asked without its lock; an
+  // unbind that then waited for another one finds nothing left to do, and succeeds.
+  {
+    std::lock_guard lock(mu_);
+    if (i >= pf.vfs.size() || pf.vfs[i].held_by != driver) {
+      return ENODEV;
+    }
+  }
   if (!lock_vf(pf, i)) {
-    return ENODEV;
+    return 0;  // removed meanwhile, and its driver with it
   }
   const VfUnlock unlock{this, &pf, i};
   std::lock_guard lock(mu_);
-  if (i >= pf.vfs.size() || pf.vfs[i].held_by != driver) {
-    return ENODEV;
+  if (pf.vfs[i].held_by != driver) {
+    return 0;
   }
   Vf& vf = pf.vfs[i];
   vf.held_by.clear();
@@ -128,7 +140,7 @@ int Kernel::write_bind(std::string_view value, bool probe_only, const std::strin
       }
     }
     if (wanted != "mlx5_core") {
-      return hold_vf(owner->pf, *owner->vf, wanted);
+      return answer(hold_vf(owner->pf, *owner->vf, wanted));
     }
   } else if (driver != "mlx5_core") {
     return ENODEV;  // no other driver takes a PF here
@@ -178,15 +190,22 @@ int Kernel::write_unbind(std::string_view value, const std::string& driver) {
     return owner->vf ? release_vf(owner->pf, *owner->vf, driver) : ENODEV;
   }
   if (owner->vf) {
+    // As the PF's below: asked without the lock, then nothing to do once it is had.
+    {
+      std::lock_guard lock(mu_);
+      if (*owner->vf >= pf.vfs.size() || !pf.vfs[*owner->vf].bound) {
+        return ENODEV;
+      }
+    }
     std::lock_guard probing(pf.probe_mu);
     if (!lock_vf(pf, *owner->vf)) {
-      return ENODEV;
+      return 0;  // removed meanwhile, and its driver with it
     }
     const VfUnlock unlock{this, &pf, *owner->vf};
     {
       std::lock_guard lock(mu_);
       if (!pf.vfs[*owner->vf].bound) {
-        return ENODEV;
+        return 0;
       }
     }
     unbind_vf(owner->pf, *owner->vf);
@@ -208,6 +227,7 @@ int Kernel::write_unbind(std::string_view value, const std::string& driver) {
     if (!pf.bound) {
       return 0;
     }
+    pf.leaving = true;  // a netdev of its given back from a pod now is not taken back
   }
   // Removing the PF driver disables SR-IOV first, as mlx5's remove does.
   disable_vfs(owner->pf);
@@ -215,6 +235,7 @@ int Kernel::write_unbind(std::string_view value, const std::string& driver) {
   unregister_departed(Owner{owner->pf, std::nullopt});
   std::lock_guard lock(mu_);
   pf.bound = false;
+  pf.leaving = false;
   tree_.remove(pf.dir + "/driver");
   tree_.remove("bus/pci/drivers/mlx5_core/" + pf.spec->pci.str());
   return 0;

@@ -181,9 +181,11 @@ bool Kernel::take_back_locked(const LinkEvent& event, bool* orphan) {
   const Owner owner = back->second.owner;
   departed_.erase(back);
   auto& pf = *pfs_[owner.pf];
-  if (owner.vf &&
-      (*owner.vf >= pf.vfs.size() || !pf.vfs[*owner.vf].bound || pf.vfs[*owner.vf].leaving)) {
-    *orphan = true;  // its VF went away meanwhile, or is going: its driver unregisters it
+  const bool gone =
+      owner.vf ? *owner.vf >= pf.vfs.size() || !pf.vfs[*owner.vf].bound || pf.vfs[*owner.vf].leaving
+               : !pf.bound || pf.leaving;
+  if (gone) {
+    *orphan = true;  // its function went away meanwhile, or is going: its driver unregisters it
     return false;
   }
   auto net = net_of(owner);

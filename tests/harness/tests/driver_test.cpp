@@ -66,11 +66,13 @@ TopologyBuilder with_a_hanging_probe() {
   return topology;
 }
 
-// dd_to() in the background, once it is inside its write(2) (nullptr if not within 10 s).
+// dd_to() in the background, once it is inside its write(2) or done (nullptr if neither
+// within 10 s).
 std::unique_ptr<Background> writing(const std::string& value, const std::string& path) {
   auto writer = std::make_unique<Background>(dd_to(value, path));
   const pid_t pid = writer->pid();
-  return wait_until([&] { return in_write(pid); }, 10s) ? std::move(writer) : nullptr;
+  return wait_until([&] { return in_write(pid) || writer->exited(); }, 10s) ? std::move(writer)
+                                                                            : nullptr;
 }
 
 // The RDMA device directory under a VF ("" for none).
@@ -223,11 +225,17 @@ TEST(AFakeHostVfio, WaitsForAProbeInProgressAndFindsTheVfTaken) {
   const auto bind = writing(kVf, host.sys("bus/pci/drivers/vfio-pci/bind"));
   ASSERT_NE(bind, nullptr);
   EXPECT_FALSE(bind->exited()) << "the bind waits for the probe";
+  // drivers_probe (which takes the override) waits too, and says nothing of what it
+  // found: a device with a driver is skipped (bus_rescan_devices_helper()).
+  const auto reprobe = writing(kVf, host.sys("bus/pci/drivers_probe"));
+  ASSERT_NE(reprobe, nullptr);
   ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the probe completes
   EXPECT_EQ(probe->wait(30s).exit_code, 0);
   const auto bound = bind->wait(30s);
   EXPECT_NE(bound.exit_code, 0);
   EXPECT_THAT(bound.err, HasSubstr("Device or resource busy"));
+  const auto reprobed = reprobe->wait(30s);
+  EXPECT_EQ(reprobed.exit_code, 0) << reprobed.err;
   EXPECT_EQ(sh("readlink '" + host.pci(kVf, "driver") + "'").out,
             "../../../bus/pci/drivers/mlx5_core\n");
   EXPECT_FALSE(exists(host.sys("bus/pci/drivers/vfio-pci/" + std::string(kVf))));
