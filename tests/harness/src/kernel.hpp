@@ -102,7 +102,8 @@ class Kernel {
   bool take_back_locked(const LinkEvent& event, bool* orphan);
 
   // A VF's device lock (Vf::locked), waited for under mu_ as the driver core's
-  // device_lock() waits: false when the VF is gone meanwhile (or being removed). Taken
+  // device_lock() waits: false when the VF is gone meanwhile (a removal keeps each VF's
+  // lock until all are gone). Taken
   // after its PF's probe_mu where both are.
   bool lock_vf(Pf& pf, uint16_t i);
   void unlock_vf(Pf& pf, uint16_t i);

@@ -10,7 +10,7 @@ namespace vfready::fakehost {
 bool Kernel::lock_vf(Pf& pf, uint16_t i) {
   std::unique_lock lock(mu_);
   vf_lock_cv_.wait(lock, [&] { return i >= pf.vfs.size() || !pf.vfs[i].locked; });
-  if (i >= pf.vfs.size() || pf.vfs[i].leaving) {
+  if (i >= pf.vfs.size()) {
     return false;
   }
   pf.vfs[i].locked = true;

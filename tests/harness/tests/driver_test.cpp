@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "fake_host.hpp"
 #include "process.hpp"
@@ -156,6 +157,30 @@ TEST(AFakeHostUdev, KeepsANameSomeoneGaveBeforeItHandledTheNetdev) {
             std::vector<std::string>{"ibp24s0v0"});
 }
 
+// What a PF unbind, and a write of `value` to `path` that comes during its remove, answer:
+// the remove waits inside (disabling SR-IOV waits for VF 0's hanging probe) until the
+// probe is let go (SIGUSR1). Also the probe's answer; nullopt when a writer could not be
+// started or seen under way.
+struct DuringRemove {
+  CommandResult probe;
+  CommandResult unbind;
+  CommandResult write;
+};
+std::optional<DuringRemove> write_during_pf_remove(const FakeHost& host, const std::string& value,
+                                                   const std::string& path) {
+  const auto probe = hang_a_probe(host, 1);
+  const auto unbind = probe ? writing(kPf, host.sys("bus/pci/drivers/mlx5_core/unbind")) : nullptr;
+  const auto write = unbind ? writing(value, path) : nullptr;
+  if (!write || kill(host.pid(), SIGUSR1) != 0) {
+    return std::nullopt;
+  }
+  DuringRemove out;
+  out.probe = probe->wait(30s);
+  out.unbind = unbind->wait(30s);
+  out.write = write->wait(30s);
+  return out;
+}
+
 // The PF's remove runs under its device lock, which a sriov_numvfs write takes too
 // (device_release_driver(); sriov_numvfs_store()): a write that comes while the driver
 // goes waits, then finds no driver (ENOENT), and no VF is made on a PF without one. (A
@@ -163,20 +188,13 @@ TEST(AFakeHostUdev, KeepsANameSomeoneGaveBeforeItHandledTheNetdev) {
 TEST(AFakeHostPfUnbind, LeavesNoVfOnThePfWhenASriovNumvfsWriteComesMeanwhile) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(with_a_hanging_probe());
-  const auto probe = hang_a_probe(host, 1);
-  ASSERT_NE(probe, nullptr);
-  // The unbind waits inside the remove: disabling SR-IOV waits for the probe.
-  const auto unbind = writing(kPf, host.sys("bus/pci/drivers/mlx5_core/unbind"));
-  ASSERT_NE(unbind, nullptr);
-  const auto write = writing("2", host.pci(kPf, "sriov_numvfs"));
-  ASSERT_NE(write, nullptr);
-  ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the probe completes
-  EXPECT_EQ(probe->wait(30s).exit_code, 0);
-  EXPECT_EQ(unbind->wait(30s).exit_code, 0);
-  const auto written = write->wait(30s);
-  EXPECT_NE(written.exit_code, 0);
-  EXPECT_THAT(written.err, testing::AnyOf(HasSubstr("No such file or directory"),
-                                          HasSubstr("Device or resource busy")));
+  const auto r = write_during_pf_remove(host, "2", host.pci(kPf, "sriov_numvfs"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->probe.exit_code, 0);
+  EXPECT_EQ(r->unbind.exit_code, 0);
+  EXPECT_NE(r->write.exit_code, 0);
+  EXPECT_THAT(r->write.err, testing::AnyOf(HasSubstr("No such file or directory"),
+                                           HasSubstr("Device or resource busy")));
   EXPECT_EQ(read_file(host.pci(kPf, "sriov_numvfs")), "0\n");
   EXPECT_FALSE(exists(host.pci(kPf, "virtfn0")));
   EXPECT_FALSE(exists(host.pci(kPf, "driver")));
@@ -188,17 +206,10 @@ TEST(AFakeHostPfUnbind, LeavesNoVfOnThePfWhenASriovNumvfsWriteComesMeanwhile) {
 TEST(AFakeHostPfUnbind, LetsASecondUnbindWaitForTheRemoveAndSucceed) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(with_a_hanging_probe());
-  const auto probe = hang_a_probe(host, 1);
-  ASSERT_NE(probe, nullptr);
-  const auto unbind = host.sys("bus/pci/drivers/mlx5_core/unbind");
-  const auto first = writing(kPf, unbind);
-  ASSERT_NE(first, nullptr);
-  const auto second = writing(kPf, unbind);
-  ASSERT_NE(second, nullptr);
-  ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the probe completes, and the remove
-  EXPECT_EQ(first->wait(30s).exit_code, 0);
-  const auto again = second->wait(30s);
-  EXPECT_EQ(again.exit_code, 0) << again.err;
+  const auto r = write_during_pf_remove(host, kPf, host.sys("bus/pci/drivers/mlx5_core/unbind"));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->unbind.exit_code, 0);
+  EXPECT_EQ(r->write.exit_code, 0) << r->write.err;
   EXPECT_FALSE(exists(host.pci(kPf, "driver")));
   ASSERT_EQ(sh(echo_to(kPf, host.sys("bus/pci/drivers/mlx5_core/bind"))).exit_code, 0);
   EXPECT_TRUE(exists(host.pci(kPf, "driver")));
