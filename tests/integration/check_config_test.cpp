@@ -36,6 +36,9 @@ TEST(VfreadydCheckConfig, ShowsEachPfAndVfNowAndPlannedTheFilesReadAndAsJson) {
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
   // Another tool made PF 0000:18:00.0's VFs: kernel names, GUIDs zero.
   ASSERT_EQ(sh("echo 8 > " + host.pci("0000:18:00.0", "sriov_numvfs")).exit_code, 0);
+  for (int vf = 0; vf < 8; ++vf) {  // the names udev gives them
+    ASSERT_TRUE(host.has_link("ibp24s0v" + std::to_string(vf), 30s)) << "VF " << vf;
+  }
   const auto config = write_config(host, read_file(repo_config()));
   const auto dropin =
       write_config(host, R"({"outcome": {"degraded": "fail"}})", "vfready.d/50-site.json");

@@ -48,7 +48,8 @@ TEST(VfreadydConvergence, NeverResetsAVfCountWhileAVfIsInUse) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
   ASSERT_EQ(sh("echo 2 > " + host.pci(kPf, "sriov_numvfs")).exit_code, 0);
-  // A pod takes VF 0: its netdev moves into the pod's namespace.
+  // A pod takes VF 0 once udev has named it: its netdev moves into the pod's namespace.
+  ASSERT_TRUE(host.has_link("ibp24s0v0", 30s)) << "udev did not name VF 0";
   const auto pod = host.netns() + "-pod";
   ASSERT_EQ(
       sh("ip netns add " + pod + " && ip -n " + host.netns() + " link set ibp24s0v0 netns " + pod)
