@@ -71,7 +71,7 @@ int print_generated_config(const HostRoots& roots, const std::string& schema_pat
       model::generate_config(host::read_host(sysfs, {roots.proc, roots.kernel_log}), schema_path);
   static_cast<void>(std::fputs(generated.json.c_str(), stdout));
   std::string note =
-      "vfreadyd: selected " + std::to_string(generated.selected.size()) + " InfiniBand PFs";
+      "vfreadyd: selected " + std::to_string(generated.selected.size()) + " SR-IOV PFs";
   for (const auto& pci : generated.selected) {
     note += (&pci == generated.selected.data() ? ": " : ", ") + pci;
   }

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <exception>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "attribute_reads.hpp"
 #include "pf_reads.hpp"
 #include "vfready/host/errno_name.hpp"
+#include "vfready/model/module_alias.hpp"
 
 namespace vfready::host {
 
@@ -141,6 +143,9 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
   pf.driver = sysfs.link_target_name(dir + "driver");
   pf.numa_node = number<int>(sysfs, dir + "numa_node").value_or(-1);
   read_netdev(sysfs, dir, &pf.netdev, &pf.ifindex);
+  if (pf.netdev) {
+    pf.netdev_type = number<int>(sysfs, dir + "net/" + *pf.netdev + "/type").value_or(0);
+  }
   if (auto total = number<uint16_t>(sysfs, dir + "sriov_totalvfs")) {
     pf.sriov = true;
     pf.totalvfs = *total;
@@ -225,13 +230,51 @@ std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::st
   return missing;
 }
 
+namespace {
+
+// Whether a function is a PF of interest: Mellanox's (every one, so that a check can say
+// why one cannot be used), any vendor's with SR-IOV, or one a config names by address.
+bool of_interest(Sysfs& sysfs, const std::string& name, const model::PciAddress& pci,
+                 uint16_t vendor, const model::Selectable* whole) {
+  constexpr uint16_t kMellanox = 0x15b3;
+  return vendor == kMellanox || (whole != nullptr && whole->by_address(pci)) ||
+         sysfs.exists("bus/pci/devices/" + name + "/sriov_totalvfs");
+}
+
+// Each SR-IOV PF's VF driver: mlx5_core's own VFs are its; any other's, the module
+// modules.alias names for the VFs' IDs. The file (about a megabyte) is read once, and
+// only when a PF of another driver needs it.
+void find_vf_drivers(Sysfs& sysfs, const HostPaths& paths, model::HostInfo& host) {
+  std::optional<std::string> aliases;
+  for (auto& pf : host.functions) {
+    if (!pf.sriov) {
+      continue;
+    }
+    if (pf.mlx5()) {
+      pf.vf_driver = "mlx5_core";
+    } else {
+      if (!aliases) {
+        std::ifstream in(paths.modules_dir + "/" + host.kernel_release + "/modules.alias");
+        aliases.emplace(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+      pf.vf_driver = model::pci_module_for(*aliases, pf.vendor, pf.vf_device).value_or("");
+    }
+    pf.vf_driver_loaded =
+        !pf.vf_driver.empty() &&
+        (sysfs.exists("module/" + pf.vf_driver) || sysfs.exists("bus/pci/drivers/" + pf.vf_driver));
+  }
+}
+
+}  // namespace
+
 model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Selectable* whole) {
   model::HostInfo host;
   std::ifstream(paths.proc_root + "/sys/kernel/osrelease") >> host.kernel_release;
+  // Every loaded module by name; the versions of the RDMA stack's, which the
+  // compatibility table judges.
   for (const auto& m : sysfs.list("module")) {
-    if (m.starts_with("mlx") || m.starts_with("ib_") || m.starts_with("rdma")) {
-      host.modules[m] = text(sysfs, "module/" + m + "/version");
-    }
+    const bool rdma = m.starts_with("mlx") || m.starts_with("ib_") || m.starts_with("rdma");
+    host.modules[m] = rdma ? text(sysfs, "module/" + m + "/version") : std::nullopt;
   }
   host.kernel_log = read_kernel_log(paths.kernel_log);
   // Functions are read side by side: each read waits on the kernel (on a driver's show()),
@@ -245,9 +288,9 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Sel
     try {
       for (std::size_t i = next++; i < names.size(); i = next++) {
         auto pci = model::PciAddress::parse(names[i]);
-        // The vendor read once: a function of another vendor is not read further.
-        if (pci && text(sysfs, "bus/pci/devices/" + names[i] + "/vendor") == "0x15b3") {
-          read[i] = read_function(sysfs, pci.value(), 0x15b3, /*with_vfs=*/true, whole);
+        const auto vendor = number<uint16_t>(sysfs, "bus/pci/devices/" + names[i] + "/vendor", 16);
+        if (pci && vendor && of_interest(sysfs, names[i], pci.value(), *vendor, whole)) {
+          read[i] = read_function(sysfs, pci.value(), *vendor, /*with_vfs=*/true, whole);
         }
       }
     } catch (...) {
@@ -274,6 +317,7 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Sel
   }
   std::sort(host.functions.begin(), host.functions.end(),
             [](const model::PfInfo& a, const model::PfInfo& b) { return a.pci < b.pci; });
+  find_vf_drivers(sysfs, paths, host);
   return host;
 }
 

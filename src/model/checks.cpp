@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <limits>
 #include <string_view>
+
+#include "nic_checks.hpp"
 
 namespace vfready::model {
 
@@ -275,10 +278,9 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
   }
   if (!info->driver) {
     v.failures.push_back(problem(EventKind::kPfNoDriver,
-                                 "PF " + pci +
-                                     " has no driver bound: load mlx5_core and check the "
-                                     "kernel log for " +
-                                     pci,
+                                 "PF " + pci + " has no driver bound: load " +
+                                     (info->mlx5() ? std::string("mlx5_core") : "its driver") +
+                                     " and check the kernel log for " + pci,
                                  pci));
     return v;
   }
@@ -291,6 +293,12 @@ Verdict check_hardware(const PfTarget& target, const PfInfo* info, const Config&
             "wait in the driver) until its netdev appears",
         pci));
     return v;
+  }
+  check_vf_driver(*info, v);
+  if (!info->mlx5()) {
+    check_link_layer(target, *info, v);
+    check_capacity(target, *info, v);
+    return v;  // mlxconfig's firmware, link type and SR-IOV settings are mlx5's
   }
   if (info->firmware_text && !info->firmware) {
     v.failures.push_back(problem(EventKind::kFirmwareUnreadable,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "vfready/model/config.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "text.hpp"
@@ -215,6 +216,12 @@ PfConfig pf_config(const JsonReader& r, const std::string& source) {
   if (r.has("optional")) {
     pf.optional = r["optional"].boolean();
   }
+  if (pf.link_layer == LinkLayer::kEthernet) {
+    if (r.has("guid")) {
+      r["guid"].fail("applies to InfiniBand VFs; this entry's link_layer is Ethernet");
+    }
+    return pf;
+  }
   pf.guid = r.has("guid") ? guid_config(r["guid"], pf) : GuidConfig{};
   if (!r.has("guid") && pf.vfs > kDerivedMaxVfIndex + 1) {
     r["vfs"].fail("is more than the derived GUID scheme's 256 VFs: configure a \"pool\"");
@@ -282,6 +289,14 @@ Config config_from(const json& merged, const std::string& pfs_source) {
     if (o.has("degraded")) {
       c.ready_when_degraded = o["degraded"].one_of({"ready", "fail"}) == "ready";
     }
+  }
+  // By default the InfiniBand stack, where an entry is for InfiniBand PFs; an Ethernet
+  // PF's driver and VF driver are checked for that PF alone (check_hardware).
+  const bool infiniband = std::any_of(c.pfs.begin(), c.pfs.end(), [](const PfConfig& pf) {
+    return pf.select.link_layer.value_or(pf.link_layer) == LinkLayer::kInfiniBand;
+  });
+  if (!infiniband) {
+    c.required_modules.clear();
   }
   if (root.has("required_modules")) {
     const auto m = root["required_modules"];

@@ -292,7 +292,9 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
       return pf_alts.error();
     }
     pf.altnames = pf_alts.value();
-    const bool derived = entry.guid.scheme == GuidScheme::kDerived;
+    // Ethernet VFs have no GUID: their identity is their MAC.
+    const bool guids = entry.link_layer == LinkLayer::kInfiniBand;
+    const bool derived = guids && entry.guid.scheme == GuidScheme::kDerived;
     // A PF with no driver, or a driver in its error state (no netdev, no RDMA device), has
     // no node GUID to read: the hardware check names that cause, not its symptom here.
     const bool healthy = info->driver && (info->netdev || info->ib_device);
@@ -326,7 +328,7 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
         return vf_alts.error();
       }
       vf.altnames = vf_alts.value();
-      switch (entry.guid.scheme) {
+      switch (guids ? entry.guid.scheme : GuidScheme::kExplicit) {
         case GuidScheme::kDerived:
           vf.guid = info->node_guid ? derive_vf_guid(*info->node_guid, n) : Guid{0};
           break;
@@ -342,7 +344,7 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
           break;
         }
         case GuidScheme::kExplicit:
-          vf.guid = entry.guid.guids.at(n);
+          vf.guid = guids ? entry.guid.guids.at(n) : Guid{0};
           break;
       }
       if (!vf.guid.is_zero()) {

@@ -140,11 +140,13 @@ std::string change(const std::optional<std::string>& now, const std::string& pla
 std::string vf_line(const VfPlanReport& vf) {
   char index[8];
   static_cast<void>(std::snprintf(index, sizeof index, "%-3u", unsigned{vf.index}));
-  std::string line =
-      std::string("  VF ") + index + " " + (vf.pci ? vf.pci->str() : "?") + "  name " +
-      change(vf.name_now, vf.name.value_or("(kernel name)")) + "  GUID " +
-      change(vf.guid_now ? std::optional(vf.guid_now->str()) : std::nullopt, vf.guid.str()) +
-      "  altnames " + join(vf.altnames);
+  std::string line = std::string("  VF ") + index + " " + (vf.pci ? vf.pci->str() : "?") +
+                     "  name " + change(vf.name_now, vf.name.value_or("(kernel name)"));
+  if (!vf.guid.is_zero() || vf.guid_now) {  // an Ethernet VF has none planned
+    line += "  GUID " +
+            change(vf.guid_now ? std::optional(vf.guid_now->str()) : std::nullopt, vf.guid.str());
+  }
+  line += "  altnames " + join(vf.altnames);
   if (vf.mtu) {
     line += " mtu " + std::to_string(*vf.mtu);
   }

@@ -74,7 +74,7 @@ void list_found_vfs(PfRun& run) {
     vs.index = vf.index;
     vs.pci = vf.pci;
     show_as_found(vs, vf);
-    vs.in_use = in_use(vf);
+    vs.in_use = in_use(vf, vf_driver(run));
     run.vfs.push_back(std::move(vs));
   }
 }

@@ -17,8 +17,6 @@ namespace vfready::pipeline {
 
 namespace {
 
-constexpr const char* kDriver = "mlx5_core";
-
 model::Problem guid_set_failed(const PfRun& run, const model::VfTarget& vt, std::string text) {
   return model::problem(model::EventKind::kGuidSetFailed, std::move(text), run.target.pci.str(),
                         vt.pci ? vt.pci->str() : "");
@@ -81,18 +79,25 @@ std::optional<model::Problem> unbind_problem(PfRun& run, const model::PciAddress
 }
 
 GuidPath guid_path(const model::PfInfo& info) {
+  if (info.link_layer() == "Ethernet") {
+    return GuidPath::kUnneeded;
+  }
   if (info.ofed_sriov) {
     return GuidPath::kOfedSysfs;
   }
   return info.ifindex != 0 ? GuidPath::kNetlink : GuidPath::kNone;
 }
 
-GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, GuidPath path) {
-  if (vf.driver && *vf.driver != kDriver) {
+GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, GuidPath path,
+                       std::string_view vf_driver) {
+  if (vf.driver && *vf.driver != vf_driver) {
     return GuidAction::kInUse;
   }
   if (!vf.driver) {
     return GuidAction::kSetAndProbe;
+  }
+  if (path == GuidPath::kUnneeded) {
+    return GuidAction::kKeep;
   }
   // Bound: its GUID as read back (OFED's sriov/, or its RDMA device) tells. When
   // nothing can tell (netlink path, no RDMA device) it stays, and validation says the
@@ -100,7 +105,7 @@ GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, G
   if (vf.effective_guid == target.guid || (!vf.effective_guid && path != GuidPath::kOfedSysfs)) {
     return GuidAction::kKeep;
   }
-  return in_use(vf) ? GuidAction::kConflict : GuidAction::kSetAndRebind;
+  return in_use(vf, vf_driver) ? GuidAction::kConflict : GuidAction::kSetAndRebind;
 }
 
 std::optional<host::OfedGuidError> one_vf_error(const host::OfedGuidErrors& errors) {
@@ -214,6 +219,9 @@ class OfedBatch {
 Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget& vt,
                                                GuidFeed& feed) {
   const auto path = guid_path(run.info);
+  if (path == GuidPath::kUnneeded) {
+    co_return std::vector<model::Problem>{};
+  }
   if (path == GuidPath::kNetlink) {
     auto set = answer_beside(run.os.links.start(vf_guid_request(run, vt)), feed);
     const auto got = co_await set;
@@ -238,7 +246,8 @@ Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget
 Task<std::optional<model::Problem>> unbind(PfRun& run, model::PciAddress vf, int ifindex,
                                            GuidFeed& feed) {
   run.os.udev.forget_added(vf, ifindex);  // the probe after waits for its own netdev
-  auto unbound = answer_beside(run.os.calls.start_unbind_vf(run.target.pci, vf, kDriver), feed);
+  auto unbound =
+      answer_beside(run.os.calls.start_unbind_vf(run.target.pci, vf, vf_driver(run)), feed);
   const int err = co_await unbound;
   co_return unbind_problem(run, vf, err);
 }
@@ -249,7 +258,7 @@ Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInf
                        GuidAction action, VfWork vs, GuidFeed& feed) {
   auto& status = run.status;
   if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
-    vs.in_use = action == GuidAction::kInUse ? in_use(vf) : model::VfUse{};
+    vs.in_use = action == GuidAction::kInUse ? in_use(vf, vf_driver(run)) : model::VfUse{};
     run.vfs.push_back(std::move(vs));
     co_return Done{};
   }
@@ -266,7 +275,9 @@ Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInf
   // netdev to report); its problem keeps it from being ready.
   auto set = set_one_guid(run, vt, feed);
   vs.problems = co_await set;
-  status.changes.guids_set += vs.problems.empty() ? 1 : 0;
+  if (vs.problems.empty() && guid_path(run.info) != GuidPath::kUnneeded) {
+    ++status.changes.guids_set;
+  }
   if (action == GuidAction::kSetAndRebind) {
     auto unbound = unbind(run, vf.pci, vf.ifindex, feed);
     if (auto error = co_await unbound) {
@@ -317,7 +328,7 @@ Task<Done> assign_guids(PfRun& run, GuidFeed& feed) {
     // The pass read the PF (and its VFs) just before: no second read.
     const auto& vf = run.info.vfs[vt.index];
     vs.pci = vf.pci;
-    const auto action = guid_action(vt, vf, path);
+    const auto action = guid_action(vt, vf, path, vf_driver(run));
     if (action == GuidAction::kSetAndProbe && path == GuidPath::kOfedSysfs) {
       if (batch.add(vt, std::move(vs), vf.pci)) {
         auto full = batch.write();
@@ -346,12 +357,13 @@ Probe judge_probe(PfRun& run, const model::PciAddress& vf, const host::ProbedVf&
                            run.target.pci.str(), vf.str()),
             std::nullopt};
   }
-  if (!probed.bound || (!probed.driver.empty() && probed.driver != kDriver)) {
+  const auto driver = vf_driver(run);
+  if (!probed.bound || (!probed.driver.empty() && probed.driver != driver)) {
     // drivers_probe said nothing (it never does): the probe failed, nothing took the VF,
     // or its driver_override named another driver.
     std::string text = "VF " + vf.str() +
-                       (probed.bound ? " is bound to " + probed.driver + ", not " + kDriver
-                                     : std::string(" is not bound to ") + kDriver) +
+                       (probed.bound ? " is bound to " + probed.driver + ", not " + driver
+                                     : " is not bound to " + driver) +
                        " after its probe";
     // The latest lines: a VF probed before has older ones.
     constexpr std::size_t kLines = 3;

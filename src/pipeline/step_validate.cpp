@@ -76,9 +76,11 @@ Task<Done> links_read_back(PfRun& run, std::vector<int> ifindices) {
 bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_back) {
   const auto& vt = run.target.vf.at(vs.index);
   // The GUID its port uses, read back: a VF is ready only with proof that it is its own.
+  // An Ethernet port has no GUID: nothing to prove.
+  const bool ethernet = guid_path(run.info) == GuidPath::kUnneeded;
   const auto& effective = read_back;
-  vs.guid = effective;
-  const bool guid_right = effective == vt.guid;
+  vs.guid = ethernet ? std::nullopt : effective;
+  const bool guid_right = ethernet || effective == vt.guid;
   if (!guid_right && vs.problems.empty() && !vs.in_use) {
     add(run, vs, model::EventKind::kGuidWrong,
         effective

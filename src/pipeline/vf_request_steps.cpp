@@ -276,6 +276,9 @@ VfRequests::Answer VfRequests::reprobe(VfRequest& r) {
     r.step = Step::kResetGuid;
     return Answer::kDone;
   }
+  if (path == GuidPath::kUnneeded) {
+    return start_unbind(r);
+  }
   return end_reprobe(r, std::move(no_guid_path(run_, vt).problems.front()));
 }
 
@@ -309,7 +312,7 @@ VfRequests::Answer VfRequests::resetting_guid(VfRequest& r, Clock::time_point no
 VfRequests::Answer VfRequests::start_unbind(VfRequest& r) {
   const auto& vs = run_.vfs[r.at];
   run_.os.udev.forget_added(vs.pci, vs.ifindex);  // its probe waits for its own netdev
-  r.unbind_call = run_.os.calls.start_unbind_vf(run_.target.pci, vs.pci, "mlx5_core");
+  r.unbind_call = run_.os.calls.start_unbind_vf(run_.target.pci, vs.pci, vf_driver(run_));
   r.step = Step::kUnbinding;
   return Answer::kDone;
 }

@@ -4,15 +4,19 @@
 
 namespace vfready::pipeline {
 
-model::VfUse in_use(const model::VfInfo& vf) {
+model::VfUse in_use(const model::VfInfo& vf, std::string_view vf_driver) {
   using Why = model::VfUse::Why;
-  if (vf.driver && *vf.driver != "mlx5_core") {
+  if (vf.driver && *vf.driver != vf_driver) {
     return {Why::kOtherDriver, *vf.driver};
   }
   if (vf.driver && !vf.netdev) {
     return {Why::kNetdevElsewhere, {}};
   }
   return {};
+}
+
+std::string vf_driver(const PfRun& run) {
+  return run.info.vf_driver.empty() ? std::string("mlx5_core") : run.info.vf_driver;
 }
 
 }  // namespace vfready::pipeline

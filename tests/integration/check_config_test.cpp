@@ -122,8 +122,8 @@ TEST(VfreadydGenerateConfig, WritesAConfigurationTheGateTakesOnTheReferenceHost)
   EXPECT_EQ(generated["$schema"], VFREADY_INSTALL_DATADIR "/vfready/vfready.schema.json");
   EXPECT_EQ(generated["pfs"][0]["select"]["pci"].size(), 8U);
   EXPECT_EQ(generated["pfs"][0]["vfs"], 8);
-  EXPECT_THAT(r.err, HasSubstr("vfreadyd: selected 8 InfiniBand PFs: 0000:18:00.0, "));
-  EXPECT_THAT(r.err, HasSubstr("vfreadyd: left out 0000:29:00.0: Ethernet, not InfiniBand"));
+  EXPECT_THAT(r.err, HasSubstr("vfreadyd: selected 8 SR-IOV PFs: 0000:18:00.0, "));
+  EXPECT_THAT(r.err, HasSubstr("vfreadyd: left out 0000:29:00.0: Ethernet beside InfiniBand PFs"));
   // The repository's schema takes it, and so does the gate, writing nothing.
   const auto config = write_config(host, r.out);
   const auto schema = sh(

@@ -20,12 +20,13 @@ TEST(AGeneratedConfig, SelectsTheInfiniBandPfsByAddressOneEntryPerVfCountAndPlan
   host.functions[3].sriov = false;
   host.functions[4].driver = "vfio-pci";
   const auto g = generate_config(host, "/usr/share/vfready/vfready.schema.json");
-  EXPECT_THAT(g.left_out, ElementsAre(testing::StartsWith("0000:5e:00.0: no SR-IOV (mlxconfig"),
-                                      "0000:9a:00.0: not bound to mlx5_core",
-                                      "0000:29:00.0: Ethernet, not InfiniBand",
-                                      "0000:29:00.1: Ethernet, not InfiniBand",
-                                      "0000:aa:00.0: Ethernet, not InfiniBand",
-                                      "0000:aa:00.1: Ethernet, not InfiniBand"));
+  EXPECT_THAT(g.left_out,
+              ElementsAre(testing::StartsWith("0000:5e:00.0: no SR-IOV (mlxconfig"),
+                          "0000:9a:00.0: not bound to mlx5_core",
+                          testing::StartsWith("0000:29:00.0: Ethernet beside InfiniBand PFs"),
+                          testing::StartsWith("0000:29:00.1: Ethernet beside InfiniBand PFs"),
+                          testing::StartsWith("0000:aa:00.0: Ethernet beside InfiniBand PFs"),
+                          testing::StartsWith("0000:aa:00.1: Ethernet beside InfiniBand PFs")));
   const auto json = nlohmann::json::parse(g.json);
   EXPECT_EQ(json["$schema"], "/usr/share/vfready/vfready.schema.json");
   ASSERT_EQ(json["pfs"].size(), 3U);

@@ -17,9 +17,13 @@ namespace vfready::host {
 struct HostPaths {
   std::string proc_root = "/proc";
   std::string kernel_log = "/dev/kmsg";
+  // Where modules.alias is: <modules_dir>/<kernel release>/modules.alias.
+  std::string modules_dir = "/lib/modules";
 };
 
-// Every function of vendor 0x15b3 (Mellanox) with its VFs. Of one that `whole` says no
+// Every PF with SR-IOV, of any vendor, with its VFs; and every function of vendor 0x15b3
+// (Mellanox) or that `whole` selects by address, SR-IOV or not, so that a check can say
+// what it lacks. Of one that `whole` says no
 // config entry can select, no device call: its VFs counted by their virtfn links, its
 // ports' state and its VFs' GUIDs not read (a driver or firmware that holds such a call
 // holds no bring-up up). `whole` null: every function with them.

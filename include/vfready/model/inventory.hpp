@@ -45,9 +45,15 @@ struct PfInfo {
   uint16_t device = 0;
   uint16_t vf_device = 0;  // sriov_vf_device: its VFs' PCI device ID
   std::optional<std::string> driver;
+  // The driver that takes its VFs: the module modules.alias names for the VFs' PCI IDs
+  // (vendor, sriov_vf_device), else the PF's own driver (mlx5_core drives both); "" when
+  // neither is known.
+  std::string vf_driver;
+  bool vf_driver_loaded = false;  // /sys/module/<vf_driver> (or its driver in /sys/bus/pci)
   int numa_node = -1;
   std::optional<std::string> netdev;
   int ifindex = 0;
+  int netdev_type = 0;  // ARPHRD_*: 1 Ethernet, 32 InfiniBand (net/<netdev>/type), 0 unknown
   bool sriov = false;
   uint16_t totalvfs = 0;
   uint16_t numvfs = 0;
@@ -72,10 +78,20 @@ struct PfInfo {
     return a ? std::optional<PciAddress>(a.value()) : std::nullopt;
   }
 
-  // Ports' link layer as one word (the first port's), "" when unknown.
+  // Ports' link layer as one word (the first port's); without an RDMA device, its
+  // netdev's type (a NIC with no RDMA is Ethernet); "" when unknown.
   [[nodiscard]] std::string link_layer() const {
-    return ports.empty() ? std::string() : ports.front().link_layer;
+    if (!ports.empty()) {
+      return ports.front().link_layer;
+    }
+    constexpr int kEther = 1;        // ARPHRD_ETHER
+    constexpr int kInfiniBand = 32;  // ARPHRD_INFINIBAND
+    return netdev_type == kEther ? "Ethernet" : netdev_type == kInfiniBand ? "InfiniBand" : "";
   }
+
+  // Whether mlx5_core drives it: the firmware, OFED and mlxconfig checks and remedies
+  // are its.
+  [[nodiscard]] bool mlx5() const { return driver == "mlx5_core" || (!driver && vendor == 0x15b3); }
 };
 
 struct HostInfo {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "vfready/host/clock.hpp"
 #include "vfready/model/checks.hpp"
@@ -40,7 +41,7 @@ Task<StepResult> ensure_vf_count(PfRun& run, AutoprobeGuard& autoprobe);
 // Why a VF is in use and must be left alone (false when it is not): bound to another
 // driver (vfio-pci), or bound to mlx5 with its netdev gone from this namespace (a
 // pod's). The one rule every step asks.
-model::VfUse in_use(const model::VfInfo& vf);
+model::VfUse in_use(const model::VfInfo& vf, std::string_view vf_driver = "mlx5_core");
 
 // How a VF comes to carry its GUID.
 enum class GuidAction {
@@ -51,9 +52,13 @@ enum class GuidAction {
   kSetAndRebind,  // bound with a wrong GUID: set, unbind, probe
 };
 // How GUIDs reach this PF's VFs.
-enum class GuidPath { kOfedSysfs, kNetlink, kNone };
+// kUnneeded: an Ethernet port (RoCE or a NIC without RDMA) has no GUID to set.
+enum class GuidPath { kOfedSysfs, kNetlink, kNone, kUnneeded };
 GuidPath guid_path(const model::PfInfo& info);
-GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, GuidPath path);
+GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, GuidPath path,
+                       std::string_view vf_driver = "mlx5_core");
+// The driver that takes the PF's VFs (the host read's; mlx5_core where it found none).
+std::string vf_driver(const PfRun& run);
 
 // Step "guids", for one VF whose PF has no OFED files: the netlink request that sets its
 // GUID (it takes effect at the VF's next probe), and the request's answer judged.
