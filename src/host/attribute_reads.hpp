@@ -8,6 +8,7 @@
 
 #include "vfready/host/sysfs.hpp"
 #include "vfready/model/guid.hpp"
+#include "vfready/model/mac.hpp"
 
 // Typed reads of one sysfs attribute: nothing when it cannot be read or is not one.
 namespace vfready::host {
@@ -42,6 +43,15 @@ inline std::optional<model::Guid> guid(Sysfs& sysfs, const std::string& rel) {
   }
   auto g = model::Guid::parse(t.value());
   return g ? std::optional<model::Guid>(g.value()) : std::nullopt;
+}
+
+inline std::optional<model::Mac> mac(Sysfs& sysfs, const std::string& rel) {
+  auto t = sysfs.read(rel);
+  if (!t) {
+    return std::nullopt;
+  }
+  auto m = model::Mac::parse(t.value());
+  return m ? std::optional<model::Mac>(m.value()) : std::nullopt;
 }
 
 }  // namespace vfready::host

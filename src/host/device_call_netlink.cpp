@@ -24,7 +24,7 @@ alignas(nlmsghdr) char g_netlink_request[std::size_t{4096}];
 alignas(nlmsghdr) char g_netlink_answer[std::size_t{64} * 1024];
 
 // The link of an RTM_NEWLINK answer as the daemon reads it (link_message.hpp): its
-// headers, then its name, MTU and altnames; its stats and the rest are left out, so
+// headers, then its name, MTU, address and altnames; its stats and the rest are left out, so
 // that it fits `room` (a page). 0, or EMSGSIZE when those do not fit.
 int32_t keep_link(const nlmsghdr* h, char* out, uint32_t room, uint32_t* len) {
   constexpr uint32_t kHeaders = NLMSG_LENGTH(sizeof(ifinfomsg));
@@ -38,7 +38,7 @@ int32_t keep_link(const nlmsghdr* h, char* out, uint32_t room, uint32_t* len) {
   for (auto* rta = reinterpret_cast<const rtattr*>(attrs); RTA_OK(rta, left);  // NOLINT
        rta = RTA_NEXT(rta, left)) {                                            // NOLINT
     const auto type = static_cast<uint16_t>(rta->rta_type & NLA_TYPE_MASK);
-    if (type != IFLA_IFNAME && type != IFLA_MTU && type != IFLA_PROP_LIST) {
+    if (type != IFLA_IFNAME && type != IFLA_MTU && type != IFLA_PROP_LIST && type != IFLA_ADDRESS) {
       continue;
     }
     if (RTA_ALIGN(rta->rta_len) > room - at) {

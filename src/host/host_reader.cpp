@@ -110,13 +110,17 @@ void read_vf_rdma_guids(Sysfs& sysfs, const std::string& pf_dir, model::VfInfo& 
   }
 }
 
-model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t index) {
+model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t index,
+                            bool with_mac) {
   model::VfInfo vf;
   vf.index = index;
   const auto link = pf_dir + "virtfn" + std::to_string(index);
   vf.pci = read_vf_address(sysfs, pf_dir, index).value_or(vf.pci);
   vf.driver = sysfs.link_target_name(link + "/driver");
   read_netdev(sysfs, link + "/", &vf.netdev, &vf.ifindex);
+  if (vf.netdev && with_mac) {
+    vf.mac = mac(sysfs, link + "/net/" + *vf.netdev + "/address");
+  }
   return vf;
 }
 
@@ -138,13 +142,19 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
   pf.vendor = vendor;
   const auto device = number<uint16_t>(sysfs, dir + "device", 16);
   pf.device = device.value_or(0);
-  const bool managed =
-      whole == nullptr || whole->by_address(pci) || (device && whole->by_device(*device));
+  constexpr uint16_t kMellanox = 0x15b3;  // device selectors select its functions only
+  const bool managed = whole == nullptr || whole->by_address(pci) ||
+                       (device && vendor == kMellanox && whole->by_device(*device));
   pf.driver = sysfs.link_target_name(dir + "driver");
   pf.numa_node = number<int>(sysfs, dir + "numa_node").value_or(-1);
   read_netdev(sysfs, dir, &pf.netdev, &pf.ifindex);
   if (pf.netdev) {
-    pf.netdev_type = number<int>(sysfs, dir + "net/" + *pf.netdev + "/type").value_or(0);
+    const auto net = dir + "net/" + *pf.netdev + "/";
+    pf.netdev_type = number<int>(sysfs, net + "type").value_or(0);
+    constexpr int kEther = 1;  // ARPHRD_ETHER: an InfiniBand address is no MAC
+    if (pf.netdev_type == kEther && number<int>(sysfs, net + "addr_assign_type") == 0) {
+      pf.permanent_mac = mac(sysfs, net + "address");
+    }
   }
   if (auto total = number<uint16_t>(sysfs, dir + "sriov_totalvfs")) {
     pf.sriov = true;
@@ -182,7 +192,7 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
   }
   pf.ofed_sriov = sysfs.exists(dir + "sriov/0/port");
   for (std::size_t k = 0; with_vfs && k < linked.size(); ++k) {
-    pf.vfs.push_back(read_vf_links(sysfs, dir, linked[k]));
+    pf.vfs.push_back(read_vf_links(sysfs, dir, linked[k], pf.netdev_type == 1));
   }
   if (managed && pf.ofed_sriov && !pf.vfs.empty()) {
     read_vf_guids(sysfs, pci, dir, pf.vfs);
@@ -254,8 +264,12 @@ void find_vf_drivers(Sysfs& sysfs, const HostPaths& paths, model::HostInfo& host
       pf.vf_driver = "mlx5_core";
     } else {
       if (!aliases) {
-        std::ifstream in(paths.modules_dir + "/" + host.kernel_release + "/modules.alias");
-        aliases.emplace(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        // A driver built into the kernel is in modules.builtin.alias (since 5.9).
+        aliases.emplace();
+        for (const char* file : {"/modules.alias", "/modules.builtin.alias"}) {
+          std::ifstream in(paths.modules_dir + "/" + host.kernel_release + file);
+          aliases->append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        }
       }
       pf.vf_driver = model::pci_module_for(*aliases, pf.vendor, pf.vf_device).value_or("");
     }

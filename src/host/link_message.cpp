@@ -6,6 +6,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -78,6 +79,10 @@ std::optional<LinkMessage> parse_link_message(std::span<const uint8_t> message, 
     } else if (type == IFLA_MTU && payload.size() >= sizeof(uint32_t)) {
       out.link.mtu = header_at<uint32_t>(payload, 0);
       mtu = true;
+    } else if (type == IFLA_ADDRESS && payload.size() == 6 && parts == LinkParts::kAll) {
+      std::array<uint8_t, 6> mac{};
+      std::memcpy(mac.data(), payload.data(), mac.size());
+      out.link.mac = model::Mac(mac);
     } else if (type == IFLA_PROP_LIST && parts == LinkParts::kAll) {
       for_each_attribute(payload, [&](uint16_t inner, std::span<const uint8_t> name) {
         if (inner == IFLA_ALT_IFNAME) {

@@ -43,6 +43,17 @@ std::string describe(const LinkRequest& request) {
           .append("'s GUIDs on ");
       link();
       return out;
+    case LinkRequest::Kind::kSetUp:
+      out.append("a netlink change setting ");
+      link();
+      out.append(" up");
+      return out;
+    case LinkRequest::Kind::kSetVfPort:
+      out.append("a netlink change of VF ").append(std::to_string(request.vf)).append("'s ");
+      out.append(request.mac ? "MAC " + request.mac->str() : std::string("settings"));
+      out.append(" on ");
+      link();
+      return out;
   }
   return "a netlink request";
 }
@@ -71,6 +82,10 @@ std::unique_ptr<StartedCall<LinkAnswer>> Links::start(const LinkRequest& request
     case LinkRequest::Kind::kSetVfGuids:
       return answered(LinkAnswer{
           set_vf_guids(request.ifindex, request.vf, request.node_guid, request.port_guid)});
+    case LinkRequest::Kind::kSetUp:
+      return answered(LinkAnswer{set_up(request.ifindex)});
+    case LinkRequest::Kind::kSetVfPort:
+      return answered(LinkAnswer{set_vf_port(request)});
   }
   return answered(LinkAnswer{EINVAL});
 }

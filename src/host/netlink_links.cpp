@@ -137,6 +137,9 @@ nl_msg* link_message(const LinkRequest& request) {
       break;
     case LinkRequest::Kind::kSetVfGuids:
       return vf_guids_message(request.ifindex, request.vf, request.node_guid, request.port_guid);
+    case LinkRequest::Kind::kSetUp:
+    case LinkRequest::Kind::kSetVfPort:
+      throw std::invalid_argument(describe(request) + ": built by plain_link_request_bytes()");
   }
   nlattr* list = nla_nest_start(msg, IFLA_PROP_LIST);
   nla_put_string(msg, IFLA_ALT_IFNAME, name.c_str());

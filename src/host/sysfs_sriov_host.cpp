@@ -112,6 +112,10 @@ NetdevDevice SysfsSriovHost::device_of_netdev(const std::string& netdev) {
   return {std::move(pci), sysfs_.link_target_name(device + "/physfn")};
 }
 
+bool SysfsSriovHost::driver_loaded(const std::string& name) {
+  return sysfs_.exists("module/" + name) || sysfs_.exists("bus/pci/drivers/" + name);
+}
+
 std::vector<std::string> SysfsSriovHost::kernel_log_naming(const std::string& device) {
   auto lines = read_kernel_log(kernel_log_);
   std::erase_if(lines,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ethernet_config.hpp"
 #include "text.hpp"
 #include "vfready/model/guid_scheme.hpp"
 #include "vfready/model/json_document.hpp"
@@ -167,7 +168,8 @@ GuidConfig guid_config(const JsonReader& r, const PfConfig& pf) {
 
 PfConfig pf_config(const JsonReader& r, const std::string& source) {
   r.only_keys({"select", "vfs", "link_layer", "pf_mtu", "mtu", "pf_name", "vf_name", "pf_altnames",
-               "vf_altnames", "guid", "require_port_active", "optional"});
+               "vf_altnames", "guid", "mac", "vlan", "qos", "trust", "spoofchk", "link_state",
+               "require_port_active", "optional"});
   PfConfig pf;
   pf.source = source;
   pf.json_path = r.path();
@@ -220,7 +222,17 @@ PfConfig pf_config(const JsonReader& r, const std::string& source) {
     if (r.has("guid")) {
       r["guid"].fail("applies to InfiniBand VFs; this entry's link_layer is Ethernet");
     }
+    pf.mac = r.has("mac") ? mac_config(r["mac"], pf) : MacConfig{};
+    if (pf.mac.scheme == MacScheme::kDerived && pf.vfs > kDerivedMacMaxVfIndex + 1) {
+      r["vfs"].fail("is more than the derived MAC scheme's 65536 VFs: configure a \"pool\"");
+    }
+    pf.vf_port = vf_port_config(r);
     return pf;
+  }
+  for (const char* key : {"mac", "vlan", "qos", "trust", "spoofchk", "link_state"}) {
+    if (r.has(key)) {
+      r[key].fail("applies to Ethernet VFs; this entry's link_layer is InfiniBand");
+    }
   }
   pf.guid = r.has("guid") ? guid_config(r["guid"], pf) : GuidConfig{};
   if (!r.has("guid") && pf.vfs > kDerivedMaxVfIndex + 1) {
@@ -293,7 +305,7 @@ Config config_from(const json& merged, const std::string& pfs_source) {
   // By default the InfiniBand stack, where an entry is for InfiniBand PFs; an Ethernet
   // PF's driver and VF driver are checked for that PF alone (check_hardware).
   const bool infiniband = std::any_of(c.pfs.begin(), c.pfs.end(), [](const PfConfig& pf) {
-    return pf.select.link_layer.value_or(pf.link_layer) == LinkLayer::kInfiniBand;
+    return pf.link_layer == LinkLayer::kInfiniBand;
   });
   if (!infiniband) {
     c.required_modules.clear();

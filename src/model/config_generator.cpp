@@ -42,9 +42,6 @@ std::string why_left_out(const PfInfo& f) {
   if (f.vf_driver.empty()) {
     return "no module in modules.alias drives its VFs";
   }
-  if (!f.vf_driver_loaded) {
-    return "its VF driver " + f.vf_driver + " is not loaded (modprobe " + f.vf_driver + ")";
-  }
   return "";
 }
 

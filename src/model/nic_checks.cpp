@@ -23,11 +23,13 @@ void check_vf_driver(const PfInfo& info, Verdict& v) {
                     "(modinfo -F alias <module> lists the IDs a module takes)",
                 pci));
   } else if (!info.vf_driver_loaded) {
-    v.failures.push_back(problem(EventKind::kModuleMissing,
+    // udev loads it by the new VFs' modalias as it handles their add events; a pass
+    // waits for that (timeouts.modules_ms) before it probes them.
+    v.warnings.push_back(problem(EventKind::kModuleMissing,
                                  "module " + info.vf_driver + ", the driver of PF " + pci +
                                      "'s VFs (PCI ID " + ids +
-                                     "), is not loaded: load it (modprobe " + info.vf_driver +
-                                     ", or list it in /etc/modules-load.d/)",
+                                     "), is not loaded yet: udev loads it as the VFs appear, "
+                                     "and a pass waits up to timeouts.modules_ms for it",
                                  pci));
   }
 }

@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "vf_macs.hpp"
 #include "vfready/model/guid_scheme.hpp"
 
 namespace vfready::model {
@@ -14,6 +15,8 @@ namespace vfready::model {
 namespace {
 
 using Fields = std::map<std::string, std::string>;
+
+constexpr uint16_t kMellanox = 0x15b3;
 
 const PfInfo* find_pf(const HostInfo& host, const PciAddress& pci) {
   for (const auto& f : host.functions) {
@@ -58,7 +61,8 @@ Result<std::vector<Selected>> select_pfs(const Config& config, const HostInfo& h
     } else {
       const auto layer = to_string(entry.select.link_layer.value_or(entry.link_layer));
       for (const auto& f : host.functions) {
-        if (f.device != entry.select.device) {
+        // Device IDs are NVIDIA/Mellanox's: another vendor's PF is selected by address.
+        if (f.device != entry.select.device || f.vendor != kMellanox) {
           continue;
         }
         if (f.link_layer() == layer) {
@@ -137,6 +141,7 @@ struct Claims {
   // each VF of the node, and every netdev already there).
   std::unordered_map<std::string, Who> names;
   std::map<Guid, Who> guids;
+  std::map<Mac, Who> macs;
 };
 
 std::optional<Error> claim_name(Claims& claims, const std::string& name, const Who& who,
@@ -264,6 +269,7 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
     pf.link_layer = entry.link_layer;
     pf.require_port_active = entry.require_port_active;
     pf.guid_policy = entry.guid.policy;
+    pf.vf_port = entry.vf_port;
     pf.mtu = entry.pf_mtu;
     if (info == nullptr) {
       pf.problems.push_back(
@@ -298,6 +304,15 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
     // A PF with no driver, or a driver in its error state (no netdev, no RDMA device), has
     // no node GUID to read: the hardware check names that cause, not its symptom here.
     const bool healthy = info->driver && (info->netdev || info->ib_device);
+    if (!guids && healthy && entry.mac.scheme == MacScheme::kDerived && !info->permanent_mac) {
+      pf.problems.push_back(problem(
+          EventKind::kConfigInvalid,
+          "PF " + pci.str() +
+              " has no burned-in MAC to read (its netdev's addr_assign_type is not 0, or it has "
+              "no Ethernet netdev), from which the derived MAC scheme makes VF MACs: choose the "
+              "\"pool\" or \"explicit\" scheme for it",
+          pci.str()));
+    }
     if (derived && healthy && (!info->node_guid || info->node_guid->is_zero())) {
       pf.problems.push_back(problem(
           EventKind::kConfigInvalid,
@@ -346,6 +361,22 @@ Result<Plan> make_plan(const Config& config, const HostInfo& host) {
         case GuidScheme::kExplicit:
           vf.guid = guids ? entry.guid.guids.at(n) : Guid{0};
           break;
+      }
+      if (!guids) {
+        auto mac = plan_mac(entry, *info, ordinal, n);
+        if (!mac) {
+          return Error{entry.source + ": " + entry.json_path + ".mac: the pool " +
+                       entry.mac.pool_first.str() + "-" + entry.mac.pool_last.str() +
+                       " has too few MACs for " + who.text()};
+        }
+        vf.mac = *mac;
+        if (vf.mac) {
+          auto [it, inserted] = claims.macs.emplace(*vf.mac, who);
+          if (!inserted) {
+            return Error{entry.source + ": " + entry.json_path + ".mac: MAC " + vf.mac->str() +
+                         " of " + who.text() + " is also the MAC of " + it->second.text()};
+          }
+        }
       }
       if (!vf.guid.is_zero()) {
         auto [it, inserted] = claims.guids.emplace(vf.guid, who);

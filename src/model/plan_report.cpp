@@ -71,12 +71,14 @@ VfPlanReport report_vf(const VfTarget& vf, const PfInfo* info) {
     r.name = vf.name->str();
   }
   r.guid = vf.guid;
+  r.mac = vf.mac;
   r.altnames = texts(vf.altnames);
   r.mtu = vf.mtu;
   if (info != nullptr && vf.index < info->vfs.size()) {
     const auto& now = info->vfs[vf.index];
     r.name_now = now.netdev;
     r.guid_now = now.effective_guid;
+    r.mac_now = now.mac;
   }
   return r;
 }
@@ -145,6 +147,10 @@ std::string vf_line(const VfPlanReport& vf) {
   if (!vf.guid.is_zero() || vf.guid_now) {  // an Ethernet VF has none planned
     line += "  GUID " +
             change(vf.guid_now ? std::optional(vf.guid_now->str()) : std::nullopt, vf.guid.str());
+  }
+  if (vf.mac) {
+    line += "  MAC " +
+            change(vf.mac_now ? std::optional(vf.mac_now->str()) : std::nullopt, vf.mac->str());
   }
   line += "  altnames " + join(vf.altnames);
   if (vf.mtu) {
@@ -220,6 +226,8 @@ std::string plan_json(const PlanReport& report) {
                      {"name", or_null(vf.name)},
                      {"guid_now", vf.guid_now ? nlohmann::json(vf.guid_now->str()) : nullptr},
                      {"guid", vf.guid.str()},
+                     {"mac_now", vf.mac_now ? nlohmann::json(vf.mac_now->str()) : nullptr},
+                     {"mac", vf.mac ? nlohmann::json(vf.mac->str()) : nullptr},
                      {"altnames", vf.altnames},
                      {"mtu", vf.mtu ? nlohmann::json(*vf.mtu) : nlohmann::json(nullptr)}});
     }

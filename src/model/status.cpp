@@ -118,7 +118,9 @@ std::string describe(const PfChanges& c) {
   };
   item(c.vfs_created, "VF created", "VFs created");
   item(c.guids_set, "GUID set", "GUIDs set");
+  item(c.macs_set, "MAC set", "MACs set");
   item(c.vfs_rebound, "VF with a wrong GUID re-probed", "VFs with a wrong GUID re-probed");
+  item(c.vfs_rebound_mac, "VF with a wrong MAC re-probed", "VFs with a wrong MAC re-probed");
   item(c.links_renamed, "link renamed", "links renamed");
   if (c.autoprobe_restored) {
     out += std::string(out.empty() ? "" : ", ") + "autoprobe turned back on";
@@ -129,7 +131,9 @@ std::string describe(const PfChanges& c) {
 PfChanges& operator+=(PfChanges& total, const PfChanges& more) {
   total.vfs_created += more.vfs_created;
   total.guids_set += more.guids_set;
+  total.macs_set += more.macs_set;
   total.vfs_rebound += more.vfs_rebound;
+  total.vfs_rebound_mac += more.vfs_rebound_mac;
   total.links_renamed += more.links_renamed;
   total.autoprobe_restored = total.autoprobe_restored || more.autoprobe_restored;
   return total;

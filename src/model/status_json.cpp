@@ -51,7 +51,9 @@ void write_changes(JsonWriter& w, const PfChanges& c) {
   w.begin_object()
       .field("vfs_created", c.vfs_created)
       .field("guids_set", c.guids_set)
+      .field("macs_set", c.macs_set)
       .field("vfs_rebound", c.vfs_rebound)
+      .field("vfs_rebound_mac", c.vfs_rebound_mac)
       .field("links_renamed", c.links_renamed)
       .field("autoprobe_restored", c.autoprobe_restored)
       .key("summary")
@@ -121,6 +123,12 @@ void write_vf(JsonWriter& w, const VfStatus& vf) {
       .key("guid");
   if (vf.guid) {
     w.value(vf.guid->text());
+  } else {
+    w.null();
+  }
+  w.key("mac");
+  if (vf.mac) {
+    w.value(vf.mac->str());
   } else {
     w.null();
   }

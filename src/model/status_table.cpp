@@ -103,7 +103,8 @@ std::string vf_lines(const nlohmann::json& pf, bool colour) {
                        : str(vf, "state") == "unchecked" ? "unchecked"
                                                          : "ok";
     out += "  VF " + pad(std::to_string(number_at(vf, "index", 0)), 3) + pad(str(vf, "pci"), 12) +
-           pad(str(vf, "name"), 15) + pad(str(vf, "guid"), 23) +
+           pad(str(vf, "name"), 15) +
+           pad(str(vf, "guid") == "-" ? str(vf, "mac") : str(vf, "guid"), 23) +
            paint(word, ok ? "ready" : "problem", colour) + "  " + join(list(vf, "altnames")) + "\n";
   }
   return out;

@@ -62,6 +62,7 @@ void show_as_found(VfWork& vs, const model::VfInfo& vf) {
   vs.name = vf.netdev.value_or("");
   vs.ifindex = vf.ifindex;
   vs.guid = vf.effective_guid;
+  vs.mac = vf.mac;
   vs.checked = false;
 }
 
@@ -132,11 +133,15 @@ class PfPass {
   // Steps "vfs" and autoprobe on again: false when the pass ends there.
   Task<bool> make_vfs(AutoprobeGuard& autoprobe) {
     step(StepNames::kVfs);
+    auto up = pf_up(run_);
+    co_await up;
     auto counted = ensure_vf_count(run_, autoprobe);
     const auto made = co_await counted;
     if (failed(made)) {
       co_return false;  // autoprobe is restored before the pass ends
     }
+    auto loaded = vf_driver_loaded(run_);
+    co_await loaded;
     // On again before the first probe: the PCI core probes a VF only while its PF's
     // autoprobe is on (pci_device_can_probe()), and a drivers_probe write it refuses
     // still succeeds. Turning it on probes none of the VFs that exist, so each stays

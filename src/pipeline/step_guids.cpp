@@ -80,7 +80,7 @@ std::optional<model::Problem> unbind_problem(PfRun& run, const model::PciAddress
 
 GuidPath guid_path(const model::PfInfo& info) {
   if (info.link_layer() == "Ethernet") {
-    return GuidPath::kUnneeded;
+    return GuidPath::kEthernet;
   }
   if (info.ofed_sriov) {
     return GuidPath::kOfedSysfs;
@@ -96,8 +96,12 @@ GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, G
   if (!vf.driver) {
     return GuidAction::kSetAndProbe;
   }
-  if (path == GuidPath::kUnneeded) {
-    return GuidAction::kKeep;
+  if (path == GuidPath::kEthernet) {
+    // Its netdev's address tells; none here (in a pod) or none planned: it stays.
+    if (!vf.mac || !target.mac || vf.mac == target.mac) {
+      return GuidAction::kKeep;
+    }
+    return in_use(vf, vf_driver) ? GuidAction::kConflict : GuidAction::kSetAndRebind;
   }
   // Bound: its GUID as read back (OFED's sriov/, or its RDMA device) tells. When
   // nothing can tell (netlink path, no RDMA device) it stays, and validation says the
@@ -219,8 +223,13 @@ class OfedBatch {
 Task<std::vector<model::Problem>> set_one_guid(PfRun& run, const model::VfTarget& vt,
                                                GuidFeed& feed) {
   const auto path = guid_path(run.info);
-  if (path == GuidPath::kUnneeded) {
-    co_return std::vector<model::Problem>{};
+  if (path == GuidPath::kEthernet) {
+    if (!vt.mac && !run.target.vf_port.any()) {
+      co_return std::vector<model::Problem>{};  // nothing to set
+    }
+    auto set = answer_beside(run.os.links.start(vf_port_request(run, vt)), feed);
+    const auto got = co_await set;
+    co_return vf_port_set(run, vt, got.err).problems;
   }
   if (path == GuidPath::kNetlink) {
     auto set = answer_beside(run.os.links.start(vf_guid_request(run, vt)), feed);
@@ -275,8 +284,9 @@ Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInf
   // netdev to report); its problem keeps it from being ready.
   auto set = set_one_guid(run, vt, feed);
   vs.problems = co_await set;
-  if (vs.problems.empty() && guid_path(run.info) != GuidPath::kUnneeded) {
-    ++status.changes.guids_set;
+  const bool ethernet = guid_path(run.info) == GuidPath::kEthernet;
+  if (vs.problems.empty() && (!ethernet || vt.mac || run.target.vf_port.any())) {
+    ++(ethernet ? status.changes.macs_set : status.changes.guids_set);
   }
   if (action == GuidAction::kSetAndRebind) {
     auto unbound = unbind(run, vf.pci, vf.ifindex, feed);
@@ -285,7 +295,7 @@ Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInf
       run.vfs.push_back(std::move(vs));
       co_return Done{};
     }
-    ++status.changes.vfs_rebound;
+    ++(ethernet ? status.changes.vfs_rebound_mac : status.changes.vfs_rebound);
   }
   const std::size_t at = run.vfs.size();
   run.vfs.push_back(std::move(vs));
@@ -344,46 +354,6 @@ Task<Done> assign_guids(PfRun& run, GuidFeed& feed) {
   auto rest = batch.write();
   co_await rest;
   co_return Done{};
-}
-
-Probe judge_probe(PfRun& run, const model::PciAddress& vf, const host::ProbedVf& probed) {
-  if (probed.err == host::kStuck) {
-    return {stuck_problem(run), std::nullopt};
-  }
-  if (probed.err != 0) {
-    return {model::problem(model::EventKind::kVfProbeFailed,
-                           "writing VF " + vf.str() +
-                               " to drivers_probe failed: " + host::errno_name(probed.err),
-                           run.target.pci.str(), vf.str()),
-            std::nullopt};
-  }
-  const auto driver = vf_driver(run);
-  if (!probed.bound || (!probed.driver.empty() && probed.driver != driver)) {
-    // drivers_probe said nothing (it never does): the probe failed, nothing took the VF,
-    // or its driver_override named another driver.
-    std::string text = "VF " + vf.str() +
-                       (probed.bound ? " is bound to " + probed.driver + ", not " + driver
-                                     : " is not bound to " + driver) +
-                       " after its probe";
-    // The latest lines: a VF probed before has older ones.
-    constexpr std::size_t kLines = 3;
-    auto lines = run.os.reads.kernel_log_naming(vf.str());
-    if (lines.size() > kLines) {
-      lines.erase(lines.begin(), lines.end() - kLines);
-    }
-    if (lines.empty()) {
-      text += "; the kernel log says nothing of it";
-    } else {
-      text += "; the kernel log says:";
-      for (const auto& line : lines) {
-        text += " \"" + line + "\"";
-      }
-    }
-    return {model::problem(model::EventKind::kVfProbeFailed, std::move(text), run.target.pci.str(),
-                           vf.str()),
-            std::nullopt};
-  }
-  return {std::nullopt, probed.guid};
 }
 
 }  // namespace vfready::pipeline

@@ -77,7 +77,7 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   const auto& vt = run.target.vf.at(vs.index);
   // The GUID its port uses, read back: a VF is ready only with proof that it is its own.
   // An Ethernet port has no GUID: nothing to prove.
-  const bool ethernet = guid_path(run.info) == GuidPath::kUnneeded;
+  const bool ethernet = guid_path(run.info) == GuidPath::kEthernet;
   const auto& effective = read_back;
   vs.guid = ethernet ? std::nullopt : effective;
   const bool guid_right = ethernet || effective == vt.guid;
@@ -92,7 +92,7 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   }
   // False (reprobe it) only when its GUID is known wrong: when nothing can read it back,
   // another probe would not tell either.
-  const bool keep = guid_right || !effective;
+  bool keep = guid_right || !effective;
   if (vs.ifindex == 0) {
     return keep;
   }
@@ -117,6 +117,21 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   const auto* link = &named->second;
   vs.name = link->name;
   vs.altnames = link->altnames;
+  if (ethernet) {
+    // Its netdev's own address, as the kernel answered for it: what a pod gets. The
+    // PF's IFLA_VF_MAC would say what was asked, not what the VF took (igb keeps a MAC
+    // set while the PF is down from the VF, and udev may have rewritten it since).
+    vs.mac = link->mac;
+    if (vt.mac && link->mac != vt.mac && vs.problems.empty() && !vs.in_use) {
+      add(run, vs, model::EventKind::kMacWrong,
+          link->mac ? "VF " + vs.pci.str() + " (" + link->name + ") has MAC " + link->mac->str() +
+                          ", not " + vt.mac->str()
+                    : "the MAC of VF " + vs.pci.str() + " (" + link->name +
+                          ") cannot be read back: without proof that it is " + vt.mac->str() +
+                          " it is not ready");
+      keep = !link->mac;  // a wrong MAC: reprobe it with its own
+    }
+  }
   if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
     add(run, vs, model::EventKind::kNameMismatch,
         "VF " + vs.pci.str() + " is named " + link->name + ", not " + vt.name->str());
@@ -151,7 +166,8 @@ Task<StepResult> validate_pf(PfRun& run) {
     link = got.link;
   }
   status.name = link ? link->name : port.netdev.value_or("");
-  status.link_layer = port.link_layer;
+  // A PF without an RDMA device has no port to read: its netdev's type says.
+  status.link_layer = port.ib_device ? port.link_layer : run.info.link_layer();
   status.port_state = port.state;
   run.info.ib_device = port.ib_device;
   co_return StepResult::done();

@@ -276,8 +276,10 @@ VfRequests::Answer VfRequests::reprobe(VfRequest& r) {
     r.step = Step::kResetGuid;
     return Answer::kDone;
   }
-  if (path == GuidPath::kUnneeded) {
-    return start_unbind(r);
+  if (path == GuidPath::kEthernet) {
+    r.link_guid_call = run_.os.links.start(vf_port_request(run_, vt));
+    r.step = Step::kResetGuid;
+    return Answer::kDone;
   }
   return end_reprobe(r, std::move(no_guid_path(run_, vt).problems.front()));
 }
@@ -289,11 +291,13 @@ VfRequests::Answer VfRequests::resetting_guid(VfRequest& r, Clock::time_point no
     }
     const int err = r.link_guid_call->finish().err;
     r.link_guid_call.reset();
-    auto set = netlink_guid_set(run_, run_.target.vf.at(run_.vfs[r.at].index), err);
+    const auto& vt = run_.target.vf.at(run_.vfs[r.at].index);
+    const bool ethernet = guid_path(run_.info) == GuidPath::kEthernet;
+    auto set = ethernet ? vf_port_set(run_, vt, err) : netlink_guid_set(run_, vt, err);
     if (set.is_failed()) {
       return end_reprobe(r, std::move(set.problems.front()));
     }
-    ++run_.status.changes.guids_set;
+    ++(ethernet ? run_.status.changes.macs_set : run_.status.changes.guids_set);
     return start_unbind(r);
   }
   if (!answer_due(*r.guid_call, now)) {
@@ -326,7 +330,8 @@ VfRequests::Answer VfRequests::unbinding(VfRequest& r, Clock::time_point now) {
   if (auto problem = unbind_problem(run_, run_.vfs[r.at].pci, err)) {
     return end_reprobe(r, std::move(*problem));
   }
-  ++run_.status.changes.vfs_rebound;
+  ++(guid_path(run_.info) == GuidPath::kEthernet ? run_.status.changes.vfs_rebound_mac
+                                                 : run_.status.changes.vfs_rebound);
   return probe(r);
 }
 

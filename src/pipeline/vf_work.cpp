@@ -12,6 +12,7 @@ model::VfStatus report(VfWork vf) {
   vs.name = std::move(vf.name);
   vs.altnames = std::move(vf.altnames);
   vs.guid = vf.guid;
+  vs.mac = vf.mac;
   vs.ifindex = vf.ifindex;
   vs.in_use = std::move(vf.in_use);
   vs.problems = std::move(vf.problems);

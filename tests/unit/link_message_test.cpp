@@ -141,3 +141,18 @@ TEST(TheLinkMessageParser, ReadsANameWithoutItsNulUpToTheAttributesEnd) {
 }
 
 }  // namespace
+
+TEST(TheLinkMessageParser, TakesASixByteAddressAsTheLinksMac) {
+  const uint8_t mac[6] = {0x06, 0x00, 0x00, 0x01, 0x00, 0x03};
+  const uint8_t ipoib[20] = {0x00, 0x00, 0x10, 0x49};
+  auto ether =
+      Message(RTM_NEWLINK, 9, 0).text(IFLA_IFNAME, "eth0v3").attr(IFLA_ADDRESS, mac, 6).done();
+  auto m = parse_link_message(ether);
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(m->link.mac);
+  EXPECT_EQ(m->link.mac->str(), "06:00:00:01:00:03");
+  // An IPoIB address (20 bytes) is no MAC.
+  auto ib =
+      Message(RTM_NEWLINK, 9, 0).text(IFLA_IFNAME, "ibs0v3").attr(IFLA_ADDRESS, ipoib, 20).done();
+  EXPECT_FALSE(parse_link_message(ib)->link.mac);
+}

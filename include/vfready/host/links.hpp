@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -9,7 +10,9 @@
 #include <vector>
 
 #include "vfready/host/started_call.hpp"
+#include "vfready/model/config.hpp"
 #include "vfready/model/guid.hpp"
+#include "vfready/model/mac.hpp"
 
 // Network links of the namespace the daemon runs in, over rtnetlink: names,
 // alternative names, MTU, and VF GUIDs on an IPoIB PF. Every call returns 0 or the
@@ -22,7 +25,8 @@ struct Link {
   std::string name;
   std::vector<std::string> altnames;
   uint32_t mtu = 0;
-  bool up = false;  // IFF_UP: administratively up
+  bool up = false;                  // IFF_UP: administratively up
+  std::optional<model::Mac> mac{};  // IFLA_ADDRESS, where it is a 6-byte one
 };
 
 // A request about one link, as a pass makes them.
@@ -34,6 +38,8 @@ struct LinkRequest {
     kAddAltname,  // altname `name` added to `ifindex`
     kDelAltname,  // altname `name` taken from `ifindex`
     kSetVfGuids,  // VF `vf` of the IPoIB PF `ifindex` given `node_guid` and `port_guid`
+    kSetUp,       // `ifindex` set administratively up (IFF_UP)
+    kSetVfPort,   // VF `vf` of the Ethernet PF `ifindex` given `mac` and what `vf_port` sets
   };
   Kind kind = Kind::kGet;
   int ifindex = 0;
@@ -42,6 +48,8 @@ struct LinkRequest {
   uint32_t vf = 0;
   model::Guid node_guid{0};
   model::Guid port_guid{0};
+  std::optional<model::Mac> mac{};
+  model::VfPortConfig vf_port{};
 };
 
 // Its answer: 0, the errno the kernel answered, or kStuck (no answer within its
@@ -78,12 +86,17 @@ class Links {
   virtual int del_altname(int ifindex, const std::string& name) = 0;
   // IFLA_VF_IB_NODE_GUID and IFLA_VF_IB_PORT_GUID of VF `vf` on the PF's netdev.
   virtual int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) = 0;
+  // kSetUp and kSetVfPort: made by hosts that send plain_link_request_bytes() (the
+  // helpers); EOPNOTSUPP here.
+  virtual int set_up(int /*ifindex*/) { return EOPNOTSUPP; }
+  virtual int set_vf_port(const LinkRequest& /*request*/) { return EOPNOTSUPP; }
 };
 
 // The bytes of `request` as an rtnetlink message (sequence number and port left 0).
 std::vector<uint8_t> link_request_bytes(const LinkRequest& request);
 // The same for a lookup (kGet, kByName) or a change (kSet), laid out as libnl lays it,
-// without libnl's message (link_request_bytes.cpp); nothing for the other kinds.
+// without libnl's message (link_request_bytes.cpp); and for kSetUp and kSetVfPort, which
+// only this builds; nothing for the other kinds.
 std::optional<std::vector<uint8_t>> plain_link_request_bytes(const LinkRequest& request);
 // `request` as libnl builds it, whatever its kind: what plain_link_request_bytes() is
 // held to by its test.

@@ -55,6 +55,9 @@ class SriovReads {
   virtual NetdevDevice device_of_netdev(const std::string& netdev) = 0;
   // The kernel log's lines that name `device` (a PCI address), oldest first.
   virtual std::vector<std::string> kernel_log_naming(const std::string& device) = 0;
+  // Whether the driver `name` is loaded (its module, or a built-in driver on the PCI
+  // bus). A host that cannot tell says it is.
+  virtual bool driver_loaded(const std::string& /*name*/) { return true; }
 };
 
 }  // namespace vfready::host

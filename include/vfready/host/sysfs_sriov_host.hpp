@@ -36,6 +36,7 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::optional<std::string> netdev_of(const model::PciAddress& function) override;
   NetdevDevice device_of_netdev(const std::string& netdev) override;
   std::vector<std::string> kernel_log_naming(const std::string& device) override;
+  bool driver_loaded(const std::string& name) override;
   std::optional<StuckCall> stuck(const model::PciAddress& pf) override;
 
   int set_autoprobe(const model::PciAddress& pf, bool on) override;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "vfready/model/guid.hpp"
+#include "vfready/model/mac.hpp"
 #include "vfready/model/name_template.hpp"
 #include "vfready/model/pci_address.hpp"
 #include "vfready/model/result.hpp"
@@ -39,6 +40,33 @@ struct GuidConfig {
   GuidPolicy policy = GuidPolicy::kFollow;  // OFED sriov/<vf>/policy
 };
 
+enum class MacScheme { kDerived, kPool, kExplicit };
+
+// How an Ethernet entry's VFs get their MACs (docs/configuration.md): derived from the
+// PF's burned-in MAC, from a pool (VF n of the k-th PF of the entry gets first + k*vfs +
+// n), or one given per VF.
+struct MacConfig {
+  MacScheme scheme = MacScheme::kDerived;
+  Mac pool_first{};
+  Mac pool_last{};
+  std::vector<Mac> macs;  // kExplicit: one per VF, for one PF selected by PCI address
+};
+
+// IFLA_VF_LINK_STATE: the VF's link as the PF's (auto), or forced up or down.
+enum class VfLinkState : uint8_t { kAuto = 0, kEnable = 1, kDisable = 2 };
+const char* to_string(VfLinkState state);
+
+// What an Ethernet entry sets of each VF through its PF's netdev besides the MAC
+// (do_setvfinfo() in net/core/rtnetlink.c): nothing that is not configured.
+struct VfPortConfig {
+  std::optional<uint16_t> vlan;  // 0 (none) to 4094
+  uint8_t qos = 0;               // 802.1p priority with the VLAN, 0-7
+  std::optional<bool> trust;
+  std::optional<bool> spoofchk;
+  std::optional<VfLinkState> link_state;
+  [[nodiscard]] bool any() const { return vlan || trust || spoofchk || link_state; }
+};
+
 struct PfConfig {
   std::string source;     // the file this entry came from
   std::string json_path;  // "$.pfs[0]"
@@ -51,7 +79,9 @@ struct PfConfig {
   std::optional<NameTemplate> vf_name;
   std::vector<NameTemplate> pf_altnames;
   std::vector<NameTemplate> vf_altnames;
-  GuidConfig guid;
+  GuidConfig guid;       // InfiniBand entries
+  MacConfig mac;         // Ethernet entries
+  VfPortConfig vf_port;  // Ethernet entries
   bool require_port_active = true;
   // A selector that finds nothing on this host (no function of the device ID, or absent
   // PCI addresses) is fine: the entry is for hosts that have them.

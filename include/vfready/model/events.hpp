@@ -34,6 +34,8 @@ enum class EventKind {
   kVfMissing,           // a VF is missing after its creation, or from the pass's read
   kGuidSetFailed,       // a VF's GUID could not be set
   kGuidWrong,           // a VF does not use its GUID
+  kMacSetFailed,        // an Ethernet VF's MAC or settings could not be set through its PF
+  kMacWrong,            // an Ethernet VF's netdev does not carry its MAC
   kUnbindFailed,        // a VF could not be unbound
   kVfProbeFailed,       // a VF's probe failed
   kVfNoNetdev,          // a VF has no netdev
@@ -58,7 +60,7 @@ struct EventInfo {
   std::string_view remedy;      // what to do, in one line ("" for outcomes)
 };
 
-inline constexpr std::array<EventInfo, 39> kEvents = {{
+inline constexpr std::array<EventInfo, 41> kEvents = {{
     {EventKind::kReady, "ready", "99bf23c319f44843ab34d9e0a3cca4b0", ""},
     {EventKind::kDegraded, "degraded", "000ba400a11b45e5b06312b99feaa586", ""},
     {EventKind::kFailed, "failed", "b0edcb1ab0f142ffbbed1ff88173f756", ""},
@@ -109,6 +111,11 @@ inline constexpr std::array<EventInfo, 39> kEvents = {{
      "log"},
     {EventKind::kGuidWrong, "guid-wrong", "c60e895c5866456b87b2c2659b8cfdd5",
      "vfready re-probes it with its GUID; if that recurs, stop the other tool from setting GUIDs"},
+    {EventKind::kMacSetFailed, "mac-set-failed", "57ec543210cc4003bef02e7b1a493945",
+     "check that the PF's driver sets VF MACs and the settings configured (ip link set <PF> vf "
+     "N ...); read the kernel log"},
+    {EventKind::kMacWrong, "mac-wrong", "9fc1a278abf248fb9cea6a0620aae2f7",
+     "vfready re-probes it with its MAC; if that recurs, stop the other tool from setting MACs"},
     {EventKind::kUnbindFailed, "unbind-failed", "333bca49b41d413da443bf8908f70ff0",
      "read the kernel log; `vfreadyctl reconcile` tries again"},
     {EventKind::kVfProbeFailed, "vf-probe-failed", "274d67c76b944b85b5741611d3b2dbaa",

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "vfready/model/guid.hpp"
+#include "vfready/model/mac.hpp"
 #include "vfready/model/pci_address.hpp"
 #include "vfready/model/version.hpp"
 
@@ -37,6 +38,7 @@ struct VfInfo {
   int ifindex = 0;
   std::optional<Guid> node_guid;       // OFED sriov/<vf>/node (configured)
   std::optional<Guid> effective_guid;  // OFED sriov/<vf>/port: the GUID in use
+  std::optional<Mac> mac;              // its netdev's address, where it has one here
 };
 
 struct PfInfo {
@@ -54,6 +56,9 @@ struct PfInfo {
   std::optional<std::string> netdev;
   int ifindex = 0;
   int netdev_type = 0;  // ARPHRD_*: 1 Ethernet, 32 InfiniBand (net/<netdev>/type), 0 unknown
+  // Its netdev's address when it is the burned-in one (addr_assign_type 0,
+  // NET_ADDR_PERM): what the derived MAC scheme derives from.
+  std::optional<Mac> permanent_mac;
   bool sriov = false;
   uint16_t totalvfs = 0;
   uint16_t numvfs = 0;

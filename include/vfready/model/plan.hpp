@@ -24,7 +24,8 @@ struct VfTarget {
   std::optional<IfName> name;
   std::vector<AltName> altnames;
   std::optional<uint32_t> mtu;
-  Guid guid{0};
+  Guid guid{0};            // InfiniBand; 0 on Ethernet
+  std::optional<Mac> mac;  // Ethernet: set through the PF before the VF's probe
 };
 
 struct PfTarget {
@@ -37,6 +38,7 @@ struct PfTarget {
   LinkLayer link_layer = LinkLayer::kInfiniBand;
   bool require_port_active = true;
   GuidPolicy guid_policy = GuidPolicy::kFollow;
+  VfPortConfig vf_port;  // Ethernet: the VF settings set with each MAC
   std::optional<IfName> name;
   std::vector<AltName> altnames;
   std::optional<uint32_t> mtu;

@@ -24,6 +24,8 @@ struct VfPlanReport {
   std::optional<std::string> name;      // what the plan names it (nullopt: the kernel's)
   std::optional<Guid> guid_now;         // the GUID in effect now
   Guid guid{0};
+  std::optional<Mac> mac_now;  // an Ethernet VF's netdev address now
+  std::optional<Mac> mac;      // the MAC the plan gives it
   std::vector<std::string> altnames;
   std::optional<uint32_t> mtu;
 };

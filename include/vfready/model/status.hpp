@@ -9,6 +9,7 @@
 
 #include "vfready/model/events.hpp"
 #include "vfready/model/guid.hpp"
+#include "vfready/model/mac.hpp"
 #include "vfready/model/pci_address.hpp"
 #include "vfready/model/problem.hpp"
 
@@ -34,6 +35,7 @@ struct VfStatus {
   std::string name;
   std::vector<std::string> altnames;
   std::optional<Guid> guid;  // the GUID its port uses, as read back; nullopt when unknown
+  std::optional<Mac> mac;    // an Ethernet VF's netdev address, as read back
   int ifindex = 0;
   VfUse in_use;
   std::vector<Problem> problems;
@@ -82,11 +84,14 @@ struct PfIdentity {
 struct PfChanges {
   uint32_t vfs_created = 0;         // VFs the sriov_numvfs write made
   uint32_t guids_set = 0;           // VF GUIDs written
+  uint32_t macs_set = 0;            // Ethernet VF MACs (and settings) written through the PF
   uint32_t vfs_rebound = 0;         // bound VFs with a wrong GUID, unbound and probed again
+  uint32_t vfs_rebound_mac = 0;     // bound Ethernet VFs with a wrong MAC, the same
   uint32_t links_renamed = 0;       // PF and VF netdevs given their names
   bool autoprobe_restored = false;  // sriov_drivers_autoprobe found off, turned on again
   [[nodiscard]] bool any() const {
-    return vfs_created + guids_set + vfs_rebound + links_renamed > 0 || autoprobe_restored;
+    return vfs_created + guids_set + macs_set + vfs_rebound + vfs_rebound_mac + links_renamed > 0 ||
+           autoprobe_restored;
   }
   bool operator==(const PfChanges&) const = default;
 };

@@ -52,8 +52,9 @@ enum class GuidAction {
   kSetAndRebind,  // bound with a wrong GUID: set, unbind, probe
 };
 // How GUIDs reach this PF's VFs.
-// kUnneeded: an Ethernet port (RoCE or a NIC without RDMA) has no GUID to set.
-enum class GuidPath { kOfedSysfs, kNetlink, kNone, kUnneeded };
+// kEthernet: an Ethernet port (RoCE or a NIC without RDMA) has no GUID: its VFs get their
+// MAC (and the entry's VF settings) through the PF's netdev instead, in the same place.
+enum class GuidPath { kOfedSysfs, kNetlink, kNone, kEthernet };
 GuidPath guid_path(const model::PfInfo& info);
 GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, GuidPath path,
                        std::string_view vf_driver = "mlx5_core");
@@ -64,6 +65,21 @@ std::string vf_driver(const PfRun& run);
 // GUID (it takes effect at the VF's next probe), and the request's answer judged.
 host::LinkRequest vf_guid_request(const PfRun& run, const model::VfTarget& vt);
 StepResult netlink_guid_set(PfRun& run, const model::VfTarget& vt, int err);
+// Before step "vfs": an Ethernet PF whose VFs get MACs set up (IFF_UP; a no-op when it
+// is). igb keeps a MAC set while its PF is down from the VF, and a VF probed while the PF
+// is still resetting takes a random MAC (both seen on a real kernel): up first, its reset
+// done by the time the VFs are probed. A failure is a problem of the PF.
+Task<Done> pf_up(PfRun& run);
+// After the VFs are made and before autoprobe is on again: the VF driver, when the host
+// read found it not loaded. udev loads it by the new VFs' modalias as it handles their
+// add events; while autoprobe is off the driver binds none of them as it registers, so
+// each is still probed once, after its MAC. Looked for every 100 ms up to
+// timeouts.modules_ms; the probes say what is missing when it does not come.
+Task<Done> vf_driver_loaded(PfRun& run);
+// The request that sets an Ethernet VF's MAC and settings through its PF (they take
+// effect at the VF's next probe), and its answer judged.
+host::LinkRequest vf_port_request(const PfRun& run, const model::VfTarget& vt);
+StepResult vf_port_set(PfRun& run, const model::VfTarget& vt, int err);
 // A PF with no way to set GUIDs (GuidPath::kNone): what that does to each VF.
 StepResult no_guid_path(PfRun& run, const model::VfTarget& vt);
 // Step "guids", for every VF: adds each to run.vfs and hands each VF that needs a

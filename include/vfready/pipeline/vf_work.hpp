@@ -25,6 +25,7 @@ struct VfWork {
   std::vector<std::string> altnames;
   model::VfUse in_use;              // set: left alone
   std::optional<model::Guid> guid;  // the GUID its port uses, read back
+  std::optional<model::Mac> mac;    // an Ethernet VF's netdev address, read back
   std::vector<model::Problem> problems;
   // False for a VF the pass did not get to judge (its PF failed first): shown as found.
   bool checked = true;
