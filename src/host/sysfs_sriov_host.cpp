@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attribute_reads.hpp"
 #include "vfready/host/host_reader.hpp"
 #include "vfready/host/links.hpp"
 #include "vfready/host/started_on_device.hpp"
@@ -110,6 +111,11 @@ NetdevDevice SysfsSriovHost::device_of_netdev(const std::string& netdev) {
     return {};  // a virtual device (veth, bridge)
   }
   return {std::move(pci), sysfs_.link_target_name(device + "/physfn")};
+}
+
+std::optional<model::Mac> SysfsSriovHost::netdev_mac(const std::string& name) {
+  // address_show() takes no device lock and no rtnl_lock (net/core/net-sysfs.c).
+  return mac(sysfs_, "class/net/" + name + "/address");
 }
 
 bool SysfsSriovHost::driver_loaded(const std::string& name) {

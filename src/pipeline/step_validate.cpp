@@ -121,15 +121,16 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
     // Its netdev's own address, as the kernel answered for it: what a pod gets. The
     // PF's IFLA_VF_MAC would say what was asked, not what the VF took (igb keeps a MAC
     // set while the PF is down from the VF, and udev may have rewritten it since).
-    vs.mac = link->mac;
-    if (vt.mac && link->mac != vt.mac && vs.problems.empty() && !vs.in_use) {
+    // A link the namer renamed as udev announced it was not looked up: sysfs has it.
+    vs.mac = link->mac ? link->mac : run.os.reads.netdev_mac(link->name);
+    if (vt.mac && vs.mac != vt.mac && vs.problems.empty() && !vs.in_use) {
       add(run, vs, model::EventKind::kMacWrong,
-          link->mac ? "VF " + vs.pci.str() + " (" + link->name + ") has MAC " + link->mac->str() +
-                          ", not " + vt.mac->str()
-                    : "the MAC of VF " + vs.pci.str() + " (" + link->name +
-                          ") cannot be read back: without proof that it is " + vt.mac->str() +
-                          " it is not ready");
-      keep = !link->mac;  // a wrong MAC: reprobe it with its own
+          vs.mac ? "VF " + vs.pci.str() + " (" + link->name + ") has MAC " + vs.mac->str() +
+                       ", not " + vt.mac->str()
+                 : "the MAC of VF " + vs.pci.str() + " (" + link->name +
+                       ") cannot be read back: without proof that it is " + vt.mac->str() +
+                       " it is not ready");
+      keep = !vs.mac;  // a wrong MAC: reprobe it with its own
     }
   }
   if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {

@@ -8,6 +8,7 @@
 
 #include "vfready/model/guid.hpp"
 #include "vfready/model/inventory.hpp"
+#include "vfready/model/mac.hpp"
 #include "vfready/model/pci_address.hpp"
 
 // What a bring-up reads of a PF and its VFs, in the pipeline's words: no caller builds a
@@ -58,6 +59,9 @@ class SriovReads {
   // Whether the driver `name` is loaded (its module, or a built-in driver on the PCI
   // bus). A host that cannot tell says it is.
   virtual bool driver_loaded(const std::string& /*name*/) { return true; }
+  // The address of netdev `name` (class/net/<name>/address), where it is a MAC: what a
+  // link as the namer renamed it without a lookup does not carry.
+  virtual std::optional<model::Mac> netdev_mac(const std::string& /*name*/) { return std::nullopt; }
 };
 
 }  // namespace vfready::host

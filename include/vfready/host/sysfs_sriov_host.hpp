@@ -37,6 +37,7 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   NetdevDevice device_of_netdev(const std::string& netdev) override;
   std::vector<std::string> kernel_log_naming(const std::string& device) override;
   bool driver_loaded(const std::string& name) override;
+  std::optional<model::Mac> netdev_mac(const std::string& name) override;
   std::optional<StuckCall> stuck(const model::PciAddress& pf) override;
 
   int set_autoprobe(const model::PciAddress& pf, bool on) override;
