@@ -18,6 +18,7 @@ struct Rail {
   std::string device;
   std::string vf_device;
   unsigned vfs = 0;
+  bool ethernet = false;  // its link layer: an Ethernet PF's VFs are netdevices, not IPoIB
 };
 
 std::vector<Rail> rails_of(const nlohmann::json& status) {
@@ -37,6 +38,7 @@ std::vector<Rail> rails_of(const nlohmann::json& status) {
     r.device = text_at(pf, "device");
     r.vf_device = text_at(pf, "vf_device");
     r.vfs = number_at(pf, "vfs_configured", 0U);
+    r.ethernet = text_at(pf, "link_layer") == "Ethernet";
     if (!r.name.empty()) {
       rails.push_back(std::move(r));
     }
@@ -69,22 +71,47 @@ std::string or_default(const std::string& value, const char* fallback) {
   return value.empty() ? fallback : value;
 }
 
+std::vector<Rail> of_layer(const std::vector<Rail>& rails, bool ethernet) {
+  std::vector<Rail> out;
+  for (const auto& r : rails) {
+    if (r.ethernet == ethernet) {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+// One resource for the InfiniBand VFs (mlx5_core's, RDMA) and one for the Ethernet VFs
+// (any VF driver: selected by their IDs and PF names).
 std::string sriov_device_plugin(const std::vector<Rail>& rails, const ClusterConfigOptions& o) {
-  const nlohmann::json selector = {{"vendors", sorted(field(rails, &Rail::vendor))},
-                                   {"devices", sorted(field(rails, &Rail::vf_device))},
-                                   {"drivers", {"mlx5_core"}},
-                                   {"pfNames", names(rails)},
-                                   {"linkTypes", {"infiniband"}},
-                                   {"isRdma", true}};
-  const nlohmann::json config = {{"resourceList",
-                                  {{{"resourceName", or_default(o.resource_name, "ib_vfs")},
-                                    {"resourcePrefix", or_default(o.resource_prefix, "nvidia.com")},
-                                    {"selectors", {selector}}}}}};
+  nlohmann::json resources = nlohmann::json::array();
+  if (const auto ib = of_layer(rails, false); !ib.empty()) {
+    const nlohmann::json selector = {{"vendors", sorted(field(ib, &Rail::vendor))},
+                                     {"devices", sorted(field(ib, &Rail::vf_device))},
+                                     {"drivers", {"mlx5_core"}},
+                                     {"pfNames", names(ib)},
+                                     {"linkTypes", {"infiniband"}},
+                                     {"isRdma", true}};
+    resources.push_back({{"resourceName", or_default(o.resource_name, "ib_vfs")},
+                         {"resourcePrefix", or_default(o.resource_prefix, "nvidia.com")},
+                         {"selectors", {selector}}});
+  }
+  if (const auto eth = of_layer(rails, true); !eth.empty()) {
+    const nlohmann::json selector = {{"vendors", sorted(field(eth, &Rail::vendor))},
+                                     {"devices", sorted(field(eth, &Rail::vf_device))},
+                                     {"pfNames", names(eth)},
+                                     {"linkTypes", {"ether"}}};
+    resources.push_back(
+        {{"resourceName", resources.empty() ? or_default(o.resource_name, "eth_vfs") : "eth_vfs"},
+         {"resourcePrefix", or_default(o.resource_prefix, "nvidia.com")},
+         {"selectors", {selector}}});
+  }
+  const nlohmann::json config = {{"resourceList", resources}};
   return config.dump(2) + "\n";
 }
 
-std::string rdma_shared_device_plugin(const std::vector<Rail>& rails,
-                                      const ClusterConfigOptions& o) {
+std::string rdma_shared_device_plugin(const std::vector<Rail>& all, const ClusterConfigOptions& o) {
+  const auto rails = of_layer(all, false);  // the InfiniBand HCAs
   nlohmann::json entry = {{"resourceName", or_default(o.resource_name, "rdma_shared_ib")},
                           {"rdmaHcaMax", 63},
                           {"selectors",
@@ -108,7 +135,7 @@ std::string sriov_network_node_policy(const std::vector<Rail>& rails,
   // One policy per PF device ID: its nicSelector matches PFs of one kind.
   std::map<std::string, std::vector<Rail>> by_device;
   for (const auto& r : rails) {
-    by_device[r.vendor + ":" + r.device].push_back(r);
+    by_device[std::string(r.ethernet ? "eth:" : "ib:") + r.vendor + ":" + r.device].push_back(r);
   }
   std::string out;
   for (const auto& [key, group] : by_device) {
@@ -127,14 +154,16 @@ std::string sriov_network_node_policy(const std::vector<Rail>& rails,
         "kind: SriovNetworkNodePolicy\n"
         "metadata:\n"
         "  name: " +
-        quoted("vfready-ib-" + (device.empty() ? std::string("unknown") : device)) +
+        quoted(std::string(group.front().ethernet ? "vfready-eth-" : "vfready-ib-") +
+               (device.empty() ? std::string("unknown") : device)) +
         "\n"
         "  namespace: " +
         quoted(or_default(o.ns, "sriov-network-operator")) +
         "\n"
         "spec:\n"
         "  resourceName: " +
-        quoted(or_default(o.resource_name, "ib_vfs")) +
+        quoted(group.front().ethernet ? std::string("eth_vfs")
+                                      : or_default(o.resource_name, "ib_vfs")) +
         "\n"
         "  nodeSelector:\n"
         "    feature.node.kubernetes.io/network-sriov.capable: \"true\"\n"
@@ -151,10 +180,15 @@ std::string sriov_network_node_policy(const std::vector<Rail>& rails,
         "    pfNames: [" +
         pf_names +
         "]\n"
-        "  deviceType: netdevice\n"
-        "  isRdma: true\n"
-        "  linkType: ib\n"
-        "  # vfready creates the VFs and sets their GUIDs: the operator must do neither.\n"
+        "  deviceType: netdevice\n" +
+        std::string(group.front().ethernet
+                        ? "  linkType: eth\n"
+                          "  # vfready creates the VFs and sets their MACs: the operator must do "
+                          "neither.\n"
+                        : "  isRdma: true\n"
+                          "  linkType: ib\n"
+                          "  # vfready creates the VFs and sets their GUIDs: the operator must do "
+                          "neither.\n") +
         "  externallyManaged: true\n";
   }
   return out;

@@ -33,6 +33,25 @@ void add(PfRun& run, VfWork& vs, model::EventKind kind, std::string text) {
   vs.problems.push_back(model::problem(kind, std::move(text), run.status.pci.str(), vs.pci.str()));
 }
 
+// An Ethernet VF's MAC: its netdev's own address, as the kernel answered for it, which is
+// what a pod gets. The PF's IFLA_VF_MAC would say what was asked, not what the VF took
+// (igb keeps a MAC set while the PF is down from the VF, and udev may have rewritten it
+// since). A link the namer renamed as udev announced it was not looked up: sysfs has it.
+// False, with a problem, when it is not the planned one or cannot be read.
+bool mac_right(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::Link& link) {
+  vs.mac = link.mac ? link.mac : run.os.reads.netdev_mac(link.name);
+  if (!vt.mac || vs.mac == vt.mac || !vs.problems.empty() || vs.in_use) {
+    return true;
+  }
+  add(run, vs, model::EventKind::kMacWrong,
+      vs.mac ? "VF " + vs.pci.str() + " (" + link.name + ") has MAC " + vs.mac->str() + ", not " +
+                   vt.mac->str()
+             : "the MAC of VF " + vs.pci.str() + " (" + link.name +
+                   ") cannot be read back: without proof that it is " + vt.mac->str() +
+                   " it is not ready");
+  return false;
+}
+
 }  // namespace
 
 Task<host::ReadGuids> read_back_guids(PfRun& run, std::vector<uint16_t> indices) {
@@ -117,21 +136,8 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   const auto* link = &named->second;
   vs.name = link->name;
   vs.altnames = link->altnames;
-  if (ethernet) {
-    // Its netdev's own address, as the kernel answered for it: what a pod gets. The
-    // PF's IFLA_VF_MAC would say what was asked, not what the VF took (igb keeps a MAC
-    // set while the PF is down from the VF, and udev may have rewritten it since).
-    // A link the namer renamed as udev announced it was not looked up: sysfs has it.
-    vs.mac = link->mac ? link->mac : run.os.reads.netdev_mac(link->name);
-    if (vt.mac && vs.mac != vt.mac && vs.problems.empty() && !vs.in_use) {
-      add(run, vs, model::EventKind::kMacWrong,
-          vs.mac ? "VF " + vs.pci.str() + " (" + link->name + ") has MAC " + vs.mac->str() +
-                       ", not " + vt.mac->str()
-                 : "the MAC of VF " + vs.pci.str() + " (" + link->name +
-                       ") cannot be read back: without proof that it is " + vt.mac->str() +
-                       " it is not ready");
-      keep = !vs.mac;  // a wrong MAC: reprobe it with its own
-    }
+  if (ethernet && !mac_right(run, vs, vt, *link)) {
+    keep = !vs.mac;  // a wrong MAC: reprobe it with its own
   }
   if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
     add(run, vs, model::EventKind::kNameMismatch,

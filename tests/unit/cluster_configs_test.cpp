@@ -62,3 +62,33 @@ TEST(AClusterConfig, RefusesAnUnknownTargetAndAStatusWithoutNamedPfs) {
   ASSERT_FALSE(empty);
   EXPECT_THAT(empty.error().message, HasSubstr("no configured PF with a name"));
 }
+
+TEST(AClusterConfig, GivesEthernetVfsAResourceOfTheirOwnAndAnEthernetPolicy) {
+  auto eth = pf("enp1s0", nullptr, "10c9", 7);
+  eth["vendor"] = "8086";
+  eth["vf_device"] = "10ca";
+  eth["link_layer"] = "Ethernet";
+  auto ib = pf("ibs0", "ibs0", "1021", 8);
+  ib["link_layer"] = "InfiniBand";
+  const nlohmann::json status = {{"pfs", {ib, eth}}};
+  auto dp = render_cluster_config("sriov-device-plugin", status, {});
+  ASSERT_TRUE(dp) << dp.error().message;
+  const auto j = nlohmann::json::parse(dp.value());
+  ASSERT_EQ(j["resourceList"].size(), 2U);
+  EXPECT_EQ(j["resourceList"][0]["selectors"][0]["pfNames"], nlohmann::json({"ibs0"}));
+  const auto& e = j["resourceList"][1];
+  EXPECT_EQ(e["resourceName"], "eth_vfs");
+  EXPECT_EQ(e["selectors"][0]["pfNames"], nlohmann::json({"enp1s0"}));
+  EXPECT_EQ(e["selectors"][0]["devices"], nlohmann::json({"10ca"}));
+  EXPECT_EQ(e["selectors"][0]["linkTypes"], nlohmann::json({"ether"}));
+  EXPECT_FALSE(e["selectors"][0].contains("isRdma"));
+  auto policy = render_cluster_config("sriov-network-node-policy", status, {});
+  ASSERT_TRUE(policy) << policy.error().message;
+  EXPECT_THAT(policy.value(), HasSubstr("name: \"vfready-eth-10c9\""));
+  EXPECT_THAT(policy.value(), HasSubstr("linkType: eth\n"));
+  EXPECT_THAT(policy.value(), HasSubstr("name: \"vfready-ib-1021\""));
+  // The RDMA shared device plugin shares InfiniBand HCAs: the NIC is not in it.
+  auto shared = render_cluster_config("rdma-shared-device-plugin", status, {});
+  ASSERT_TRUE(shared);
+  EXPECT_THAT(shared.value(), testing::Not(HasSubstr("enp1s0")));
+}
