@@ -273,9 +273,8 @@ void find_vf_drivers(Sysfs& sysfs, const HostPaths& paths, model::HostInfo& host
       }
       pf.vf_driver = model::pci_module_for(*aliases, pf.vendor, pf.vf_device).value_or("");
     }
-    pf.vf_driver_loaded =
-        !pf.vf_driver.empty() &&
-        (sysfs.exists("module/" + pf.vf_driver) || sysfs.exists("bus/pci/drivers/" + pf.vf_driver));
+    // Registered on the PCI bus (a module's directory is there before its init has run).
+    pf.vf_driver_loaded = !pf.vf_driver.empty() && sysfs.exists("bus/pci/drivers/" + pf.vf_driver);
   }
 }
 

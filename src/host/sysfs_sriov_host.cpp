@@ -119,7 +119,9 @@ std::optional<model::Mac> SysfsSriovHost::netdev_mac(const std::string& name) {
 }
 
 bool SysfsSriovHost::driver_loaded(const std::string& name) {
-  return sysfs_.exists("module/" + name) || sysfs_.exists("bus/pci/drivers/" + name);
+  // Registered on the PCI bus: /sys/module/<name> is there from the module's load, before
+  // its init has registered the driver.
+  return sysfs_.exists("bus/pci/drivers/" + name);
 }
 
 std::vector<std::string> SysfsSriovHost::kernel_log_naming(const std::string& device) {

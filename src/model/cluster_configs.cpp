@@ -132,6 +132,9 @@ std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
 std::string sriov_network_node_policy(const std::vector<Rail>& rails,
                                       const ClusterConfigOptions& o) {
+  // The Ethernet VFs' resource, as sriov_device_plugin() names it.
+  const std::string eth_resource =
+      of_layer(rails, false).empty() ? or_default(o.resource_name, "eth_vfs") : "eth_vfs";
   // One policy per PF device ID: its nicSelector matches PFs of one kind.
   std::map<std::string, std::vector<Rail>> by_device;
   for (const auto& r : rails) {
@@ -162,8 +165,7 @@ std::string sriov_network_node_policy(const std::vector<Rail>& rails,
         "\n"
         "spec:\n"
         "  resourceName: " +
-        quoted(group.front().ethernet ? std::string("eth_vfs")
-                                      : or_default(o.resource_name, "ib_vfs")) +
+        quoted(group.front().ethernet ? eth_resource : or_default(o.resource_name, "ib_vfs")) +
         "\n"
         "  nodeSelector:\n"
         "    feature.node.kubernetes.io/network-sriov.capable: \"true\"\n"

@@ -58,6 +58,13 @@ MacConfig mac_config(const JsonReader& r, const PfConfig& pf) {
     if (m.pool_last < m.pool_first) {
       r["last"].fail("is below \"first\"");
     }
+    // Counting across a first byte would pass group (multicast) addresses.
+    if (m.pool_last.bytes()[0] != m.pool_first.bytes()[0]) {
+      r["last"].fail("has another first byte than \"first\": a pool stays within one (" +
+                     m.pool_first.str().substr(0, 2) +
+                     ":..), as a pool across it would hand out "
+                     "group (multicast) addresses");
+    }
   } else {
     only({"macs"});
     m.scheme = MacScheme::kExplicit;

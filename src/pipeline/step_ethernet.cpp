@@ -13,7 +13,10 @@ namespace vfready::pipeline {
 Task<Done> pf_up(PfRun& run) {
   const bool macs = std::any_of(run.target.vf.begin(), run.target.vf.end(),
                                 [](const model::VfTarget& vt) { return vt.mac.has_value(); });
-  if (!macs || run.info.ifindex == 0) {
+  // A kernel before 6.2 renames no link that is up: a PF still to be renamed stays down
+  // there (its VFs' MACs may then not take, and are re-probed when validation says so).
+  const bool rename_pending = run.target.name && run.info.netdev != run.target.name->str();
+  if (!macs || run.info.ifindex == 0 || (rename_pending && !run.renames_up)) {
     co_return Done{};
   }
   auto up = answer(

@@ -78,6 +78,8 @@ TEST(AnEthernetEntry, TakesMacsAndVfSettingsAndRefusesWhatIsNotAnEthernetVfs) {
        "$.pfs[0].mac.last: is below \"first\""},
       {R"("mac": {"scheme": "derived", "first": "02:00:00:00:00:01"})",
        "applies to another scheme"},
+      {R"("mac": {"scheme": "pool", "first": "02:ff:ff:ff:ff:f0", "last": "04:00:00:00:00:10"})",
+       "a pool stays within one (02:..)"},
       {R"("vlan": 4095)", "$.pfs[0].vlan"},
       {R"("qos": 2)", "needs a \"vlan\""},
       {R"("link_state": "up")", "$.pfs[0].link_state"},
