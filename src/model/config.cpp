@@ -223,9 +223,6 @@ PfConfig pf_config(const JsonReader& r, const std::string& source) {
       r["guid"].fail("applies to InfiniBand VFs; this entry's link_layer is Ethernet");
     }
     pf.mac = r.has("mac") ? mac_config(r["mac"], pf) : MacConfig{};
-    if (pf.mac.scheme == MacScheme::kDerived && pf.vfs > kDerivedMacMaxVfIndex + 1) {
-      r["vfs"].fail("is more than the derived MAC scheme's 65536 VFs: configure a \"pool\"");
-    }
     pf.vf_port = vf_port_config(r);
     return pf;
   }
