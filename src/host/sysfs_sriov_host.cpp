@@ -104,26 +104,6 @@ std::optional<std::string> SysfsSriovHost::netdev_of(const model::PciAddress& fu
   return names.empty() ? std::nullopt : std::optional<std::string>(names.front());
 }
 
-NetdevDevice SysfsSriovHost::device_of_netdev(const std::string& netdev) {
-  const auto device = "class/net/" + netdev + "/device";
-  auto pci = sysfs_.link_target_name(device);
-  if (!pci) {
-    return {};  // a virtual device (veth, bridge)
-  }
-  return {std::move(pci), sysfs_.link_target_name(device + "/physfn")};
-}
-
-std::optional<model::Mac> SysfsSriovHost::netdev_mac(const std::string& name) {
-  // address_show() takes no device lock and no rtnl_lock (net/core/net-sysfs.c).
-  return mac(sysfs_, "class/net/" + name + "/address");
-}
-
-bool SysfsSriovHost::driver_loaded(const std::string& name) {
-  // Registered on the PCI bus: /sys/module/<name> is there from the module's load, before
-  // its init has registered the driver.
-  return sysfs_.exists("bus/pci/drivers/" + name);
-}
-
 std::vector<std::string> SysfsSriovHost::kernel_log_naming(const std::string& device) {
   auto lines = read_kernel_log(kernel_log_);
   std::erase_if(lines,

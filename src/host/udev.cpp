@@ -13,6 +13,7 @@
 #include <new>
 #include <span>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 
 #include "vfready/host/kernel_calls.hpp"
@@ -157,6 +158,20 @@ UdevDevices::~UdevDevices() = default;
 
 bool UdevDevices::udev_active() const { return state_->active; }
 
+namespace {
+
+// A boolean property of `device` that is set and true (parse_boolean()'s true words).
+bool flag_set(udev_device* device, const char* key) {
+  const char* value = udev_device_get_property_value(device, key);
+  if (value == nullptr) {
+    return false;
+  }
+  const std::string_view v(value);
+  return v == "1" || v == "yes" || v == "y" || v == "true" || v == "t" || v == "on";
+}
+
+}  // namespace
+
 bool UdevDevices::initialized(int ifindex) const {
   const auto id = "n" + std::to_string(ifindex);
   count(KernelCall::kUdevLookup);
@@ -164,7 +179,12 @@ bool UdevDevices::initialized(int ifindex) const {
   if (device == nullptr) {
     return false;  // gone, or not in this namespace
   }
-  const bool done = udev_device_get_is_initialized(device) > 0;
+  // A database entry says udevd has the netdev, but not yet that it is done: before its
+  // own rename udevd writes the entry with ID_RENAMING=1, which the "move" of that rename
+  // drops (udev-event.c, rename_netif()); udevd 255 on marks the whole event with
+  // ID_PROCESSING=1. systemd-networkd waits out both (device_is_renaming/_processing).
+  const bool done = udev_device_get_is_initialized(device) > 0 &&
+                    !flag_set(device, "ID_RENAMING") && !flag_set(device, "ID_PROCESSING");
   udev_device_unref(device);
   return done;
 }

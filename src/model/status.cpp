@@ -120,7 +120,7 @@ std::string describe(const PfChanges& c) {
   item(c.guids_set, "GUID set", "GUIDs set");
   item(c.macs_set, "MAC set", "MACs set");
   item(c.vfs_rebound, "VF with a wrong GUID re-probed", "VFs with a wrong GUID re-probed");
-  item(c.vfs_rebound_mac, "VF with a wrong MAC re-probed", "VFs with a wrong MAC re-probed");
+  item(c.vfs_rebound_mac, "VF re-probed for its MAC", "VFs re-probed for their MACs");
   item(c.links_renamed, "link renamed", "links renamed");
   if (c.autoprobe_restored) {
     out += std::string(out.empty() ? "" : ", ") + "autoprobe turned back on";

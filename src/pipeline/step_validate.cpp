@@ -40,7 +40,12 @@ void add(PfRun& run, VfWork& vs, model::EventKind kind, std::string text) {
 // False, with a problem, when it is not the planned one or cannot be read.
 bool mac_right(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::Link& link) {
   vs.mac = link.mac ? link.mac : run.os.reads.netdev_mac(link.name);
-  if (!vt.mac || vs.mac == vt.mac || !vs.problems.empty() || vs.in_use) {
+  vs.mac_made_up = false;
+  if (!vt.mac || !vs.problems.empty() || vs.in_use) {
+    return true;
+  }
+  if (vs.mac == vt.mac) {
+    vs.mac_made_up = run.os.reads.netdev_mac_random(link.name);
     return true;
   }
   add(run, vs, model::EventKind::kMacWrong,
@@ -50,6 +55,16 @@ bool mac_right(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::Li
                    ") cannot be read back: without proof that it is " + vt.mac->str() +
                    " it is not ready");
   return false;
+}
+
+// Whether an Ethernet VF is left as it is for its MAC: not (reprobe it) when its MAC is
+// wrong, or right but made up by its driver, not taken from the PF (no problem then, if
+// a second probe does the same).
+bool mac_keeps(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::Link& link) {
+  if (!mac_right(run, vs, vt, link)) {
+    return !vs.mac;  // unreadable: another probe would not tell either
+  }
+  return !vs.mac_made_up;
 }
 
 }  // namespace
@@ -136,8 +151,8 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   const auto* link = &named->second;
   vs.name = link->name;
   vs.altnames = link->altnames;
-  if (ethernet && !mac_right(run, vs, vt, *link)) {
-    keep = !vs.mac;  // a wrong MAC: reprobe it with its own
+  if (ethernet) {
+    keep = mac_keeps(run, vs, vt, *link);  // (an Ethernet VF's GUID is always right)
   }
   if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
     add(run, vs, model::EventKind::kNameMismatch,

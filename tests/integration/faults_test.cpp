@@ -576,6 +576,28 @@ TEST(VfreadydUdev, FindsANetdevUdevNeverAnnouncedInSysfsAndAsksLibudev) {
   EXPECT_EQ(heard.at("netlink requests") + 2, silent.at("netlink requests")) << r.err;
 }
 
+// udevd 250 on writes a netdev's database entry with ID_RENAMING=1 just before its own
+// rename, and drops the flag as it handles that rename's move. An entry is not "udev is
+// done": libudev's answer is taken only without the flag. Here the worker lingers 3 s
+// between entry and rename (18 ms was seen in the VM under load, where vfready renamed
+// first and udevd renamed the VF away after it): vfready's names must be the last.
+TEST(VfreadydUdev, WaitsOutAUdevRenameThatLibudevAlreadyLists) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_silent().udev_renaming_ms(3000));
+  auto config = nlohmann::json::parse(read_file(repo_config()));
+  config["pfs"][0]["select"]["pci"] = {"0000:18:00.0"};
+  config["pfs"][0]["vfs"] = 2;
+  // Unheard, udev is asked after a second and at this bound: the second answer is "done".
+  config["timeouts"]["udev_ms"] = 6000;
+  auto r = sh(vfreadyd_command(host, write_config(host, config.dump())), 60s);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // udevd's queue empty: every rename of its is done.
+  ASSERT_TRUE(wait_until([&] { return !exists(host.root() + "/run/udev/queue"); }, 30s));
+  EXPECT_EQ(host.netdev_of("0000:18:00.1"), "ibs0v0") << testing::PrintToString(host.renames());
+  EXPECT_EQ(host.netdev_of("0000:18:00.2"), "ibs0v1") << testing::PrintToString(host.renames());
+  EXPECT_THAT(host.renames(), Contains(HasSubstr(" ibp24s0v0 ibs0v0")));
+}
+
 // udevd starts after vfreadyd: libudev gives a monitor made while udevd is not running no
 // events, for the monitor's life. vfready says so; the first pass has no udevd to wait
 // for, and a pass after udevd started asks libudev for each netdev instead.

@@ -62,6 +62,9 @@ class SriovReads {
   // The address of netdev `name` (class/net/<name>/address), where it is a MAC: what a
   // link as the namer renamed it without a lookup does not carry.
   virtual std::optional<model::Mac> netdev_mac(const std::string& /*name*/) { return std::nullopt; }
+  // Whether netdev `name`'s driver made its address up (addr_assign_type 1,
+  // NET_ADDR_RANDOM): a VF driver that could not get its MAC from the PF at probe.
+  virtual bool netdev_mac_random(const std::string& /*name*/) { return false; }
 };
 
 }  // namespace vfready::host

@@ -86,7 +86,7 @@ struct PfChanges {
   uint32_t guids_set = 0;           // VF GUIDs written
   uint32_t macs_set = 0;            // Ethernet VF MACs (and settings) written through the PF
   uint32_t vfs_rebound = 0;         // bound VFs with a wrong GUID, unbound and probed again
-  uint32_t vfs_rebound_mac = 0;     // bound Ethernet VFs with a wrong MAC, the same
+  uint32_t vfs_rebound_mac = 0;     // bound Ethernet VFs with a wrong MAC or one made up, the same
   uint32_t links_renamed = 0;       // PF and VF netdevs given their names
   bool autoprobe_restored = false;  // sriov_drivers_autoprobe found off, turned on again
   [[nodiscard]] bool any() const {

@@ -26,6 +26,10 @@ struct VfWork {
   model::VfUse in_use;              // set: left alone
   std::optional<model::Guid> guid;  // the GUID its port uses, read back
   std::optional<model::Mac> mac;    // an Ethernet VF's netdev address, read back
+  // Its driver made that address up at probe (it could not reach the PF, as igbvf while
+  // the PF resets), and then took the one the PF has: probed once more to have it from
+  // the PF, as udev's MACAddressPolicy=persistent replaces an address marked random.
+  bool mac_made_up = false;
   std::vector<model::Problem> problems;
   // False for a VF the pass did not get to judge (its PF failed first): shown as found.
   bool checked = true;

@@ -64,7 +64,8 @@ Kernel::Kernel(const Topology& topology, Tree& tree, Netdevs& netdevs, UdevSim& 
                HostLogs& logs)
     : topology_(topology), tree_(tree), netdevs_(netdevs), udev_(udev), logs_(logs) {
   udev_.set_describe([this](int ifindex) { return describe_netdev(ifindex); });
-  udev_.set_naming([this](int ifindex) { udev_rules(ifindex); });
+  udev_.set_naming([this](int ifindex) { return udev_rules(ifindex); },
+                   [this](int ifindex, const UdevNaming& naming) { udev_apply(ifindex, naming); });
 }
 
 void Kernel::boot() {

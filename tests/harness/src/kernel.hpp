@@ -166,9 +166,10 @@ class Kernel {
   // VF `i` of `pf` marked leaving (no netdev of its is taken back from another namespace
   // from now on), then its netdev taken down: the start of its driver's remove.
   void let_go_of_netdev(Pf& pf, uint16_t i);
-  // What udevd's rules do to the new netdev `ifindex` as it handles its add: the name
-  // and altnames of the topology's udev.name_policy (udev_names.hpp).
-  void udev_rules(int ifindex);
+  // What udevd's rules make of the new netdev `ifindex` as it handles its add: the name
+  // and altnames of the topology's udev.name_policy (udev_names.hpp); and udevd doing it.
+  UdevNaming udev_rules(int ifindex);
+  void udev_apply(int ifindex, const UdevNaming& naming);
   std::string read_numvfs(Pf& pf);
   std::string read_link(int ifindex, const std::string& field);
   // A netdev's sysfs path and name for udev's messages.

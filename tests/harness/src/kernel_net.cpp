@@ -71,7 +71,7 @@ void Kernel::bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, cons
   }
 }
 
-void Kernel::udev_rules(int ifindex) {
+UdevNaming Kernel::udev_rules(int ifindex) {
   // The name as the kernel has it now (the link listener may be behind a rename).
   if (auto now = netdevs_.get(ifindex)) {
     on_link_event(now.value());
@@ -83,14 +83,14 @@ void Kernel::udev_rules(int ifindex) {
     std::lock_guard lock(mu_);
     auto it = netdev_owners_.find(ifindex);
     if (it == netdev_owners_.end()) {
-      return;
+      return {};
     }
     owner = it->second;
     name = net_of(*owner).ifname;
     renamed = renamed_.contains(ifindex);
   }
   if (!owner->vf) {
-    return;  // a PF's netdev keeps the topology's name (docs/fake-host.md)
+    return {};  // a PF's netdev keeps the topology's name (docs/fake-host.md)
   }
   const auto& spec = *pfs_[owner->pf]->spec;
   // 99-default.link's NamePolicy= starts with "keep": a netdev someone renamed before
@@ -98,9 +98,13 @@ void Kernel::udev_rules(int ifindex) {
   const auto policy = renamed && topology_.udev_name_policy != NamePolicy::kNone
                           ? NamePolicy::kKeep
                           : topology_.udev_name_policy;
-  const auto naming =
-      udev_naming(policy, predictable_names(spec, owner->vf, infiniband(spec)), name);
-  // udevd logs a rename or altname that fails (the name is taken) and goes on.
+  return udev_naming(policy, predictable_names(spec, owner->vf, infiniband(spec)), name);
+}
+
+void Kernel::udev_apply(int ifindex, const UdevNaming& naming) {
+  // udevd logs a rename or altname that fails (the name is taken) and goes on. Its
+  // rename is by ifindex, to the name its rules chose, whatever the netdev is called by
+  // now (rtnl_set_link_name()).
   if (naming.rename) {
     netdevs_.rename(ifindex, *naming.rename);
   }

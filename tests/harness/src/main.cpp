@@ -103,6 +103,7 @@ int run(const std::string& topology_path, const std::string& root_arg, const std
   UdevSim udev(root / "run/udev", std::chrono::milliseconds(topology->udev_init_latency_ms),
                scheduler, udev_messages, topology->udev_announces,
                !topology->udev_starts_on_signal);
+  udev.set_renaming_window(std::chrono::milliseconds(topology->udev_renaming_ms));
   Tree tree;
   std::atomic<Kernel*> kernel_ptr{nullptr};
   Netdevs netdevs(namespace_.fd(), [&kernel_ptr](const LinkEvent& e) {

@@ -214,7 +214,8 @@ Topology parse(const JsonReader& root) {
     }
   }
   if (root.has("udev")) {
-    root["udev"].only_keys({"init_latency_ms", "announces", "starts_on_signal", "name_policy"});
+    root["udev"].only_keys(
+        {"init_latency_ms", "renaming_ms", "announces", "starts_on_signal", "name_policy"});
     if (root["udev"].has("name_policy")) {
       const auto policy = root["udev"]["name_policy"];
       const auto name = policy.string();
@@ -232,6 +233,9 @@ Topology parse(const JsonReader& root) {
     }
     if (root["udev"].has("init_latency_ms")) {
       t.udev_init_latency_ms = static_cast<uint32_t>(root["udev"]["init_latency_ms"].uint(60000));
+    }
+    if (root["udev"].has("renaming_ms")) {
+      t.udev_renaming_ms = static_cast<uint32_t>(root["udev"]["renaming_ms"].uint(60000));
     }
     if (root["udev"].has("announces")) {
       t.udev_announces = root["udev"]["announces"].boolean();

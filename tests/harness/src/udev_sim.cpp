@@ -48,16 +48,38 @@ void UdevSim::remove(int ifindex) {
   update_queue_file();
 }
 
+bool UdevSim::pending(int ifindex, unsigned generation) {
+  std::lock_guard lock(mu_);
+  const auto it = pending_.find(ifindex);
+  return it != pending_.end() && it->second == generation;
+}
+
 void UdevSim::finish(int ifindex, const std::string& driver, unsigned generation) {
-  {
-    std::lock_guard lock(mu_);
-    auto it = pending_.find(ifindex);
-    if (it == pending_.end() || it->second != generation) {
+  if (!pending(ifindex, generation)) {
+    return;
+  }
+  const auto naming = rules_ ? rules_(ifindex) : UdevNaming{};
+  if (naming.rename) {
+    // Saved before the rename, so that a client that hears of it finds the netdev
+    // marked as being renamed: not initialized for systemd-networkd, nor for vfready.
+    write_db(ifindex, driver, /*renaming=*/true);
+    if (renaming_window_.count() > 0) {
+      scheduler_.after(renaming_window_, [this, ifindex, driver, generation, naming] {
+        complete(ifindex, driver, generation, naming);
+      });
       return;
     }
   }
-  if (name_) {
-    name_(ifindex);  // the rules: a rename makes the kernel's move, held back below
+  complete(ifindex, driver, generation, naming);
+}
+
+void UdevSim::complete(int ifindex, const std::string& driver, unsigned generation,
+                       const UdevNaming& naming) {
+  if (!pending(ifindex, generation)) {
+    return;  // removed meanwhile
+  }
+  if (apply_) {
+    apply_(ifindex, naming);  // a rename makes the kernel's move, held back below
   }
   std::lock_guard order(order_mu_);
   std::vector<std::string> moves;
@@ -67,7 +89,7 @@ void UdevSim::finish(int ifindex, const std::string& driver, unsigned generation
     if (it == pending_.end() || it->second != generation) {
       return;  // removed while its rules ran
     }
-    write_db(ifindex, driver);
+    write_db(ifindex, driver, naming.rename.has_value());
     pending_.erase(it);
     if (auto held = held_moves_.find(ifindex); held != held_moves_.end()) {
       moves = std::move(held->second);
@@ -76,9 +98,18 @@ void UdevSim::finish(int ifindex, const std::string& driver, unsigned generation
     update_queue_file();
   }
   // As udevd: the database first, then the message (a monitor's reader looks it up);
-  // then the device's events that waited for it.
+  // then the device's events that waited for it, the move of its own rename first,
+  // which drops ID_RENAMING.
   if (announces_) {
     announce("add", ifindex, driver);
+  }
+  if (naming.rename) {
+    std::lock_guard lock(mu_);
+    if (access(db_path(ifindex).c_str(), F_OK) == 0) {  // not removed meanwhile
+      write_db(ifindex, driver);
+    }
+  }
+  if (announces_) {
     for (const auto& old_devpath : moves) {
       announce("move", ifindex, driver, old_devpath);
     }
@@ -122,7 +153,7 @@ void UdevSim::send(const std::string& action, int ifindex, const Netdev& netdev,
   messages_.send(action, netdev.devpath, "net", properties);
 }
 
-void UdevSim::write_db(int ifindex, const std::string& driver) const {
+void UdevSim::write_db(int ifindex, const std::string& driver, bool renaming) const {
   const auto path = db_path(ifindex);
   const auto tmp = path + ".tmp";
   {
@@ -130,7 +161,11 @@ void UdevSim::write_db(int ifindex, const std::string& driver) const {
     const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(
                           std::chrono::steady_clock::now().time_since_epoch())
                           .count();
-    out << "I:" << usec << "\nE:ID_NET_DRIVER=" << driver << "\nG:systemd\n";
+    out << "I:" << usec << "\nE:ID_NET_DRIVER=" << driver << "\n";
+    if (renaming) {
+      out << "E:ID_RENAMING=1\n";
+    }
+    out << "G:systemd\n";
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     unlink(tmp.c_str());

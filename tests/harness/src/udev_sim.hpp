@@ -11,13 +11,16 @@
 
 #include "scheduler.hpp"
 #include "udev_messages.hpp"
+#include "udev_names.hpp"
 
 // Plays udevd's part toward libudev: a new netdev is handled a while after it appears.
 // Then, as udevd's event for it (src/udev/udev-event.c, udev_event_execute_rules): its
-// rules name it (the naming hook renames it and adds altnames; the kernel's rename
-// makes a "move"), its database file run/udev/data/n<ifindex> is written (to a
+// rules name it; where that is a rename, its database file run/udev/data/n<ifindex> is
+// written with ID_RENAMING=1 first (rename_netif(), udevd 250 on), then the rename
+// (the kernel's makes a "move") and the altnames; the database is written again (to a
 // temporary name, then renamed) and the "add" message goes to the monitors, then the
-// "move" of that rename, which udevd handles after the add. A later rename sends "move".
+// "move" of that rename, which udevd handles after the add: it drops ID_RENAMING. A
+// later rename sends "move".
 // run/udev/queue exists while any device is still pending, and run/udev/control always
 // (libudev's monitors listen only where udevd runs).
 namespace vfready::fakehost {
@@ -41,9 +44,15 @@ class UdevSim {
   void set_describe(std::function<std::optional<Netdev>(int ifindex)> describe) {
     describe_ = std::move(describe);
   }
-  // What udevd's rules do to a new netdev before it is initialized (rename, altnames).
-  // Set once, before use.
-  void set_naming(std::function<void(int ifindex)> name) { name_ = std::move(name); }
+  // What udevd's rules make of a new netdev (rename, altnames), and doing it. Set once,
+  // before use.
+  void set_naming(std::function<UdevNaming(int ifindex)> rules,
+                  std::function<void(int ifindex, const UdevNaming&)> apply) {
+    rules_ = std::move(rules);
+    apply_ = std::move(apply);
+  }
+  // How long its worker takes between the database with ID_RENAMING=1 and the rename.
+  void set_renaming_window(std::chrono::milliseconds window) { renaming_window_ = window; }
 
   // A netdev appeared: it becomes initialized after the latency.
   void add(int ifindex, const std::string& driver);
@@ -59,7 +68,11 @@ class UdevSim {
 
  private:
   void finish(int ifindex, const std::string& driver, unsigned generation);
-  void write_db(int ifindex, const std::string& driver) const;
+  // The add's rename done (where its rules chose one), and the rest of the add.
+  void complete(int ifindex, const std::string& driver, unsigned generation,
+                const UdevNaming& naming);
+  [[nodiscard]] bool pending(int ifindex, unsigned generation);
+  void write_db(int ifindex, const std::string& driver, bool renaming = false) const;
   void update_queue_file() const;  // call with mu_ held
   [[nodiscard]] std::string db_path(int ifindex) const;
 
@@ -75,7 +88,9 @@ class UdevSim {
   UdevMessages& messages_;
   bool announces_ = true;
   std::function<std::optional<Netdev>(int)> describe_;
-  std::function<void(int)> name_;
+  std::function<UdevNaming(int)> rules_;
+  std::function<void(int, const UdevNaming&)> apply_;
+  std::chrono::milliseconds renaming_window_{0};
   // Held while an add and the move of udevd's own rename go out, so that a move seen
   // meanwhile goes after them.
   std::mutex order_mu_;

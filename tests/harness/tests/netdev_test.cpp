@@ -9,6 +9,7 @@
 
 using namespace vfready::testing;
 using testing::Contains;
+using testing::HasSubstr;
 using testing::Not;
 
 TEST(AFakeHostNetdev, MatchesSysfsIfindexAndFollowsARenameWithin100ms) {
@@ -130,6 +131,35 @@ TEST(AFakeHostUdev, MarksEachNewNetdevInitializedAfterItsLatency) {
   EXPECT_TRUE(wait_until([&] { return !exists(host.root() + "/run/udev/queue"); }, 5s));
   EXPECT_EQ(host.netdev_of("0000:18:00.2"), "ibp24s0v1")
       << "named by udev before it is initialized";
+}
+
+// udevd's database entry of a netdev it renames says ID_RENAMING=1 from before the
+// rename until it has handled the rename's move (udev-event.c, rename_netif()).
+TEST(AFakeHostUdev, MarksANetdevItRenamesAsRenamingUntilTheRenameIsDone) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1).udev_latency_ms(1).udev_renaming_ms(2000));
+  ASSERT_EQ(sh("echo 1 > " + host.pci("0000:18:00.0", "sriov_numvfs")).exit_code, 0);
+  const auto kernel_name = host.netdev_of("0000:18:00.1");
+  auto ifindex = read_file(host.sys("class/net/" + kernel_name + "/ifindex"));
+  ASSERT_FALSE(ifindex.empty());
+  ifindex.pop_back();
+  const auto db = host.root() + "/run/udev/data/n" + ifindex;
+  // Whenever the entry is there and the netdev still has the kernel's name, the entry
+  // says it is being renamed; once udevd is done, it has udev's name and no flag.
+  bool seen_renaming = false;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        const auto entry = exists(db) ? read_file(db) : std::string();
+        const bool renamed = host.netdev_of("0000:18:00.1") == "ibp24s0v0";
+        if (!entry.empty() && !renamed) {
+          EXPECT_THAT(entry, HasSubstr("E:ID_RENAMING=1\n"));
+          seen_renaming = true;
+        }
+        return renamed && !exists(host.root() + "/run/udev/queue");
+      },
+      10s));
+  EXPECT_TRUE(seen_renaming) << "the entry was there 2 s before the rename";
+  EXPECT_THAT(read_file(db), Not(HasSubstr("ID_RENAMING")));
 }
 
 TEST(AFakeHostPair, RunsSideBySideInTheirOwnNamespaces) {
