@@ -45,6 +45,12 @@ inline std::optional<model::Guid> guid(Sysfs& sysfs, const std::string& rel) {
   return g ? std::optional<model::Guid>(g.value()) : std::nullopt;
 }
 
+// Whether the PCI driver `name` is registered on the bus: /sys/module/<name> is there
+// from the module's load, before its init has registered the driver.
+inline bool pci_driver_registered(Sysfs& sysfs, const std::string& name) {
+  return !name.empty() && sysfs.exists("bus/pci/drivers/" + name);
+}
+
 inline std::optional<model::Mac> mac(Sysfs& sysfs, const std::string& rel) {
   auto t = sysfs.read(rel);
   if (!t) {

@@ -273,8 +273,7 @@ void find_vf_drivers(Sysfs& sysfs, const HostPaths& paths, model::HostInfo& host
       }
       pf.vf_driver = model::pci_module_for(*aliases, pf.vendor, pf.vf_device).value_or("");
     }
-    // Registered on the PCI bus (a module's directory is there before its init has run).
-    pf.vf_driver_loaded = !pf.vf_driver.empty() && sysfs.exists("bus/pci/drivers/" + pf.vf_driver);
+    pf.vf_driver_loaded = pci_driver_registered(sysfs, pf.vf_driver);
   }
 }
 

@@ -30,9 +30,7 @@ bool SysfsSriovHost::netdev_mac_random(const std::string& name) {
 }
 
 bool SysfsSriovHost::driver_loaded(const std::string& name) {
-  // Registered on the PCI bus: /sys/module/<name> is there from the module's load, before
-  // its init has registered the driver.
-  return sysfs_.exists("bus/pci/drivers/" + name);
+  return pci_driver_registered(sysfs_, name);
 }
 
 }  // namespace vfready::host

@@ -75,7 +75,7 @@ void list_found_vfs(PfRun& run) {
     vs.index = vf.index;
     vs.pci = vf.pci;
     show_as_found(vs, vf);
-    vs.in_use = in_use(vf, vf_driver(run));
+    vs.in_use = in_use(vf, run.info.vfs_driver());
     run.vfs.push_back(std::move(vs));
   }
 }

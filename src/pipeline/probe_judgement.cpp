@@ -19,7 +19,7 @@ Probe judge_probe(PfRun& run, const model::PciAddress& vf, const host::ProbedVf&
                            run.target.pci.str(), vf.str()),
             std::nullopt};
   }
-  const auto driver = vf_driver(run);
+  const auto driver = run.info.vfs_driver();
   if (!probed.bound || (!probed.driver.empty() && probed.driver != driver)) {
     // drivers_probe said nothing (it never does): the probe failed, nothing took the VF,
     // or its driver_override named another driver.

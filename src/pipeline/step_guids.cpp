@@ -256,7 +256,7 @@ Task<std::optional<model::Problem>> unbind(PfRun& run, model::PciAddress vf, int
                                            GuidFeed& feed) {
   run.os.udev.forget_added(vf, ifindex);  // the probe after waits for its own netdev
   auto unbound =
-      answer_beside(run.os.calls.start_unbind_vf(run.target.pci, vf, vf_driver(run)), feed);
+      answer_beside(run.os.calls.start_unbind_vf(run.target.pci, vf, run.info.vfs_driver()), feed);
   const int err = co_await unbound;
   co_return unbind_problem(run, vf, err);
 }
@@ -267,7 +267,7 @@ Task<Done> assign_guid(PfRun& run, const model::VfTarget& vt, const model::VfInf
                        GuidAction action, VfWork vs, GuidFeed& feed) {
   auto& status = run.status;
   if (action == GuidAction::kKeep || action == GuidAction::kInUse) {
-    vs.in_use = action == GuidAction::kInUse ? in_use(vf, vf_driver(run)) : model::VfUse{};
+    vs.in_use = action == GuidAction::kInUse ? in_use(vf, run.info.vfs_driver()) : model::VfUse{};
     run.vfs.push_back(std::move(vs));
     co_return Done{};
   }
@@ -338,7 +338,7 @@ Task<Done> assign_guids(PfRun& run, GuidFeed& feed) {
     // The pass read the PF (and its VFs) just before: no second read.
     const auto& vf = run.info.vfs[vt.index];
     vs.pci = vf.pci;
-    const auto action = guid_action(vt, vf, path, vf_driver(run));
+    const auto action = guid_action(vt, vf, path, run.info.vfs_driver());
     if (action == GuidAction::kSetAndProbe && path == GuidPath::kOfedSysfs) {
       if (batch.add(vt, std::move(vs), vf.pci)) {
         auto full = batch.write();

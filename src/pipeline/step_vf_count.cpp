@@ -74,7 +74,7 @@ std::optional<model::Problem> vfs_in_use(const PfRun& run) {
   const auto& info = run.info;
   std::string busy;
   for (const auto& vf : info.vfs) {
-    if (auto why = in_use(vf, vf_driver(run))) {
+    if (auto why = in_use(vf, run.info.vfs_driver())) {
       busy += (busy.empty() ? "" : "; ") + ("VF " + vf.pci.str() + ": " + why.text());
     }
   }

@@ -316,7 +316,7 @@ VfRequests::Answer VfRequests::resetting_guid(VfRequest& r, Clock::time_point no
 VfRequests::Answer VfRequests::start_unbind(VfRequest& r) {
   const auto& vs = run_.vfs[r.at];
   run_.os.udev.forget_added(vs.pci, vs.ifindex);  // its probe waits for its own netdev
-  r.unbind_call = run_.os.calls.start_unbind_vf(run_.target.pci, vs.pci, vf_driver(run_));
+  r.unbind_call = run_.os.calls.start_unbind_vf(run_.target.pci, vs.pci, run_.info.vfs_driver());
   r.step = Step::kUnbinding;
   return Answer::kDone;
 }

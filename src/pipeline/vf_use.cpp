@@ -15,8 +15,4 @@ model::VfUse in_use(const model::VfInfo& vf, std::string_view vf_driver) {
   return {};
 }
 
-std::string vf_driver(const PfRun& run) {
-  return run.info.vf_driver.empty() ? std::string("mlx5_core") : run.info.vf_driver;
-}
-
 }  // namespace vfready::pipeline

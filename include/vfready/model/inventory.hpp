@@ -94,6 +94,12 @@ struct PfInfo {
     return netdev_type == kEther ? "Ethernet" : netdev_type == kInfiniBand ? "InfiniBand" : "";
   }
 
+  // The driver its VFs are probed and judged by: vf_driver, or mlx5_core where a PF was
+  // read without it (the hardware check fails a PF of another driver with none).
+  [[nodiscard]] std::string vfs_driver() const {
+    return vf_driver.empty() ? std::string("mlx5_core") : vf_driver;
+  }
+
   // Whether mlx5_core drives it: the firmware, OFED and mlxconfig checks and remedies
   // are its.
   [[nodiscard]] bool mlx5() const { return driver == "mlx5_core" || (!driver && vendor == 0x15b3); }

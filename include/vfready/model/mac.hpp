@@ -41,9 +41,6 @@ class Mac {
   std::array<uint8_t, 6> bytes_{};
 };
 
-// The largest VF index the derived MAC scheme encodes (two bytes).
-inline constexpr uint32_t kDerivedMacMaxVfIndex = 0xffff;
-
 // The derived scheme for Ethernet VFs: a VF's MAC from its PF's burned-in MAC and its
 // index. Layout, first byte first:
 //   [fold of the PF's OUI, locally administered, unicast] [PF's 24-bit NIC part] [VF index: 2

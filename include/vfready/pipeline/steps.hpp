@@ -58,8 +58,6 @@ enum class GuidPath { kOfedSysfs, kNetlink, kNone, kEthernet };
 GuidPath guid_path(const model::PfInfo& info);
 GuidAction guid_action(const model::VfTarget& target, const model::VfInfo& vf, GuidPath path,
                        std::string_view vf_driver = "mlx5_core");
-// The driver that takes the PF's VFs (the host read's; mlx5_core where it found none).
-std::string vf_driver(const PfRun& run);
 
 // Step "guids", for one VF whose PF has no OFED files: the netlink request that sets its
 // GUID (it takes effect at the VF's next probe), and the request's answer judged.
