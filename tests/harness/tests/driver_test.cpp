@@ -126,18 +126,31 @@ TEST(AFakeHostPfUnbind, DisablesSriovFirst) {
   EXPECT_THAT(write.err, HasSubstr("No such file or directory")) << "no driver: ENOENT";
 }
 
-// sriov_drivers_autoprobe_store() takes kstrtobool() input: y/Y/1, n/N/0, on/off.
+// sriov_drivers_autoprobe_store() takes kstrtobool() input: its first byte (y/t/1 on,
+// n/f/0 off) or on/of; the VM's kernel took t and f, and refused e and d
+// (tests/vm/sysfs-answers.kernel).
 TEST(AFakeHostAutoprobe, TakesWhatKstrtoboolTakes) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference());
   const auto file = host.pci(kPf, "sriov_drivers_autoprobe");
-  for (const auto& [value, want] : std::vector<std::pair<std::string, std::string>>{
-           {"n", "0\n"}, {"Y", "1\n"}, {"off", "0\n"}, {"on", "1\n"}, {"0", "0\n"}}) {
+  for (const auto& [value, want] :
+       std::vector<std::pair<std::string, std::string>>{{"n", "0\n"},
+                                                        {"Y", "1\n"},
+                                                        {"off", "0\n"},
+                                                        {"on", "1\n"},
+                                                        {"f", "0\n"},
+                                                        {"t", "1\n"},
+                                                        {"0", "0\n"},
+                                                        {"1x", "1\n"},
+                                                        {"oF", "0\n"}}) {
     ASSERT_EQ(sh(echo_to(value, file)).exit_code, 0) << value;
     EXPECT_EQ(read_file(file), want) << value;
   }
   EXPECT_THAT(sh(echo_to("maybe", file)).err, HasSubstr("Invalid argument"));
   EXPECT_EQ(read_file(file), "0\n") << "a refused write changes nothing";
+  for (const char* refused : {"o", "e", "d"}) {
+    EXPECT_THAT(sh(echo_to(refused, file)).err, HasSubstr("Invalid argument")) << refused;
+  }
 }
 
 // 99-default.link's NamePolicy= begins with "keep": a netdev renamed before udevd got
