@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <sdbus-c++/sdbus-c++.h>
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -176,7 +177,7 @@ class ManagerObject final
     const auto* found = model::find_pf(status_, key);
     if (found == nullptr) {
       throw sdbus::Error(kNoSuchPf, "no configured PF or VF has the PCI address or name \"" +
-                                        model::printable(key) + "\"");
+                                        model::printable_head(key) + "\"");
     }
     return *found;
   }
@@ -247,10 +248,7 @@ class ServerImpl final : public Server {
         manager_(std::make_unique<ManagerObject>(*connection_, std::move(handlers))) {
     connection_->requestName(kBusName);
   }
-  ~ServerImpl() override {
-    pfs_.clear();
-    manager_.reset();
-  }
+  ~ServerImpl() override = default;  // the objects go first, then the connection
   ServerImpl(const ServerImpl&) = delete;
   ServerImpl& operator=(const ServerImpl&) = delete;
 
@@ -259,20 +257,22 @@ class ServerImpl final : public Server {
     // A copy made printable only when some text is not: it is the whole status.
     std::optional<model::DaemonStatus> cleaned;
     const auto& status = model::is_printable(raw) ? raw : cleaned.emplace(model::printable(raw));
-    bool pfs_changed = status.pfs.size() != pfs_.size();
-    std::map<std::string, std::unique_ptr<PfObject>> next;
+    // Every object in pfs_ stays whole whatever throws (ENOTCONN: the bus dropped us).
+    bool pfs_changed =
+        std::erase_if(pfs_, [&](const auto& object) {
+          return std::none_of(status.pfs.begin(), status.pfs.end(),
+                              [&](const auto& pf) { return pf.pci.str() == object.first; });
+        }) > 0;  // objects of PFs no longer configured go away
     for (const auto& pf : status.pfs) {
       const auto pci = pf.pci.str();
-      auto it = pfs_.find(pci);
-      if (it == pfs_.end()) {
-        next[pci] = std::make_unique<PfObject>(*connection_, pf, status.started_unix_ms);
-        pfs_changed = true;
-      } else {
+      if (auto it = pfs_.find(pci); it != pfs_.end()) {
         it->second->update(pf);
-        next[pci] = std::move(it->second);
+      } else {
+        auto object = std::make_unique<PfObject>(*connection_, pf, status.started_unix_ms);
+        pfs_.emplace(pci, std::move(object));
+        pfs_changed = true;
       }
     }
-    pfs_ = std::move(next);  // objects of PFs no longer configured go away
     manager_->update(status, pfs_changed);
   }
 
@@ -293,7 +293,7 @@ class ServerImpl final : public Server {
   }
 
  private:
-  std::unique_ptr<sdbus::IConnection> connection_;
+  std::unique_ptr<sdbus::IConnection> connection_;  // declared first: destroyed last
   std::unique_ptr<ManagerObject> manager_;
   std::map<std::string, std::unique_ptr<PfObject>> pfs_;
 };

@@ -118,6 +118,9 @@ void BusConnector::start() {
 }
 
 void BusConnector::on_lost(const std::exception& e) {
+  if (source_ == 0) {
+    return;  // heard already (a failed publish, then the connection's own error)
+  }
   log::warn({}, std::string("D-Bus connection lost: ") + e.what() + "; reconnecting");
   loop_.remove(source_);
   source_ = 0;
@@ -135,7 +138,10 @@ void BusConnector::publish(const model::DaemonStatus& status) {
   try {
     server_->publish(status);
   } catch (const std::exception& e) {
+    // The status is made printable and every object stays whole (bus.cpp): what fails
+    // here is the connection (ENOTCONN once the bus dropped it). A new one republishes.
     log::warn({}, std::string("D-Bus: publishing the status failed: ") + e.what());
+    on_lost(e);
   }
 }
 

@@ -143,4 +143,11 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string printable_head(std::string_view text, std::size_t most) {
+  if (text.size() <= most) {
+    return printable(text);
+  }
+  return printable(text.substr(0, most)) + "... (" + std::to_string(text.size()) + " bytes)";
+}
+
 }  // namespace vfready::model

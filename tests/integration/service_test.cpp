@@ -15,6 +15,7 @@
 
 using namespace vfready::testing;
 using testing::HasSubstr;
+using testing::Not;
 
 TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
   VFREADY_REQUIRE_ROOT();
@@ -88,6 +89,34 @@ TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
   EXPECT_THAT(odd.err, HasSubstr("x\\x1by")) << odd.err;
   EXPECT_EQ(odd.err.find('\x1b'), std::string::npos);
 
+  EXPECT_EQ(daemon.stop(), 0);
+}
+
+// DescribePF is everyone's: a key of 8 MiB of control bytes (escaped, 32 MiB: more than
+// the bus passes in one message) comes back as its first 64 bytes and its length, and
+// vfreadyd stays on the bus, publishing and answering.
+TEST(VfreadydBus, AnswersAHugeKeyInBriefAndStaysOnTheBus) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.address());
+  ASSERT_TRUE(serving(daemon, bus));
+  const auto huge =
+      sh(as_nobody(std::string(VFREADY_BUS_DESCRIBE_PF_PATH) + " " + bus.address() + " 8388608"),
+         120s);
+  EXPECT_EQ(huge.exit_code, 1) << huge.out << huge.err;
+  EXPECT_THAT(huge.out, testing::StartsWith("error "));
+  EXPECT_THAT(huge.out, HasSubstr("\\x01\\x01")) << "escaped";
+  EXPECT_THAT(huge.out, HasSubstr("(8388608 bytes)")) << huge.out.substr(0, 300);
+  EXPECT_LT(huge.out.size(), 500U);
+  // Still on the bus: a pass that publishes, then what it published, read back.
+  EXPECT_EQ(sh(vfreadyctl(bus, "reconcile")).exit_code, 0);
+  EXPECT_TRUE(wait_until(
+      [&] {
+        return trimmed(sh(busctl(bus, manager("get-property", "State"))).out) == "s \"ready\"";
+      },
+      30s));
+  EXPECT_THAT(daemon.log(), Not(HasSubstr("connection lost")));
   EXPECT_EQ(daemon.stop(), 0);
 }
 

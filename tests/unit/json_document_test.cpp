@@ -66,6 +66,15 @@ TEST(PrintableText, IsKnownPrintableExactlyWhenPrintableKeepsIt) {
   }
 }
 
+TEST(PrintableText, EchoesAtMostItsHeadAndSaysHowLongItWas) {
+  using vfready::model::printable_head;
+  EXPECT_EQ(printable_head("ibs0"), "ibs0");
+  EXPECT_EQ(printable_head(std::string(64, 'a')), std::string(64, 'a'));
+  EXPECT_EQ(printable_head(std::string(65, 'a')), std::string(64, 'a') + "... (65 bytes)");
+  const auto huge = printable_head(std::string(8 << 20, '\x01'), 4);
+  EXPECT_EQ(huge, "\\x01\\x01\\x01\\x01... (8388608 bytes)");
+}
+
 TEST(APrintableStatus, IsTheStatusItselfUnlessATextIsNotPrintable) {
   vfready::model::DaemonStatus status;
   status.pfs.resize(2);
