@@ -120,6 +120,40 @@ TEST(VfreadydBus, AnswersAHugeKeyInBriefAndStaysOnTheBus) {
   EXPECT_EQ(daemon.stop(), 0);
 }
 
+// The bus goes away under vfreadyd, a pass repairs drift meanwhile (a PF after the first
+// one changes), and the bus comes back: vfreadyd reconnects and shows the repair. (A
+// publish on the dead connection before the loop hears of it, which once left null
+// objects behind, is not made to happen here: the loop hears of it first.)
+TEST(VfreadydBus, OutlivesItsBusAndPublishesOnTheNextOne) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, repo_config(), "--bus-address " + bus.socket_address());
+  ASSERT_TRUE(serving(daemon, bus));
+  bus.stop();
+  const auto passes = [&] {
+    const auto log = daemon.log();
+    std::size_t n = 0;
+    for (auto at = log.find("ready: "); at != std::string::npos; at = log.find("ready: ", at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  const auto before = passes();
+  ASSERT_EQ(sh("ip -n " + host.netns() + " link set ibs1v0 name other0").exit_code, 0);
+  ASSERT_TRUE(wait_until([&] { return passes() > before && host.has_link("ibs1v0"); }, 60s))
+      << daemon.log();
+  bus.start();
+  ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
+  EXPECT_TRUE(wait_until(
+      [&] {
+        return trimmed(sh(busctl(bus, manager("get-property", "State"))).out) == "s \"ready\"";
+      },
+      30s));
+  EXPECT_THAT(daemon.log(), HasSubstr("reconnecting"));
+  EXPECT_EQ(daemon.stop(), 0) << daemon.log();
+}
+
 TEST(VfreadydBus, ReadsAreForEveryoneChangesForRoot) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(5));
