@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ethernet_config.hpp"
+#include "publish_paths.hpp"
 #include "text.hpp"
 #include "vfready/model/guid_scheme.hpp"
 #include "vfready/model/json_document.hpp"
@@ -286,6 +287,9 @@ Config config_from(const json& merged, const std::string& pfs_source) {
       if (path.empty() || path.front() != '/' || path.back() == '/') {
         v.fail("must be an absolute file path, or false for none");
       }
+      if (path.find('\0') != std::string::npos) {
+        v.fail("must not hold a NUL byte (no file has one in its path)");
+      }
       *out = std::move(path);
     };
     file("status_file", &c.publish.status_file);
@@ -377,6 +381,9 @@ Result<Config> parse_config(const std::vector<ConfigSource>& sources) {
     auto config = config_from(merged, file_of("pfs"));
     for (const auto& source : sources) {
       config.files.push_back(source.path);
+    }
+    if (auto problem = publish_paths_problem(config.publish, config.files)) {
+      return Error{file_of("publish") + ": " + text::printable(*problem)};
     }
     return config;
   } catch (const JsonError& e) {

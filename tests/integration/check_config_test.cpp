@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -90,6 +91,29 @@ TEST(VfreadydCheckConfig, AnswersInJsonWhenThePlanIsRefused) {
   EXPECT_EQ(plan["config_files"], nlohmann::json({config}));
   EXPECT_THAT(plan["error"].get<std::string>(), HasSubstr("is selected here and by"));
   EXPECT_THAT(r.err, HasSubstr("is selected here and by"));
+}
+
+// A status file on the configuration file itself would overwrite it at the first pass:
+// the gate refuses it, names the file and key, and vfreadyd changes nothing (the
+// configuration is as it was, no write reaches the host).
+TEST(VfreadydCheckConfig, RefusesAStatusFileThatIsTheConfigurationFile) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference());
+  const auto config = host.root() + "/etc-vfready.json";
+  const auto text = R"({"pfs": [{"select": {"pci": "0000:18:00.0"}, "vfs": 2}],
+                        "publish": {"status_file": ")" +
+                    config + R"("}})";
+  std::ofstream(config) << text;
+  const auto writes = host.writes().size();
+  for (const char* mode : {"--check-config", "--once"}) {
+    const auto r = sh(vfreadyd_command(host, config, mode));
+    EXPECT_NE(r.exit_code, 0) << mode;
+    EXPECT_THAT(r.err, HasSubstr(config + ": $.publish.status_file: \"" + config +
+                                 "\" is a configuration file"))
+        << mode << ": " << r.err;
+  }
+  EXPECT_EQ(read_file(config), text);
+  EXPECT_EQ(host.writes().size(), writes);
 }
 
 // Of a function no entry can select, only the names it and its VFs hold are read (its

@@ -74,6 +74,32 @@ TEST(AConfig, TurnsAPublishedFileOffWithFalse) {
   EXPECT_EQ(c->publish.status_file, "/run/vfready/status.json");
 }
 
+// Paths that cannot work: a published file on a configuration file (the main one or a
+// drop-in, also spelt otherwise), two keys on one file, a NUL byte.
+TEST(AConfig, RefusesPublishedFilesThatWouldOverwriteEachOtherOrTheConfiguration) {
+  const auto with = [](const std::string& publish) {
+    return parse_config(
+        {{"/etc/vfready/vfready.json", kMinimal},
+         {"/etc/vfready/vfready.json.d/10-publish.json", R"({"publish": )" + publish + "}"}});
+  };
+  auto on_config = with(R"({"status_file": "/etc/vfready/./vfready.json"})");
+  ASSERT_FALSE(on_config);
+  EXPECT_EQ(on_config.error().message,
+            "/etc/vfready/vfready.json.d/10-publish.json: $.publish.status_file: "
+            "\"/etc/vfready/./vfready.json\" is a configuration file: each write would "
+            "overwrite it (choose another path, or false for none)");
+  EXPECT_FALSE(with(R"({"metrics_file": "/etc/vfready/vfready.json.d/10-publish.json"})"));
+  auto shared = with(R"({"status_file": "/run/x", "metrics_file": "/run//x"})");
+  ASSERT_FALSE(shared);
+  EXPECT_THAT(shared.error().message,
+              HasSubstr("$.publish.metrics_file: \"/run//x\" is also status_file"));
+  auto nul = with(R"({"nfd_file": "/run/a\u0000b"})");
+  ASSERT_FALSE(nul);
+  EXPECT_THAT(nul.error().message, HasSubstr("$.publish.nfd_file"));
+  EXPECT_THAT(nul.error().message, HasSubstr("NUL"));
+  EXPECT_TRUE(with(R"({"status_file": "/run/x", "metrics_file": false, "nfd_file": "/run/y"})"));
+}
+
 TEST(AConfig, MergesDropInsInOrderAndBlamesTheFileThatSetTheBadKey) {
   auto c = parse_config({{"main.json", kMinimal},
                          {"10-timeouts.json", R"({"timeouts": {"udev_ms": 5000}})"},
