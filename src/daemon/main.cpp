@@ -81,7 +81,8 @@ void add_options(CLI::App& app, Options& o, std::string& log_target) {
       "2 bad usage. --check-config: 0 a pass would make every PF ready, 1 invalid config\n"
       "files, 3 a config that does not fit this host (plan refused, or PFs with problems).\n"
       "--generate-config: 0 written, 3 no InfiniBand PF found.\n"
-      "Signals: SIGTERM or SIGINT stops (VFs, names and GUIDs stay); SIGHUP reloads the config.\n"
+      "Signals: SIGTERM or SIGINT stops (VFs, names and GUIDs stay); SIGHUP reloads the config;\n"
+      "SIGUSR1 and SIGALRM are logged and ignored, SIGPIPE ignored.\n"
       "Netlink acts on the network namespace vfreadyd runs in.");
 }
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 
 #include "config_files.hpp"
@@ -30,15 +31,21 @@ Service::~Service() = default;
 int Service::run() {
   sigset_t signals;
   sigemptyset(&signals);
-  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR2}) {
+  // SIGUSR1 and SIGALRM end a process by default: a stray one is logged, not obeyed.
+  constexpr std::array kTaken = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM};
+  for (int s : kTaken) {
     sigaddset(&signals, s);
   }
   // Blocked in every thread (threads are started later and inherit it): the loop takes
   // them through a signalfd.
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  for (int s : {SIGTERM, SIGINT, SIGHUP, SIGUSR2}) {
+  for (int s : kTaken) {
     loop_.add_signal(s, [this, s] { on_signal(s); });
   }
+  // A log written to a pipe whose reader left fails with EPIPE instead of ending vfreadyd.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ignore, nullptr);
   loop_.on_error([this](const std::exception_ptr& e) { on_internal_error(e); });
   // Pinged from the loop itself: a loop that is stuck stops pinging, and systemd acts.
   loop_.feed_watchdog();
@@ -350,6 +357,11 @@ void Service::on_signal(int signo) {
           pause();
         }
       }
+      return;
+    case SIGUSR1:
+    case SIGALRM:
+      log::info({}, std::string("signal ") + (signo == SIGUSR1 ? "SIGUSR1" : "SIGALRM") +
+                        ": ignored (SIGHUP reloads the configuration, SIGTERM stops)");
       return;
     default:
       log::info({}, "signal " + std::to_string(signo) +

@@ -3,6 +3,9 @@
 // the watchdog and reload, on the simulated DGX H200.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <csignal>
 
 #include <fstream>
 #include <functional>
@@ -417,4 +420,33 @@ TEST(VfreadydReload, ReadDuringAPassIsAppliedWhenItEnds) {
       60s))
       << daemon.log();
   EXPECT_EQ(daemon.stop(), 0);
+}
+
+// Signals a production daemon meets by accident: its console log's reader leaves (SIGPIPE
+// on the next line), a stray SIGUSR1 or SIGALRM. Each ended vfreadyd; now the log's
+// writes fail (EPIPE), the two signals are logged and ignored, and only SIGTERM stops it.
+TEST(VfreadydSignals, GoesOnWithoutItsLogsReaderAndIgnoresUsr1AndAlrm) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  NotifySocket notify;
+  const auto fifo = host.root() + "/log.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Background daemon("NOTIFY_SOCKET=" + notify.path() + " exec " +
+                    vfreadyd_command(host, repo_config(), "--no-bus") + " 2>" + fifo);
+  {
+    // The reader: one byte of the first line, then gone (the shell's open waits for it).
+    std::ifstream log(fifo);
+    ASSERT_TRUE(log.good());
+    char first = 0;
+    log.get(first);
+  }
+  ASSERT_TRUE(notify.wait_for("READY=1", 60s)) << "vfreadyd went with its log's reader";
+  for (int sig : {SIGUSR1, SIGALRM, SIGHUP}) {
+    daemon.signal(sig);
+  }
+  // SIGHUP's reload notifies when done: every signal before it was taken by then.
+  EXPECT_TRUE(notify.wait_for("RELOADING=1", 30s));
+  EXPECT_FALSE(daemon.exited());
+  daemon.signal(SIGTERM);
+  EXPECT_EQ(daemon.wait(10s).exit_code, 0);
 }
