@@ -9,6 +9,7 @@
 #include "pass_follow.hpp"
 #include "status_source.hpp"
 #include "vfready/bus/bus.hpp"
+#include "vfready/model/printable.hpp"
 #include "vfready/model/status_json.hpp"
 #include "vfready/model/status_table.hpp"
 #include "vfready/model/yaml_writer.hpp"
@@ -83,8 +84,8 @@ int describe(const Where& where, const std::string& key, const Output& out) {
       note(f);
       const auto* found = model::find_pf(f.status, key);
       if (found == nullptr) {
-        std::cerr << "vfreadyctl: no configured PF or VF has the PCI address or name \"" << key
-                  << "\"\n";
+        std::cerr << "vfreadyctl: no configured PF or VF has the PCI address or name \""
+                  << model::printable_head(key) << "\"\n";
         return kFailed;
       }
       pf = *found;
@@ -105,10 +106,11 @@ int wait(const Where& where, double timeout_s) {
       const auto state = model::text_at(s, "state", "-");
       if (model::flag_at(s, "node_ready", false)) {
         clear_progress();
-        std::cout << model::text_at(s, "status", "ready") << '\n';  // "ready: 8/8 PFs ready"
+        std::cout << model::printable(model::text_at(s, "status", "ready"))
+                  << '\n';  // "ready: 8/8 PFs ready"
         return kOk;
       }
-      last = state + ": " + model::text_at(s, "status", "-");
+      last = model::printable(state + ": " + model::text_at(s, "status", "-"));
       show_progress("waiting: " + last);
       // Not running and not ready: the bring-up failed and vfreadyd exited (systemd may
       // start it again, but this answer is what a script waiting on it needs now).

@@ -3,11 +3,26 @@
 
 #include <cstdio>
 
+#include "vfready/model/printable.hpp"
 #include "vfready/model/status_json.hpp"
 
 namespace vfready::model {
 
 namespace {
+
+// `j` with every string in it printable: a status file (or a bus answer) may hold any
+// bytes, and an escape sequence in one must not reach the terminal as one.
+nlohmann::json printable_strings(nlohmann::json j) {
+  if (j.is_string()) {
+    return printable(j.get<std::string>());
+  }
+  if (j.is_structured()) {  // (a number or bool iterates as itself)
+    for (auto& item : j) {
+      item = printable_strings(std::move(item));
+    }
+  }
+  return j;
+}
 
 std::string str(const nlohmann::json& j, const char* key) { return text_at(j, key, "-"); }
 
@@ -132,7 +147,8 @@ std::string problem_lines(const nlohmann::json& pf, bool colour) {
 
 }  // namespace
 
-std::string render_status(const nlohmann::json& status, bool colour, bool vfs) {
+std::string render_status(const nlohmann::json& raw, bool colour, bool vfs) {
+  const auto status = printable_strings(raw);
   const auto state = str(status, "state");
   std::string out = "State: " + paint(state, state, colour) + " (" + str(status, "status") + ")";
   // While a pass runs, the duration and the changes on record are the last pass's: not
@@ -171,7 +187,8 @@ std::string render_status(const nlohmann::json& status, bool colour, bool vfs) {
   return out + details;
 }
 
-std::string render_pf(const nlohmann::json& pf, bool colour) {
+std::string render_pf(const nlohmann::json& raw, bool colour) {
+  const auto pf = printable_strings(raw);
   const auto state = str(pf, "state");
   std::string out =
       "PF " + str(pf, "pci") + " (" + str(pf, "name") + "): " + paint(state, state, colour) + "\n";

@@ -6,6 +6,8 @@
 
 #include <signal.h>
 
+#include <fstream>
+
 #include <nlohmann/json.hpp>
 
 #include "bus_commands.hpp"
@@ -149,4 +151,25 @@ TEST(Vfreadyctl, NamesWhereAStatusFileIsNotJsonInPlainWords) {
   EXPECT_THAT(r.err, HasSubstr(file + ": $.state: not valid JSON: parse error at line 1"));
   EXPECT_EQ(r.err.find("json.exception"), std::string::npos) << r.err;
   sh("rm -r " + dir.substr(0, dir.size() - 1));
+}
+
+// A status file may hold any bytes (another process wrote it, or a netdev was named with
+// them): what vfreadyctl prints of it reaches the terminal escaped, never as a sequence.
+TEST(Vfreadyctl, PrintsAStatusFilesControlBytesEscaped) {
+  VFREADY_REQUIRE_ROOT();
+  PrivateBus bus(PrivateBus::Policy::kShipped);  // nothing owns the name: the file is read
+  const auto dir = trimmed(sh("mktemp -d").out);
+  const auto file = dir + "/status.json";
+  std::ofstream(file) << R"({"state": "failed", "status": "x\u001b[31my", "node_ready": false,
+    "generated_at": "2026-12-07T00:00:00Z", "pfs": [{"pci": "0000:18:00.0",
+    "name": "ib\u001b]0;owned\u0007", "state": "failed", "vfs": [], "problems": [],
+    "steps": []}]})";
+  for (const char* command : {"status", "describe 0000:18:00.0", "wait --timeout 1"}) {
+    const auto r = sh(vfreadyctl(bus, "--no-color --status-file " + file + " " + command));
+    EXPECT_EQ((r.out + r.err).find('\x1b'), std::string::npos) << command << ": " << r.out << r.err;
+    EXPECT_EQ((r.out + r.err).find('\x07'), std::string::npos) << command;
+  }
+  const auto shown = sh(vfreadyctl(bus, "--no-color --status-file " + file + " status"));
+  EXPECT_THAT(shown.out, HasSubstr("x\\x1b[31my")) << shown.out;
+  sh("rm -r " + dir);
 }
