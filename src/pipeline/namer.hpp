@@ -81,8 +81,13 @@ class Namer {
 
   // The link whose name or altname `name` is, if any.
   Task<std::optional<host::Link>> look_up(std::string name) {
-    auto asked = request({LinkRequest::Kind::kByName, 0, std::move(name)});
+    auto asked = request({LinkRequest::Kind::kByName, 0, name});
     auto got = co_await asked;
+    if (!got.link && got.err != 0 && got.err != ENODEV && got.err != host::kStuck) {
+      // Not the netdev's absence: the request itself failed (EMFILE, EAGAIN: no helper).
+      add(model::EventKind::kLinkConfigFailed,
+          "looking up netdev " + name + " over netlink failed: " + host::errno_name(got.err));
+    }
     co_return got.link;
   }
 

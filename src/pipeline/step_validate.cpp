@@ -67,6 +67,50 @@ bool mac_keeps(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::Li
   return !vs.mac_made_up;
 }
 
+// What the plan gives the PF's netdev (name, altnames, MTU), read back as a VF's is: a PF
+// is not ready with less (its naming skipped when a request could not be made). Nothing
+// is added where naming has said why already.
+std::optional<model::Problem> pf_link_problem(const PfRun& run,
+                                              const std::optional<host::Link>& link) {
+  const auto& t = run.target;
+  if (!t.name && t.altnames.empty() && !t.mtu) {
+    return std::nullopt;
+  }
+  for (const auto& p : run.status.problems) {
+    using K = model::EventKind;
+    if (p.kind == K::kLinkUpNotRenamed || p.kind == K::kNameConflict ||
+        p.kind == K::kLinkConfigFailed || p.kind == K::kNetdevGone || p.kind == K::kPfStuck) {
+      return std::nullopt;
+    }
+  }
+  const auto pf = "PF " + t.pci.str();
+  const auto at = [&](model::EventKind kind, const std::string& text) {
+    return model::problem(kind, text, t.pci.str());
+  };
+  if (!link) {
+    return at(model::EventKind::kNameMismatch,
+              "the netdev of " + pf + " could not be looked up: without proof of its name, " +
+                  "altnames and MTU it is not ready");
+  }
+  if (t.name && link->name != t.name->str()) {
+    return at(model::EventKind::kNameMismatch,
+              pf + " is named " + link->name + ", not " + t.name->str());
+  }
+  for (const auto& alt : t.altnames) {
+    if (std::find(link->altnames.begin(), link->altnames.end(), alt.str()) ==
+        link->altnames.end()) {
+      return at(model::EventKind::kNameMismatch,
+                pf + " (" + link->name + ") lacks altname " + alt.str());
+    }
+  }
+  if (t.mtu && link->mtu != *t.mtu) {
+    return at(model::EventKind::kLinkConfigFailed, pf + " (" + link->name + ") has MTU " +
+                                                       std::to_string(link->mtu) + ", not " +
+                                                       std::to_string(*t.mtu));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Task<host::ReadGuids> read_back_guids(PfRun& run, std::vector<uint16_t> indices) {
@@ -192,6 +236,9 @@ Task<StepResult> validate_pf(PfRun& run) {
   status.link_layer = port.ib_device ? port.link_layer : run.info.link_layer();
   status.port_state = port.state;
   run.info.ib_device = port.ib_device;
+  if (auto problem = pf_link_problem(run, link)) {
+    co_return StepResult::failed(std::move(*problem));
+  }
   co_return StepResult::done();
 }
 

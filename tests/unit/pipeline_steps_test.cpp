@@ -153,9 +153,29 @@ TEST_F(AStep, UdevFailsForAnUnboundVfAndCallsAPodsVfInUse) {
   EXPECT_EQ(pod.in_use.why, vfready::model::VfUse::Why::kNetdevElsewhere);
 }
 
+// The PF's planned name, altnames and MTU are read back as a VF's are: a PF whose naming
+// did not happen (no helper could start) is not ready with the kernel's name.
+TEST_F(AStep, ValidateFailsAPfThatDoesNotCarryItsPlannedName) {
+  auto& r = run();
+  ASSERT_TRUE(planned.name);
+  const auto result = vfready::pipeline::drive(vfready::pipeline::validate_pf(r));
+  ASSERT_TRUE(result.is_failed());
+  ASSERT_EQ(result.problems.size(), 1U);
+  EXPECT_EQ(result.problems[0].kind, vfready::model::EventKind::kNameMismatch);
+  // (this host's PF has no link to look up: "could not be looked up ... not ready")
+  EXPECT_THAT(result.problems[0].text, HasSubstr("PF 0000:18:00.0"));
+  planned.name.reset();  // nothing planned: nothing to prove
+  planned.altnames.clear();
+  planned.mtu.reset();
+  EXPECT_TRUE(vfready::pipeline::drive(vfready::pipeline::validate_pf(r)).is_done());
+}
+
 TEST_F(AStep, PortWaitsUntilActiveLookingAgainLater) {
   host.pf(kPf).info.ports.front().state = "3: ARMED";
   auto& r = run();
+  planned.name.reset();  // the PF's naming is not this test's: it keeps the host's name
+  planned.altnames.clear();
+  planned.mtu.reset();
   ASSERT_TRUE(vfready::pipeline::drive(vfready::pipeline::validate_pf(r)).is_done());
   EXPECT_EQ(r.status.port_state, "3: ARMED");
   // Not ACTIVE within its bound: the port was looked at again, each kPortLookEvery.
