@@ -221,6 +221,18 @@ void Service::on_bringup_finished() {
   const auto outcome = bringup_->outcome();
   const bool ready = outcome == model::Outcome::kReady ||
                      (outcome == model::Outcome::kDegraded && inputs_.config.ready_when_degraded);
+  // Calls whose helper died (or that came back from stuck) while the pass ran: their PFs
+  // again, their effects read back, before the pass is judged (at boot too).
+  constexpr int kRetriesInRow = 3;
+  if (!options_.once && !ready && retries_in_row_ < kRetriesInRow && take_returned()) {
+    ++retries_in_row_;
+    auto only = std::move(dirty_);
+    dirty_.clear();
+    publish();
+    start_bringup(std::move(only));
+    return;
+  }
+  retries_in_row_ = 0;
   const bool first = !first_done_;
   first_done_ = true;
   ++status_.passes_finished;
@@ -339,35 +351,6 @@ void Service::quit(int code) {
   loop_.quit(code);
   if (bringup_) {
     bringup_->let_autoprobe_go();
-  }
-}
-
-void Service::on_signal(int signo) {
-  switch (signo) {
-    case SIGHUP:
-      if (auto refused = reload()) {
-        log::error({}, "reload: " + *refused);
-      }
-      return;
-    case SIGUSR2:
-      if (options_.stall_on_sigusr2) {
-        log::warn({}, "SIGUSR2: stalling the event loop on purpose (--debug-stall-on-sigusr2)");
-        notifier_.notify("STATUS=Event loop stalled on purpose (SIGUSR2)");
-        for (;;) {
-          pause();
-        }
-      }
-      return;
-    case SIGUSR1:
-    case SIGALRM:
-      log::info({}, std::string("signal ") + (signo == SIGUSR1 ? "SIGUSR1" : "SIGALRM") +
-                        ": ignored (SIGHUP reloads the configuration, SIGTERM stops)");
-      return;
-    default:
-      log::info({}, "signal " + std::to_string(signo) +
-                        ": stopping; VFs, names and GUIDs stay as they are");
-      notifier_.notify("STOPPING=1");
-      quit(options_.once ? 1 : 0);  // --once: interrupted before its outcome
   }
 }
 

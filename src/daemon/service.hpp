@@ -70,6 +70,9 @@ class Service {
   // While a PF is stuck, looks every second whether its call has returned, and brings
   // the PF up again when it has.
   void watch_stuck();
+  // The calls that have returned since they were left stuck, and those whose helper died:
+  // each logged, its PFs marked for a pass. Whether there was any.
+  bool take_returned();
   // What a loop callback threw: logged, and the loop goes on, unless such errors come
   // so often that a restart by systemd is the better way out.
   void on_internal_error(const std::exception_ptr& error);
@@ -113,6 +116,9 @@ class Service {
   std::vector<Clock::time_point> internal_errors_;  // the recent ones
   bool ready_sent_ = false;
   bool first_done_ = false;
+  // Passes in a row that brought PFs up again for calls returned or helpers gone during
+  // the pass before it was judged: bounded, so that a helper that always dies ends.
+  int retries_in_row_ = 0;
   host::KernelCalls calls_at_pass_start_;
 };
 

@@ -37,25 +37,34 @@ void Service::watch_stuck() {
   stuck_watched_ = true;
   loop_.add_timer(Clock::now() + std::chrono::seconds(1), [this] {
     stuck_watched_ = false;
-    const auto returned = inputs_.hosts->returned(inputs_);
-    for (const auto& r : returned) {
-      const auto took =
-          std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.stuck.since);
-      const auto held = pfs_held_by(status_, r.stuck.device);
-      const auto text = r.stuck.call + " returned after " + std::to_string(took.count()) + " s (" +
-                        (r.err == 0 ? std::string("it succeeded") : host::errno_name(r.err)) + ")";
-      if (held.one_pf) {
-        log::info({.pf = r.stuck.device},
-                  "PF " + r.stuck.device + ": " + text + "; bringing the PF up again");
-      } else {
-        log::info({}, text + "; bringing the PFs it held stuck up again (" +
-                          std::to_string(held.pfs.size()) + ")");
-      }
-      dirty_.insert(held.pfs.begin(), held.pfs.end());
-    }
+    take_returned();
     schedule_pass();
     watch_stuck();
   });
+}
+
+bool Service::take_returned() {
+  const auto returned = inputs_.hosts->returned(inputs_);
+  for (const auto& r : returned) {
+    const auto took =
+        std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.stuck.since);
+    const auto held = pfs_held_by(status_, r.stuck.device);
+    const auto text =
+        r.err == host::kHelperGone
+            ? "the helper process making " + r.stuck.call +
+                  " died before it answered (vfready's, not the driver's)"
+            : r.stuck.call + " returned after " + std::to_string(took.count()) + " s (" +
+                  (r.err == 0 ? std::string("it succeeded") : host::errno_name(r.err)) + ")";
+    if (held.one_pf) {
+      log::info({.pf = r.stuck.device},
+                "PF " + r.stuck.device + ": " + text + "; bringing the PF up again");
+    } else {
+      log::info({}, text + "; bringing the PFs it held stuck up again (" +
+                        std::to_string(held.pfs.size()) + ")");
+    }
+    dirty_.insert(held.pfs.begin(), held.pfs.end());
+  }
+  return !returned.empty();
 }
 
 }  // namespace vfready::daemon

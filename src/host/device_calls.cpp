@@ -193,17 +193,26 @@ DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
       return out;
     }
   }
-  int err = 0;
-  const Helper h = acquire(&err);
-  if (h.fd < 0) {
-    out.answer.push_back({err, {}});
-    return out;
-  }
   auto request = helper::encode(ops, root);
-  if (::send(h.fd, request.data(), request.size(), MSG_NOSIGNAL) < 0) {
-    out.answer.push_back({errno, {}});
+  Helper h;
+  // An idle helper killed meanwhile takes no request (EPIPE): nothing was called, and a
+  // new helper is asked, a few times at most.
+  for (int tries = 0;; ++tries) {
+    int err = 0;
+    h = acquire(&err);
+    if (h.fd < 0) {
+      out.answer.push_back({err, {}});
+      return out;
+    }
+    if (::send(h.fd, request.data(), request.size(), MSG_NOSIGNAL) >= 0) {
+      break;
+    }
+    const int sent = errno;
     ::close(h.fd);
-    return out;
+    if ((sent != EPIPE && sent != ECONNRESET) || tries == 2) {
+      out.answer.push_back({sent == EPIPE || sent == ECONNRESET ? kHelperGone : sent, {}});
+      return out;
+    }
   }
   Pending p;
   p.fd_ = h.fd;
@@ -260,9 +269,15 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
   char* const answer = answer_room(room);
   const ssize_t n = ::recv(call.fd_, answer, room, MSG_DONTWAIT);
   if (n <= 0 || !helper::decode(answer, static_cast<std::size_t>(n), &results)) {
+    // The helper died (killed?): whatever it did is read back by the pass that brings
+    // its PF up again, as after a stuck call that returned.
     results.clear();
-    results.push_back({n < 0 ? errno : EPIPE, {}});  // the helper died (killed?)
-    return results;                                  // its socket closes with `call`
+    results.push_back({kHelperGone, {}});
+    std::lock_guard lock(mu_);
+    returned_.push_back({{call.device_, describe(helper::decode_request(call.request_)),
+                          call.deadline_, call.started_, false},
+                         kHelperGone});
+    return results;  // its socket closes with `call`
   }
   release({std::exchange(call.fd_, -1)});
   return results;
@@ -305,7 +320,7 @@ void DeviceCalls::reap_locked() {
     answer.resize(helper::max_answer(helper::kBatch));
     const ssize_t n = ::recv(it->helper.fd, answer.data(), answer.size(), MSG_DONTWAIT);
     std::vector<DeviceOpResult> got;
-    int err = EPIPE;  // it died without answering
+    int err = kHelperGone;  // it died without answering
     if (n > 0 && helper::decode(answer.data(), static_cast<std::size_t>(n), &got)) {
       err = 0;
       for (const auto& r : got) {

@@ -11,6 +11,10 @@ std::string errno_name(int err) {
   if (err == kStuck) {
     return "the call did not return within its deadline (the device is stuck)";
   }
+  if (err == kHelperGone) {
+    return "vfready's helper process making the call died before it answered (killed?), "
+           "not the driver: the PF is brought up again";
+  }
   char buf[128];
   std::string text = strerror_r(err, buf, sizeof buf);  // GNU: returns the message
   if (const char* name = strerrorname_np(err)) {

@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <nlohmann/json.hpp>
+
 #include "bus_commands.hpp"
 #include "daemon_run.hpp"
 #include "root_only.hpp"
 
 using namespace vfready::testing;
 using testing::HasSubstr;
+using testing::Not;
 
 namespace {
 
@@ -98,4 +101,29 @@ TEST(VfreadydStuck, AHungPfIsStuckAloneAcrossPassesAndRestartsUntilItsDriverReco
     EXPECT_THAT(again.log(), HasSubstr("returned after"));
     EXPECT_EQ(again.stop(), 0);
   }
+}
+
+// A helper process SIGKILLed in the middle of its call (a probe that takes 300 ms): the
+// PF's problem says it was vfready's helper, not the driver, and the PF is brought up
+// again, its probe made on a new helper: READY=1 at boot, with nothing else asked.
+TEST(VfreadydHelpers, AHelperKilledMidCallIsRetriedNotBlamedOnTheDriver) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(300));
+  auto config = nlohmann::json::parse(read_file(repo_config()));
+  config["pfs"][0]["select"]["pci"] = {"0000:18:00.0"};
+  config["pfs"][0]["vfs"] = 2;
+  ServiceDaemon daemon(host, write_config(host, config.dump()), "--no-bus");
+  // Every helper killed, again and again, until vfready says one died mid-call (at the
+  // end of the pass it failed).
+  ASSERT_TRUE(wait_until(
+      [&] {
+        sh("pkill -KILL -x vfready-call");
+        return daemon.log().find("died before it answered") != std::string::npos;
+      },
+      60s))
+      << daemon.log();
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  EXPECT_THAT(daemon.log(), HasSubstr("died before it answered (vfready's, not the driver's)"));
+  EXPECT_THAT(daemon.log(), Not(HasSubstr("Broken pipe")));
+  EXPECT_EQ(daemon.stop(), 0);
 }

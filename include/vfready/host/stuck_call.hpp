@@ -13,6 +13,10 @@ namespace vfready::host {
 // A call's answer when its device is stuck (this call or an earlier one has not
 // returned). Not an errno: those are positive.
 inline constexpr int kStuck = -1;
+// A call's answer when the helper process making it died before it answered (killed):
+// vfready's trouble, not the driver's. The call is among those returned (DeviceCalls::
+// collect()), so that its PF is brought up again once its effect is read back.
+inline constexpr int kHelperGone = -2;
 
 // A call whose helper was left behind.
 struct StuckCall {
