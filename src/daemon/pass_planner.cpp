@@ -63,6 +63,12 @@ void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in) {
             m.problems.push_back(std::move(p));
           }
         }
+        if (!driver.ok()) {
+          for (auto& p :
+               model::failed_probes_elsewhere(in.config.required_modules, plan->pfs, *host)) {
+            m.problems.push_back(std::move(p));
+          }
+        }
         m.warnings = driver.warnings;
         m.warnings.insert(m.warnings.end(), plan->warnings.begin(), plan->warnings.end());
         m.targets = std::move(plan).value().pfs;  // the plan is done with

@@ -38,7 +38,8 @@ void wait_for_modules(host::Sysfs& sysfs, const model::Config& config,
   for (auto missing = host::missing_modules(sysfs, config.required_modules);
        !missing.empty() && std::chrono::steady_clock::now() < until;
        missing = host::missing_modules(sysfs, config.required_modules)) {
-    if (model::load_failure_evidence(missing, host::read_kernel_log(kernel_log))) {
+    if (model::load_failure_evidence(config.required_modules, missing,
+                                     host::read_kernel_log(kernel_log))) {
       return;  // the driver check says what the log says
     }
     if (!announced) {

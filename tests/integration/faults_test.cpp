@@ -461,6 +461,32 @@ TEST(VfreadydDriverCheck, EndsItsWaitAtOnceWhenTheLogShowsAModuleFailedToLoad) {
   EXPECT_TRUE(host.writes().empty());
 }
 
+// mlx5_core does not fit the kernel (an unknown symbol) and its probe failed on a
+// function: mlx5_ib and ib_ipoib, which need it, never load. The wait for them ends at
+// once (not after timeouts.modules_ms, 10 min here), and every failed probe of the driver
+// the log shows is named by its function, selected or not.
+TEST(VfreadydDriverCheck, EndsItsWaitForModulesThatNeedAModuleThatDoesNotFit) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference();
+  t.json()["modules"].erase("mlx5_ib");
+  t.json()["modules"].erase("ib_ipoib");
+  t.json()["kernel_log"] = {"mlx5_core: Unknown symbol strlcpy (err -2)",
+                            "mlx5_core: probe of 0000:aa:00.0 failed with error -22",
+                            "mlx5_core: probe of 0000:40:00.0 failed with error -22"};
+  FakeHost host(t);
+  NotifySocket notify;
+  auto text = read_file(repo_config());
+  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"modules_ms": 600000}})");
+  // Bounded far below the 10 min wait: a run that waited is killed and fails here.
+  auto r = sh(vfreadyd_command(host, write_config(host, text), "", notify.path()), 60s);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_THAT(notify.received(), Not(Contains(HasSubstr("Waiting up to"))));
+  EXPECT_THAT(r.err, HasSubstr("module mlx5_core does not fit the running kernel"));
+  EXPECT_THAT(r.err, HasSubstr("mlx5_core failed to probe 0000:aa:00.0 (not selected)"));
+  EXPECT_THAT(r.err, HasSubstr("the kernel log names PF 0000:40:00.0"));
+  EXPECT_TRUE(host.writes().empty());
+}
+
 TEST(VfreadydDriverCheck, WaitsForARequiredModuleADriverLoaderIsStillLoading) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);

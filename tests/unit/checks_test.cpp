@@ -276,12 +276,21 @@ TEST(LoadFailureEvidence, IsALineShowingAMissingModuleDoesNotFitOrFailedItsProbe
   using vfready::model::load_failure_evidence;
   const std::vector<std::string> log = {"mlx5_core 0000:18:00.0: firmware version: 28.43.1014",
                                         "mlx5_ib: Unknown symbol ib_umem_get_peer (err -2)"};
-  EXPECT_EQ(load_failure_evidence({"mlx5_ib"}, log),
+  EXPECT_EQ(load_failure_evidence({"mlx5_ib"}, {"mlx5_ib"}, log),
             "mlx5_ib: Unknown symbol ib_umem_get_peer (err -2)");
-  EXPECT_FALSE(load_failure_evidence({"ib_ipoib"}, log)) << "another module's line";
-  EXPECT_FALSE(load_failure_evidence({"mlx5_ib"}, {"mlx5_ib: loaded"}));
-  EXPECT_TRUE(load_failure_evidence(
-      {"mlx5_core"}, {"mlx5_core: disagrees about version of symbol module_layout"}));
+  EXPECT_FALSE(load_failure_evidence({"ib_ipoib"}, {"ib_ipoib"}, log)) << "another module's line";
+  EXPECT_FALSE(load_failure_evidence({"mlx5_ib"}, {"mlx5_ib"}, {"mlx5_ib: loaded"}));
+  EXPECT_TRUE(
+      load_failure_evidence({"mlx5_core"}, {"mlx5_core"},
+                            {"mlx5_core: disagrees about version of symbol module_layout"}));
+  // A required module that does not fit the kernel: the ones that need it never load.
+  const std::vector<std::string> misfit = {
+      "mlx5_core: Unknown symbol strlcpy (err -2)",
+      "mlx5_core: probe of 0000:aa:00.0 failed with error -22"};
+  EXPECT_EQ(load_failure_evidence({"mlx5_core", "mlx5_ib"}, {"mlx5_ib"}, misfit),
+            "mlx5_core: Unknown symbol strlcpy (err -2)");
+  EXPECT_FALSE(load_failure_evidence({"mlx5_ib"}, {"mlx5_ib"}, {misfit[1]}))
+      << "a probe that failed on one function keeps no module from loading";
 }
 
 // Every kernel log line that names a configured PF or one of its VFs reaches the status:

@@ -40,8 +40,11 @@ std::vector<KernelLogProblem> scan_kernel_log(const std::vector<std::string>& li
 
 // The kernel log line that already shows one of the `missing` modules failed to load
 // (an unknown symbol or a symbol version it disagrees about: it does not fit the kernel)
-// or failed its probe: no wait for it can end well. nullopt when there is none.
-std::optional<std::string> load_failure_evidence(const std::vector<std::string>& missing,
+// or failed its probe, or any of the `required` ones does not fit the kernel (the modules
+// that need it never load, and the driver check fails on it): no wait can end well.
+// nullopt when there is none.
+std::optional<std::string> load_failure_evidence(const std::vector<std::string>& required,
+                                                 const std::vector<std::string>& missing,
                                                  const std::vector<std::string>& kernel_log);
 
 struct Verdict {
@@ -60,6 +63,13 @@ Verdict check_driver(const Config& config, const CompatTable& table, const HostI
 // line (the latest ten): what the status shows of the PF when a check before it stopped
 // the pass.
 std::vector<Problem> log_lines_of_pf(const PfTarget& target, const HostInfo& host);
+
+// The probes the kernel log shows a `required` module failing on functions that are not
+// among `targets` or their VFs, each by its PCI address (the latest ten): with the
+// driver check failed, the rest of what the driver's trouble looks like on this node.
+std::vector<Problem> failed_probes_elsewhere(const std::vector<std::string>& required,
+                                             const std::vector<PfTarget>& targets,
+                                             const HostInfo& host);
 
 // One PF: present, driver bound, not failed to probe, firmware at or above its device's
 // minimum, link layer as configured, SR-IOV with enough VFs.
