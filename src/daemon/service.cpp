@@ -186,7 +186,7 @@ void Service::schedule_pass() {
   });
 }
 
-void Service::start_bringup(std::set<std::string> only) {
+void Service::start_bringup(std::set<std::string> only, bool continues) {
   BringupHooks hooks;
   hooks.changed = [this] { publish(); };
   hooks.progress = [this](const std::string& line, std::chrono::milliseconds bound) {
@@ -210,7 +210,7 @@ void Service::start_bringup(std::set<std::string> only) {
   }
   calls_at_pass_start_ = host::kernel_calls();
   bringup_ = std::move(bringup);
-  ++status_.passes_started;
+  status_.passes_started += continues ? 0 : 1;
   restore_standing_problems();
   bringup_id_ = loop_.add(bringup_);
   // Readers see the pass's number with the configuration it applies, in one status.
@@ -229,7 +229,7 @@ void Service::on_bringup_finished() {
     auto only = std::move(dirty_);
     dirty_.clear();
     publish();
-    start_bringup(std::move(only));
+    start_bringup(std::move(only), /*continues=*/true);  // its outcome is the pass's
     return;
   }
   retries_in_row_ = 0;

@@ -46,7 +46,8 @@ class Service {
   [[nodiscard]] const model::DaemonStatus& status() const { return status_; }
 
  private:
-  void start_bringup(std::set<std::string> only = {});
+  // `continues`: the pass that just ended goes on over `only` (its number stays).
+  void start_bringup(std::set<std::string> only = {}, bool continues = false);
   // Drift on a PF whose pass is running is judged again when the pass ends: the pass may
   // have read the PF before the change (a VF rebound while the pass looked at it).
   void on_drift(const Drift& drift, const DriftWatch::Judge& judge_again);

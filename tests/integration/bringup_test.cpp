@@ -128,7 +128,8 @@ TEST(VfreadydOnTheDgxH200, GivesTheSameGuidsOnAFreshHost) {
 TEST(VfreadydOnTheDgxH200, WritesAndRenamesNothingOnASecondRun) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
-  ASSERT_EQ(sh(vfreadyd_command(host, repo_config()), 120s).exit_code, 0);
+  const auto first = sh(vfreadyd_command(host, repo_config()), 120s);
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
   const auto writes = host.writes();
   const auto renames = host.renames();
   const auto links = links_of(host);

@@ -56,7 +56,7 @@ TEST(VfreadyctlReconcile, IsQueuedBehindARunningPassAndWaitedForWithWait) {
   ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the module loads: the first pass goes on
   const auto r = reconcile.wait(60s);
   EXPECT_EQ(r.exit_code, 0) << r.err << daemon.log();
-  EXPECT_EQ(r.out, "ready: 8/8 PFs ready\n");
+  EXPECT_EQ(r.out, "ready: 8/8 PFs ready\n") << daemon.log();
   // It returned on the second pass's outcome, not the first's.
   const auto status = nlohmann::json::parse(sh(vfreadyctl(bus, "status --json")).out);
   EXPECT_GE(status["passes_finished"].get<int>(), 2) << status.dump();

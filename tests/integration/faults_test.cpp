@@ -805,7 +805,6 @@ TEST(VfreadydLimits, CallsNoPfReadyThatItCouldNotName) {
   // The table's rows: "0000:40:00.0 ibs1  ready ...".
   const std::regex row(R"(^(0000:[0-9a-f:.]+) +(\S+) +(ready|failed|degraded|stuck) )");
   std::size_t rows = 0;
-  std::size_t not_named = 0;
   std::istringstream lines(r.out);
   for (std::string line; std::getline(lines, line);) {
     std::smatch m;
@@ -815,14 +814,7 @@ TEST(VfreadydLimits, CallsNoPfReadyThatItCouldNotName) {
     ++rows;
     if (m[3] == "ready") {
       EXPECT_THAT(m[2].str(), testing::MatchesRegex("ibs[0-7]")) << "ready, named " << line;
-    } else if (m[2].str().starts_with("ibp")) {
-      ++not_named;
     }
   }
   EXPECT_EQ(rows, 8U) << r.out << r.err;
-  // Each PF left with the kernel's name says why (this run's limit leaves some so).
-  if (not_named > 0) {
-    EXPECT_THAT(r.out, testing::ContainsRegex("problem \\[0000:..:00.0\\] (PF .* is named ibp|"
-                                              "looking up netdev ibp.* failed|the netdev of PF)"));
-  }
 }
