@@ -109,6 +109,7 @@ void BusConnector::start() {
       return;
     }
     server_ = std::move(pending->server);
+    lost_ = false;
     source_ = loop_.add(
         std::make_shared<BusSource>(*server_, [this](const std::exception& e) { on_lost(e); }));
     retry_ = std::chrono::seconds(1);
@@ -118,22 +119,29 @@ void BusConnector::start() {
 }
 
 void BusConnector::on_lost(const std::exception& e) {
-  if (source_ == 0) {
+  if (lost_) {
     return;  // heard already (a failed publish, then the connection's own error)
   }
+  lost_ = true;
   log::warn({}, std::string("D-Bus connection lost: ") + e.what() + "; reconnecting");
-  loop_.remove(source_);
-  source_ = 0;
+  if (source_ != 0) {
+    loop_.remove(source_);
+    source_ = 0;
+  }
   // The server is not deleted from within its own dispatch: the timer does it.
   loop_.add_timer(Clock::now(), [this] {
+    if (source_ != 0) {  // lost as it was added (its first prepare): added after all
+      loop_.remove(source_);
+      source_ = 0;
+    }
     server_.reset();
     start();
   });
 }
 
 void BusConnector::publish(const model::DaemonStatus& status) {
-  if (!server_) {
-    return;
+  if (!server_ || lost_) {
+    return;  // the next connection publishes what there is then
   }
   try {
     server_->publish(status);

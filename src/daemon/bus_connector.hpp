@@ -38,6 +38,7 @@ class BusConnector {
   std::function<void()> connected_;
   std::unique_ptr<bus::Server> server_;
   EventLoop::Id source_ = 0;
+  bool lost_ = false;  // the connection failed: replaced from a timer, not used meanwhile
   std::chrono::seconds retry_{1};
 };
 

@@ -222,15 +222,21 @@ void Service::on_bringup_finished() {
   const bool ready = outcome == model::Outcome::kReady ||
                      (outcome == model::Outcome::kDegraded && inputs_.config.ready_when_degraded);
   // Calls whose helper died (or that came back from stuck) while the pass ran: their PFs
-  // again, their effects read back, before the pass is judged (at boot too).
+  // again, their effects read back, before a pass that is not ready is judged (at boot
+  // too); after a ready one, as the next pass.
   constexpr int kRetriesInRow = 3;
-  if (!options_.once && !ready && retries_in_row_ < kRetriesInRow && take_returned()) {
+  const bool returned = !options_.once && take_returned();
+  if (returned && !ready && retries_in_row_ < kRetriesInRow) {
     ++retries_in_row_;
     auto only = std::move(dirty_);
     dirty_.clear();
     publish();
-    start_bringup(std::move(only), /*continues=*/true);  // its outcome is the pass's
-    return;
+    try {
+      start_bringup(std::move(only), /*continues=*/true);  // its outcome is the pass's
+      return;
+    } catch (const std::exception& e) {
+      log::error({}, std::string("bringing PFs up again failed: ") + e.what());
+    }
   }
   retries_in_row_ = 0;
   const bool first = !first_done_;

@@ -48,7 +48,15 @@ bool Service::take_returned() {
   for (const auto& r : returned) {
     const auto took =
         std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.stuck.since);
-    const auto held = pfs_held_by(status_, r.stuck.device);
+    auto held = pfs_held_by(status_, r.stuck.device);
+    if (r.err == host::kHelperGone && !held.one_pf) {
+      // A netlink request's helper (keyed by rtnl_lock, not a PF): the PFs not ready.
+      for (const auto& pf : status_.pfs) {
+        if (pf.state != model::PfState::kReady) {
+          held.pfs.push_back(pf.pci.str());
+        }
+      }
+    }
     const auto text =
         r.err == host::kHelperGone
             ? "the helper process making " + r.stuck.call +
@@ -59,7 +67,7 @@ bool Service::take_returned() {
       log::info({.pf = r.stuck.device},
                 "PF " + r.stuck.device + ": " + text + "; bringing the PF up again");
     } else {
-      log::info({}, text + "; bringing the PFs it held stuck up again (" +
+      log::info({}, text + "; bringing the PFs it held up again (" +
                         std::to_string(held.pfs.size()) + ")");
     }
     dirty_.insert(held.pfs.begin(), held.pfs.end());

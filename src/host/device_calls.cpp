@@ -195,10 +195,15 @@ DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
   }
   auto request = helper::encode(ops, root);
   Helper h;
-  // An idle helper killed meanwhile takes no request (EPIPE): nothing was called, and a
-  // new helper is asked, a few times at most.
-  for (int tries = 0;; ++tries) {
+  // An idle helper killed meanwhile takes no request (EPIPE): nothing was called. The
+  // idle ones went with it, most likely: they are let go, and new helpers are made, two
+  // at most; past that the call is one whose helper is gone (its PF brought up again).
+  for (int spawned = 0;;) {
     int err = 0;
+    const bool fresh = [&] {
+      std::lock_guard lock(mu_);
+      return idle_.empty();
+    }();
     h = acquire(&err);
     if (h.fd < 0) {
       out.answer.push_back({err, {}});
@@ -209,8 +214,18 @@ DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
     }
     const int sent = errno;
     ::close(h.fd);
-    if ((sent != EPIPE && sent != ECONNRESET) || tries == 2) {
-      out.answer.push_back({sent == EPIPE || sent == ECONNRESET ? kHelperGone : sent, {}});
+    if (sent != EPIPE && sent != ECONNRESET) {
+      out.answer.push_back({sent, {}});
+      return out;
+    }
+    if (!fresh) {
+      close_idle();
+    } else if (++spawned == 2) {
+      out.answer.push_back({kHelperGone, {}});
+      std::lock_guard lock(mu_);
+      returned_.push_back(
+          {{device, describe(helper::decode_request(request)), deadline, started, false},
+           kHelperGone});
       return out;
     }
   }

@@ -114,11 +114,26 @@ std::string quote(std::string_view text) {
 
 namespace vfready::model {
 
+namespace {
+
+// A C0 control or DEL (one byte), or a C1 control (U+0080..U+009F, two bytes: C2 80..9F,
+// which terminals such as xterm act on as they do on ESC sequences).
+bool control(std::string_view text, std::size_t n) {
+  const auto byte = static_cast<unsigned char>(text.front());
+  if (n == 1) {
+    return byte < 0x20 || byte == 0x7f;
+  }
+  constexpr unsigned char kC1Lead = 0xc2;
+  constexpr unsigned char kC1Last = 0x9f;
+  return n == 2 && byte == kC1Lead && static_cast<unsigned char>(text[1]) <= kC1Last;
+}
+
+}  // namespace
+
 bool is_printable(std::string_view text) {
   while (!text.empty()) {
     const auto n = text::utf8_sequence(text);
-    const auto byte = static_cast<unsigned char>(text.front());
-    if (n == 0 || (n == 1 && (byte < 0x20 || byte == 0x7f))) {
+    if (n == 0 || control(text, n)) {
       return false;
     }
     text.remove_prefix(n);
@@ -131,10 +146,11 @@ std::string printable(std::string_view text) {
   out.reserve(text.size());
   while (!text.empty()) {
     const auto n = text::utf8_sequence(text);
-    const auto byte = static_cast<unsigned char>(text.front());
-    if (n == 0 || (n == 1 && (byte < 0x20 || byte == 0x7f))) {
-      out += "\\x" + text::hex(byte, 2);
-      text.remove_prefix(1);
+    if (n == 0 || control(text, n)) {
+      for (std::size_t i = 0; i < std::max<std::size_t>(n, 1); ++i) {
+        out += "\\x" + text::hex(static_cast<unsigned char>(text[i]), 2);
+      }
+      text.remove_prefix(std::max<std::size_t>(n, 1));
       continue;
     }
     out.append(text.substr(0, n));

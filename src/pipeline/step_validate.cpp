@@ -71,7 +71,7 @@ bool mac_keeps(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::Li
 // is not ready with less (its naming skipped when a request could not be made). Nothing
 // is added where naming has said why already.
 std::optional<model::Problem> pf_link_problem(const PfRun& run,
-                                              const std::optional<host::Link>& link) {
+                                              const std::optional<host::Link>& link, int err) {
   const auto& t = run.target;
   if (!t.name && t.altnames.empty() && !t.mtu) {
     return std::nullopt;
@@ -88,9 +88,14 @@ std::optional<model::Problem> pf_link_problem(const PfRun& run,
     return model::problem(kind, text, t.pci.str());
   };
   if (!link) {
+    const auto ifindex = run.status.ifindex;
     return at(model::EventKind::kNameMismatch,
-              "the netdev of " + pf + " could not be looked up: without proof of its name, " +
-                  "altnames and MTU it is not ready");
+              ifindex == 0 ? pf + " has no netdev to give its planned name, altnames and MTU"
+                           : "the netlink lookup of the netdev of " + pf + " (ifindex " +
+                                 std::to_string(ifindex) + ") failed: " +
+                                 (err == 0 || err == ENODEV ? std::string("it is gone")
+                                                            : host::errno_name(err)) +
+                                 "; without proof of its name, altnames and MTU it is not ready");
   }
   if (t.name && link->name != t.name->str()) {
     return at(model::EventKind::kNameMismatch,
@@ -223,6 +228,7 @@ Task<StepResult> validate_pf(PfRun& run) {
   // The PF's name as netlink has it, as for its VFs: its own rename has just happened,
   // and netlink is where it happened.
   std::optional<host::Link> link;
+  int link_err = 0;
   if (status.ifindex != 0) {
     auto asked = answer(run.os.links.start({host::LinkRequest::Kind::kGet, status.ifindex}));
     const auto got = co_await asked;
@@ -230,13 +236,14 @@ Task<StepResult> validate_pf(PfRun& run) {
       co_return StepResult::failed(stuck_problem(run));  // a lookup on rtnl_lock
     }
     link = got.link;
+    link_err = got.err;
   }
   status.name = link ? link->name : port.netdev.value_or("");
   // A PF without an RDMA device has no port to read: its netdev's type says.
   status.link_layer = port.ib_device ? port.link_layer : run.info.link_layer();
   status.port_state = port.state;
   run.info.ib_device = port.ib_device;
-  if (auto problem = pf_link_problem(run, link)) {
+  if (auto problem = pf_link_problem(run, link, link_err)) {
     co_return StepResult::failed(std::move(*problem));
   }
   co_return StepResult::done();

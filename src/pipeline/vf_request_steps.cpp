@@ -97,7 +97,7 @@ VfRequests::Answer VfRequests::reading_back(VfRequest& r, Clock::time_point now)
   if (read.err != 0 && read.err != host::kStuck) {
     // The probe was made; what it did could not be read (the driver failed the read of
     // the port's GUID, the helper died): the VF is not called ready on what is not known.
-    const bool died = read.err == EPIPE || read.err == ECONNRESET;
+    const bool died = read.err == host::kHelperGone;
     const auto what = read.port_unread ? "the GUID its port took (OFED's sriov/" +
                                              std::to_string(vs.index) + "/port)"
                       : died ? std::string("its helper process ended before answering")

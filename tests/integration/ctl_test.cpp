@@ -160,7 +160,8 @@ TEST(Vfreadyctl, PrintsAStatusFilesControlBytesEscaped) {
   PrivateBus bus(PrivateBus::Policy::kShipped);  // nothing owns the name: the file is read
   const auto dir = trimmed(sh("mktemp -d").out);
   const auto file = dir + "/status.json";
-  std::ofstream(file) << R"({"state": "failed", "status": "x\u001b[31my", "node_ready": false,
+  std::ofstream(file)
+      << R"({"state": "failed", "status": "x\u001b[31my\u009b1m", "node_ready": false,
     "generated_at": "2026-12-07T00:00:00Z", "pfs": [{"pci": "0000:18:00.0",
     "name": "ib\u001b]0;owned\u0007", "state": "failed", "vfs": [], "problems": [],
     "steps": []}]})";
@@ -168,6 +169,7 @@ TEST(Vfreadyctl, PrintsAStatusFilesControlBytesEscaped) {
     const auto r = sh(vfreadyctl(bus, "--no-color --status-file " + file + " " + command));
     EXPECT_EQ((r.out + r.err).find('\x1b'), std::string::npos) << command << ": " << r.out << r.err;
     EXPECT_EQ((r.out + r.err).find('\x07'), std::string::npos) << command;
+    EXPECT_EQ((r.out + r.err).find("\xc2\x9b"), std::string::npos) << command;
   }
   const auto shown = sh(vfreadyctl(bus, "--no-color --status-file " + file + " status"));
   EXPECT_THAT(shown.out, HasSubstr("x\\x1b[31my")) << shown.out;

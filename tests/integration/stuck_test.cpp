@@ -117,7 +117,10 @@ TEST(VfreadydHelpers, AHelperKilledMidCallIsRetriedNotBlamedOnTheDriver) {
   // end of the pass it failed).
   ASSERT_TRUE(wait_until(
       [&] {
-        sh("pkill -KILL -x vfready-call");
+        // This daemon's helpers only (those in its network namespace, the fake host's):
+        // other tests' daemons run beside it.
+        sh("pkill -KILL -x vfready-call --nslist net --ns " +
+           std::to_string(daemon.process().pid()));
         return daemon.log().find("died before it answered") != std::string::npos;
       },
       60s))

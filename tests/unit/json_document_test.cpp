@@ -66,6 +66,16 @@ TEST(PrintableText, IsKnownPrintableExactlyWhenPrintableKeepsIt) {
   }
 }
 
+// U+009B (CSI) is valid UTF-8, and xterm takes it as ESC [: escaped as the C0 controls.
+TEST(PrintableText, EscapesC1ControlsTooButKeepsTheRestOfLatin1) {
+  EXPECT_EQ(vfready::model::printable("a\xc2\x9b"
+                                      "31mb"),
+            "a\\xc2\\x9b31mb");
+  EXPECT_EQ(vfready::model::printable("caf\xc3\xa9 \xc2\xa0"), "caf\xc3\xa9 \xc2\xa0");
+  EXPECT_FALSE(vfready::model::is_printable("\xc2\x85"));
+  EXPECT_TRUE(vfready::model::is_printable("\xc2\xa0"));
+}
+
 TEST(PrintableText, EchoesAtMostItsHeadAndSaysHowLongItWas) {
   using vfready::model::printable_head;
   EXPECT_EQ(printable_head("ibs0"), "ibs0");

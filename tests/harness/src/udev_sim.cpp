@@ -62,7 +62,14 @@ void UdevSim::finish(int ifindex, const std::string& driver, unsigned generation
   if (naming.rename) {
     // Saved before the rename, so that a client that hears of it finds the netdev
     // marked as being renamed: not initialized for systemd-networkd, nor for vfready.
-    write_db(ifindex, driver, /*renaming=*/true);
+    {
+      std::lock_guard lock(mu_);
+      const auto it = pending_.find(ifindex);
+      if (it == pending_.end() || it->second != generation) {
+        return;  // removed while its rules ran
+      }
+      write_db(ifindex, driver, /*renaming=*/true);
+    }
     if (renaming_window_.count() > 0) {
       scheduler_.after(renaming_window_, [this, ifindex, driver, generation, naming] {
         complete(ifindex, driver, generation, naming);
