@@ -145,10 +145,8 @@ std::string problem_lines(const nlohmann::json& pf, bool colour) {
   return out;
 }
 
-}  // namespace
-
-std::string render_status(const nlohmann::json& raw, bool colour, bool vfs) {
-  const auto status = printable_strings(raw);
+// render_status() of a status whose strings are printable.
+std::string render_printable_status(const nlohmann::json& status, bool colour, bool vfs) {
   const auto state = str(status, "state");
   std::string out = "State: " + paint(state, state, colour) + " (" + str(status, "status") + ")";
   // While a pass runs, the duration and the changes on record are the last pass's: not
@@ -187,8 +185,8 @@ std::string render_status(const nlohmann::json& raw, bool colour, bool vfs) {
   return out + details;
 }
 
-std::string render_pf(const nlohmann::json& raw, bool colour) {
-  const auto pf = printable_strings(raw);
+// render_pf() of a PF whose strings are printable.
+std::string render_printable_pf(const nlohmann::json& pf, bool colour) {
   const auto state = str(pf, "state");
   std::string out =
       "PF " + str(pf, "pci") + " (" + str(pf, "name") + "): " + paint(state, state, colour) + "\n";
@@ -200,6 +198,16 @@ std::string render_pf(const nlohmann::json& raw, bool colour) {
   }
   out += "\n" + vf_lines(pf, colour) + problem_lines(pf, colour);
   return out;
+}
+
+}  // namespace
+
+std::string render_status(const nlohmann::json& status, bool colour, bool vfs) {
+  return render_printable_status(printable_strings(status), colour, vfs);
+}
+
+std::string render_pf(const nlohmann::json& pf, bool colour) {
+  return render_printable_pf(printable_strings(pf), colour);
 }
 
 }  // namespace vfready::model
