@@ -19,6 +19,11 @@ inline std::string manager(const std::string& verb, const std::string& rest) {
   return verb + " org.vfready.vfready1 /org/vfready/vfready1 org.vfready.vfready1.Manager " + rest;
 }
 
+// The Manager's State property as busctl prints it ("s \"ready\"").
+inline std::string state(const PrivateBus& bus) {
+  return trimmed(sh(busctl(bus, manager("get-property", "State"))).out);
+}
+
 inline std::string vfreadyctl(const PrivateBus& bus, const std::string& args) {
   return VFREADYCTL_PATH " --bus-address " + bus.address() + " " + args;
 }

@@ -23,10 +23,6 @@ std::string problem_codes(const PrivateBus& bus) {
   return trimmed(sh(busctl(bus, manager("get-property", "ProblemCodes"))).out);
 }
 
-std::string state(const PrivateBus& bus) {
-  return trimmed(sh(busctl(bus, manager("get-property", "State"))).out);
-}
-
 // The reference config with every PF named `name`: valid JSON and keys, refused by the
 // plan (names must be unique on the node): --check-config's exit 3.
 std::string every_pf_named(const std::string& name) {

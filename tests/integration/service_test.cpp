@@ -33,7 +33,7 @@ TEST(VfreadydBus, ShowsTheApiAndDescribeMatchesTheHost) {
                              ".State", ".Steps", ".PFs", ".VFCount"}) {
     EXPECT_THAT(introspect.out, HasSubstr(member));
   }
-  EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "State"))).out), "s \"ready\"");
+  EXPECT_EQ(state(bus), "s \"ready\"");
   EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "VFCount"))).out), "u 64");
 
   const auto call = sh(busctl(bus, "--json=short " + manager("call", "Describe")));
@@ -114,11 +114,7 @@ TEST(VfreadydBus, AnswersAHugeKeyInBriefAndStaysOnTheBus) {
   EXPECT_LT(huge.out.size(), 500U);
   // Still on the bus: a pass that publishes, then what it published, read back.
   EXPECT_EQ(sh(vfreadyctl(bus, "reconcile")).exit_code, 0);
-  EXPECT_TRUE(wait_until(
-      [&] {
-        return trimmed(sh(busctl(bus, manager("get-property", "State"))).out) == "s \"ready\"";
-      },
-      30s));
+  EXPECT_TRUE(wait_until([&] { return state(bus) == "s \"ready\""; }, 30s));
   EXPECT_THAT(daemon.log(), Not(HasSubstr("connection lost")));
   EXPECT_EQ(daemon.stop(), 0);
 }
@@ -148,11 +144,7 @@ TEST(VfreadydBus, OutlivesItsBusAndPublishesOnTheNextOne) {
       << daemon.log();
   bus.start();
   ASSERT_TRUE(bus.wait_for_owner("org.vfready.vfready1")) << daemon.log();
-  EXPECT_TRUE(wait_until(
-      [&] {
-        return trimmed(sh(busctl(bus, manager("get-property", "State"))).out) == "s \"ready\"";
-      },
-      30s));
+  EXPECT_TRUE(wait_until([&] { return state(bus) == "s \"ready\""; }, 30s));
   EXPECT_THAT(daemon.log(), HasSubstr("reconnecting"));
   EXPECT_EQ(daemon.stop(), 0) << daemon.log();
 }
@@ -253,7 +245,7 @@ TEST(VfreadydReload, KeepsTheRunningConfigOnABadOneAndAppliesAGoodOne) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_THAT(bad.err, HasSubstr(path));
   EXPECT_THAT(bad.err, HasSubstr("the running configuration stays"));
-  EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "State"))).out), "s \"ready\"");
+  EXPECT_EQ(state(bus), "s \"ready\"");
   EXPECT_THAT(sh(busctl(bus, manager("get-property", "Problems"))).out, HasSubstr(path));
 
   // A good one with another VF MTU: links change MTU; nothing is written or renamed.
@@ -340,7 +332,7 @@ TEST(VfreadydReload, SurvivesHostileConfigsKeepingTheRunningOne) {
     EXPECT_TRUE(daemon.notify().wait_for_text("the running configuration stays", 10s, before))
         << name;
     EXPECT_FALSE(daemon.process().exited()) << name << ": " << daemon.log();
-    EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "State"))).out), "s \"ready\"");
+    EXPECT_EQ(state(bus), "s \"ready\"");
     EXPECT_EQ(trimmed(sh(busctl(bus, manager("get-property", "ProblemCodes"))).out),
               "as 1 \"reload-refused\"")
         << name;
