@@ -121,6 +121,15 @@ int32_t write_kept_open(const char* path, const char* value, uint32_t len) {
   return n < 0 ? errno : 0;
 }
 
+// The room of call `ran`'s netlink answer, its result header at `out`: a page, and all
+// the answer's room that the calls after it (a page each) do not need: a PF's VFs, as
+// its driver reports them, take about 100 bytes each (keep_link).
+uint32_t netlink_room(std::size_t out, uint32_t count, uint32_t ran) {
+  const std::size_t after = std::min<std::size_t>(count, kBatch) - ran - 1;
+  return static_cast<uint32_t>(kMaxAnswer - out - sizeof(ResultHeader) -
+                               after * (sizeof(ResultHeader) + kPage));
+}
+
 // Runs the calls of one request; answers the length of the answer, 0 when the request
 // is malformed.
 std::size_t serve_one(std::size_t size) {
@@ -149,11 +158,12 @@ std::size_t serve_one(std::size_t size) {
     ResultHeader result;
     char* data = g_answer + out + sizeof result;
     const auto kind = static_cast<DeviceOp::Kind>(op.kind);
-    result.err = kind == DeviceOp::Kind::kRead ? read_file(path, data, &result.len)
-                 : kind == DeviceOp::Kind::kNetlink
-                     ? netlink_request(value, op.value_len, data, kPage, &result.len)
-                 : (op.flags & kKeepOpen) != 0 ? write_kept_open(path, value, op.value_len)
-                                               : write_file(path, value, op.value_len);
+    result.err =
+        kind == DeviceOp::Kind::kRead ? read_file(path, data, &result.len)
+        : kind == DeviceOp::Kind::kNetlink
+            ? netlink_request(value, op.value_len, data, netlink_room(out, count, ran), &result.len)
+        : (op.flags & kKeepOpen) != 0 ? write_kept_open(path, value, op.value_len)
+                                      : write_file(path, value, op.value_len);
     if (result.err != 0) {
       result.len = 0;
     }
@@ -337,8 +347,8 @@ bool decode(const char* data, std::size_t size, std::vector<DeviceOpResult>* out
   return at == size;
 }
 
-std::size_t max_answer(std::size_t calls) {
-  return 4 + std::min(calls, kBatch) * (sizeof(ResultHeader) + kPage);
+std::size_t max_answer() {
+  return kMaxAnswer;  // a netlink answer may take the room of the calls it leaves out
 }
 
 }  // namespace vfready::host::helper

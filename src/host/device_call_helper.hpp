@@ -40,11 +40,12 @@ std::vector<DeviceOp> decode_request(const std::string& request);
 bool decode(const char* data, std::size_t size, std::vector<DeviceOpResult>* out);
 // In the helper: one rtnetlink request (`size` bytes) on its own socket, and the
 // kernel's answer: its errno (0 for an acknowledgement), or the link it answered, kept
-// in `out` (at most `room` bytes: its headers, name, MTU and altnames) with its length.
+// in `out` (at most `room` bytes: its headers, name, MTU, altnames and VFs) with its length.
 int32_t netlink_request(const char* request, uint32_t size, char* out, uint32_t room,
                         uint32_t* len);
 
-// The largest answer a batch of `calls` calls (at most kBatch) can have.
-std::size_t max_answer(std::size_t calls);
+// The largest answer a batch can have: a page a call, as one netlink answer may use the
+// room of the calls after it.
+std::size_t max_answer();
 
 }  // namespace vfready::host::helper

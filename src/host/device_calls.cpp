@@ -280,7 +280,7 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
     results.push_back({kStuck, {}});
     return results;
   }
-  const auto room = helper::max_answer(call.ops_);
+  const auto room = helper::max_answer();
   char* const answer = answer_room(room);
   const ssize_t n = ::recv(call.fd_, answer, room, MSG_DONTWAIT);
   if (n <= 0 || !helper::decode(answer, static_cast<std::size_t>(n), &results)) {
@@ -332,7 +332,7 @@ void DeviceCalls::reap_locked() {
       ++it;
       continue;
     }
-    answer.resize(helper::max_answer(helper::kBatch));
+    answer.resize(helper::max_answer());
     const ssize_t n = ::recv(it->helper.fd, answer.data(), answer.size(), MSG_DONTWAIT);
     std::vector<DeviceOpResult> got;
     int err = kHelperGone;  // it died without answering

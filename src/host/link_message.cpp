@@ -50,6 +50,42 @@ std::string text_of(std::span<const uint8_t> payload) {
   return {text, strnlen(text, payload.size())};
 }
 
+// One IFLA_VF_INFO: the structs of <linux/if_link.h>, each led by its VF's number. A
+// struct cut short is left out; the VF's number is taken from IFLA_VF_MAC, which
+// rtnl_fill_vfinfo() always puts first.
+std::optional<VfPort> vf_port_of(std::span<const uint8_t> info) {
+  VfPort out;
+  bool numbered = false;
+  const auto setting = [](uint32_t v) {
+    return v == UINT32_MAX ? std::nullopt : std::optional(v != 0);
+  };
+  for_each_attribute(info, [&](uint16_t type, std::span<const uint8_t> p) {
+    if (type == IFLA_VF_MAC && p.size() >= sizeof(ifla_vf_mac)) {
+      const auto m = header_at<ifla_vf_mac>(p, 0);
+      std::array<uint8_t, 6> mac{};
+      std::memcpy(mac.data(), m.mac, mac.size());
+      out.vf = m.vf;
+      out.mac = model::Mac(mac);
+      numbered = true;
+    } else if (type == IFLA_VF_VLAN && p.size() >= sizeof(ifla_vf_vlan)) {
+      const auto v = header_at<ifla_vf_vlan>(p, 0);
+      out.vlan = v.vlan;
+      out.qos = v.qos;
+    } else if (type == IFLA_VF_SPOOFCHK && p.size() >= sizeof(ifla_vf_spoofchk)) {
+      out.spoofchk = setting(header_at<ifla_vf_spoofchk>(p, 0).setting);
+    } else if (type == IFLA_VF_TRUST && p.size() >= sizeof(ifla_vf_trust)) {
+      out.trust = setting(header_at<ifla_vf_trust>(p, 0).setting);
+    } else if (type == IFLA_VF_LINK_STATE && p.size() >= sizeof(ifla_vf_link_state)) {
+      const auto state = header_at<ifla_vf_link_state>(p, 0).link_state;
+      if (state <= IFLA_VF_LINK_STATE_DISABLE) {
+        out.link_state = static_cast<model::VfLinkState>(state);
+      }
+    }
+    return true;
+  });
+  return numbered ? std::optional(out) : std::nullopt;
+}
+
 }  // namespace
 
 std::optional<LinkMessage> parse_link_message(std::span<const uint8_t> message, LinkParts parts) {
@@ -87,6 +123,15 @@ std::optional<LinkMessage> parse_link_message(std::span<const uint8_t> message, 
       for_each_attribute(payload, [&](uint16_t inner, std::span<const uint8_t> name) {
         if (inner == IFLA_ALT_IFNAME) {
           out.link.altnames.push_back(text_of(name));
+        }
+        return true;
+      });
+    } else if (type == IFLA_VFINFO_LIST && parts == LinkParts::kAll) {
+      for_each_attribute(payload, [&](uint16_t inner, std::span<const uint8_t> info) {
+        if (inner == IFLA_VF_INFO) {
+          if (auto vf = vf_port_of(info)) {
+            out.link.vfs.push_back(*vf);
+          }
         }
         return true;
       });

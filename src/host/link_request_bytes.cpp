@@ -139,7 +139,7 @@ std::optional<std::vector<uint8_t>> plain_link_request_bytes(const LinkRequest& 
     case LinkRequest::Kind::kGet:
     case LinkRequest::Kind::kByName: {
       Builder b(RTM_GETLINK, NLM_F_REQUEST, request.ifindex);
-      b.u32(IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+      b.u32(IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS | (request.vfs ? RTEXT_FILTER_VF : 0U));
       // The kernel looks names and altnames up in one table; IFLA_IFNAME takes at most 15
       // bytes, longer altnames go as IFLA_ALT_IFNAME.
       if (!name.empty()) {

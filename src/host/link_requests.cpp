@@ -16,6 +16,9 @@ std::string describe(const LinkRequest& request) {
     case LinkRequest::Kind::kGet:
       out.append("a netlink lookup of ");
       link();
+      if (request.vfs) {
+        out.append(" and its VFs");
+      }
       return out;
     case LinkRequest::Kind::kByName:
       return out.append("a netlink lookup of the name ").append(request.name);

@@ -120,7 +120,8 @@ nl_msg* link_message(const LinkRequest& request) {
     case LinkRequest::Kind::kGet:
     case LinkRequest::Kind::kByName:
       msg = link_request(RTM_GETLINK, NLM_F_REQUEST, request.ifindex);
-      nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS);
+      nla_put_u32(msg, IFLA_EXT_MASK,
+                  RTEXT_FILTER_SKIP_STATS | (request.vfs ? RTEXT_FILTER_VF : 0U));
       // The kernel looks names and altnames up in one table; IFLA_IFNAME takes at
       // most 15 bytes, longer altnames go as IFLA_ALT_IFNAME.
       if (!name.empty()) {

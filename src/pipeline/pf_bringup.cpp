@@ -194,7 +194,12 @@ class PfPass {
         run_, Clock::now() + std::chrono::milliseconds(run_.config.timeouts.port_active_ms));
     failed(co_await port);
     auto judged = validate_the_rest(done);
-    co_return co_await judged;
+    if (!co_await judged) {
+      co_return false;
+    }
+    auto ports = check_vf_ports(run_);
+    failed(co_await ports);
+    co_return true;
   }
 
   // The VFs not finished beside the probes, read back and judged once the PF is: those

@@ -156,6 +156,20 @@ Task<Done> links_read_back(PfRun& run, std::vector<int> ifindices) {
   co_return Done{};
 }
 
+// Why validation sends VF `vs` back to its probe, as a warning of its PF: the problem it
+// found (a wrong GUID or MAC), or a MAC its driver made up rather than took from the PF.
+model::Problem reprobe_reason(const PfRun& run, const VfWork& vs) {
+  auto why = vs.problems.empty()
+                 ? model::problem(model::EventKind::kMacWrong,
+                                  "the driver of VF " + vs.pci.str() + " (" + vs.name +
+                                      ") made up its MAC" + (vs.mac ? " " + vs.mac->str() : "") +
+                                      " (addr_assign_type 1) rather than take it from the PF",
+                                  run.status.pci.str(), vs.pci.str())
+                 : vs.problems.front();
+  why.text += ": probed once more";
+  return why;
+}
+
 bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_back) {
   const auto& vt = run.target.vf.at(vs.index);
   // The GUID its port uses, read back: a VF is ready only with proof that it is its own.

@@ -258,6 +258,7 @@ VfRequests::Answer VfRequests::reprobe(VfRequest& r) {
   // Its turn, held until its second probe has answered: one call into the device at a
   // time, as for the probes.
   auto& vs = run_.vfs[r.at];
+  run_.status.warnings.push_back(reprobe_reason(run_, vs));
   vs.problems.clear();
   r.reprobed = true;
   probing_ = static_cast<std::size_t>(&r - requests_.data());

@@ -47,6 +47,23 @@ class Message {
     }
     return attr(IFLA_PROP_LIST | NLA_F_NESTED, inner.bytes_.data(), inner.bytes_.size());
   }
+  // IFLA_VFINFO_LIST, nested as rtnl_fill_vfinfo() nests it (no NLA_F_NESTED), of the
+  // IFLA_VF_INFO entries given, each its attributes' bytes (Message::attributes()).
+  Message& vfs(const std::vector<std::vector<uint8_t>>& infos) {
+    Message list(0, 0, 0);
+    list.bytes_.clear();
+    for (const auto& info : infos) {
+      list.attr(IFLA_VF_INFO, info.data(), info.size());
+    }
+    return attr(IFLA_VFINFO_LIST, list.bytes_.data(), list.bytes_.size());
+  }
+  // A Message of attributes only, for a nest.
+  static Message attributes() {
+    Message m(0, 0, 0);
+    m.bytes_.clear();
+    return m;
+  }
+  [[nodiscard]] const std::vector<uint8_t>& bytes() const { return bytes_; }
   std::vector<uint8_t> done() {
     auto out = bytes_;
     const auto len = static_cast<uint32_t>(out.size());
@@ -155,4 +172,57 @@ TEST(TheLinkMessageParser, TakesASixByteAddressAsTheLinksMac) {
   auto ib =
       Message(RTM_NEWLINK, 9, 0).text(IFLA_IFNAME, "ibs0v3").attr(IFLA_ADDRESS, ipoib, 20).done();
   EXPECT_FALSE(parse_link_message(ib)->link.mac);
+}
+
+// A PF's VFs as its driver reports them: MAC (its first 6 bytes of 32), VLAN and QoS,
+// spoof checking, trust and link state; a setting reported as -1 (the driver does not
+// fill it in) is none; attributes not read (broadcast, rates) are passed over; an entry
+// without IFLA_VF_MAC, which carries the VF's number, is left out.
+TEST(TheLinkMessageParser, TakesAPfsVfsAsItsDriverReportsThem) {
+  ifla_vf_mac mac0{.vf = 0, .mac = {0x06, 0x00, 0x00, 0x01, 0x00, 0x00}};
+  ifla_vf_broadcast broadcast{};
+  std::memset(broadcast.broadcast, 0xff, sizeof broadcast.broadcast);
+  ifla_vf_vlan vlan0{.vf = 0, .vlan = 10, .qos = 3};
+  ifla_vf_rate rate{.vf = 0, .min_tx_rate = 0, .max_tx_rate = 0};
+  ifla_vf_spoofchk spoof0{.vf = 0, .setting = 0};
+  ifla_vf_link_state state0{.vf = 0, .link_state = IFLA_VF_LINK_STATE_ENABLE};
+  ifla_vf_trust trust0{.vf = 0, .setting = 1};
+  auto vf0 = Message::attributes()
+                 .attr(IFLA_VF_MAC, &mac0, sizeof mac0)
+                 .attr(IFLA_VF_BROADCAST, &broadcast, sizeof broadcast)
+                 .attr(IFLA_VF_VLAN, &vlan0, sizeof vlan0)
+                 .attr(IFLA_VF_RATE, &rate, sizeof rate)
+                 .attr(IFLA_VF_SPOOFCHK, &spoof0, sizeof spoof0)
+                 .attr(IFLA_VF_LINK_STATE, &state0, sizeof state0)
+                 .attr(IFLA_VF_TRUST, &trust0, sizeof trust0)
+                 .bytes();
+  ifla_vf_mac mac1{.vf = 1, .mac = {0x02, 0x00, 0x00, 0x00, 0x01, 0x01}};
+  ifla_vf_spoofchk spoof1{.vf = 1, .setting = UINT32_MAX};
+  ifla_vf_trust trust1{.vf = 1, .setting = UINT32_MAX};
+  auto vf1 = Message::attributes()
+                 .attr(IFLA_VF_MAC, &mac1, sizeof mac1)
+                 .attr(IFLA_VF_SPOOFCHK, &spoof1, sizeof spoof1)
+                 .attr(IFLA_VF_TRUST, &trust1, sizeof trust1)
+                 .bytes();
+  auto unnumbered = Message::attributes().attr(IFLA_VF_VLAN, &vlan0, sizeof vlan0).bytes();
+  auto m = parse_link_message(
+      Message(RTM_NEWLINK, 2, 0).text(IFLA_IFNAME, "enp1s0").vfs({vf0, vf1, unnumbered}).done());
+  ASSERT_TRUE(m);
+  ASSERT_EQ(m->link.vfs.size(), 2U);
+  const auto& a = m->link.vfs[0];
+  EXPECT_EQ(a.vf, 0U);
+  ASSERT_TRUE(a.mac);
+  EXPECT_EQ(a.mac->str(), "06:00:00:01:00:00");
+  EXPECT_EQ(a.vlan, 10U);
+  EXPECT_EQ(a.qos, 3U);
+  EXPECT_EQ(a.spoofchk, std::optional(false));
+  EXPECT_EQ(a.trust, std::optional(true));
+  EXPECT_EQ(a.link_state, std::optional(vfready::model::VfLinkState::kEnable));
+  const auto& b = m->link.vfs[1];
+  EXPECT_EQ(b.vf, 1U);
+  EXPECT_EQ(b.mac->str(), "02:00:00:00:01:01");
+  EXPECT_EQ(b.vlan, 0U);
+  EXPECT_FALSE(b.spoofchk);
+  EXPECT_FALSE(b.trust);
+  EXPECT_FALSE(b.link_state);
 }

@@ -19,6 +19,9 @@ using Kind = LinkRequest::Kind;
 
 TEST(ALinkRequest, IsDescribedByWhatItDoesAndToWhichLink) {
   EXPECT_EQ(describe({Kind::kGet, 7}), "a netlink lookup of ifindex 7");
+  LinkRequest with_vfs{Kind::kGet, 7};
+  with_vfs.vfs = true;
+  EXPECT_EQ(describe(with_vfs), "a netlink lookup of ifindex 7 and its VFs");
   EXPECT_EQ(describe({Kind::kByName, 0, "ibs0v3"}), "a netlink lookup of the name ibs0v3");
   EXPECT_EQ(describe({Kind::kSet, 7, "ibs0v3"}), "a netlink change of ifindex 7: name ibs0v3");
   EXPECT_EQ(describe({Kind::kSet, 7, {}, 4092}), "a netlink change of ifindex 7: MTU 4092");
@@ -42,13 +45,16 @@ TEST(ALinkRequest, MadeWithoutLibnlIsWhatLibnlMakes) {
   LinkRequest odd{Kind::kSet, 70000, "ib", std::nullopt};     // a name of 2: 1 byte padding
   LinkRequest full{Kind::kSet, 9, "abcdefghijklmno", 65520};  // 15 bytes and its NUL
   LinkRequest get{Kind::kGet, 12};
+  LinkRequest get_vfs{Kind::kGet, 12};
+  get_vfs.vfs = true;  // RTEXT_FILTER_VF in IFLA_EXT_MASK
   LinkRequest by_name{Kind::kByName, 0, "ibp24s0v3"};
   LinkRequest by_altname{Kind::kByName, 0, "enP1p24s0f0v127altname"};  // past IFNAMSIZ
-  for (const auto& r : {mtu_only, both, odd, full, get, by_name, by_altname}) {
+  for (const auto& r : {mtu_only, both, odd, full, get, get_vfs, by_name, by_altname}) {
     const auto plain = plain_link_request_bytes(r);
     ASSERT_TRUE(plain) << describe(r);
     EXPECT_EQ(*plain, libnl_link_request_bytes(r)) << describe(r);
   }
+  EXPECT_NE(plain_link_request_bytes(get), plain_link_request_bytes(get_vfs));
   EXPECT_FALSE(plain_link_request_bytes({Kind::kAddAltname, 7, "x"}));
   EXPECT_FALSE(plain_link_request_bytes({Kind::kDelAltname, 7, "x"}));
 }

@@ -20,6 +20,20 @@
 // netdev that is not IPoIB).
 namespace vfready::host {
 
+// One VF as its PF's driver reports it (IFLA_VF_INFO of the PF's IFLA_VFINFO_LIST, filled
+// by rtnl_fill_vfinfo() from the driver's ndo_get_vf_config()): what was set through the
+// PF, not what the VF's own driver took. A setting the driver does not report (-1) is
+// nullopt.
+struct VfPort {
+  uint32_t vf = 0;
+  std::optional<model::Mac> mac{};  // IFLA_VF_MAC: its first 6 bytes
+  uint32_t vlan = 0;                // IFLA_VF_VLAN: 0, none
+  uint32_t qos = 0;
+  std::optional<bool> spoofchk{};
+  std::optional<bool> trust{};
+  std::optional<model::VfLinkState> link_state{};
+};
+
 struct Link {
   int ifindex = 0;
   std::string name;
@@ -27,6 +41,7 @@ struct Link {
   uint32_t mtu = 0;
   bool up = false;                  // IFF_UP: administratively up
   std::optional<model::Mac> mac{};  // IFLA_ADDRESS, where it is a 6-byte one
+  std::vector<VfPort> vfs{};        // asked for (LinkRequest::vfs) and a PF with VFs only
 };
 
 // A request about one link, as a pass makes them.
@@ -50,6 +65,7 @@ struct LinkRequest {
   model::Guid port_guid{0};
   std::optional<model::Mac> mac{};
   model::VfPortConfig vf_port{};
+  bool vfs = false;  // kGet: with its VFs as its driver reports them (RTEXT_FILTER_VF)
 };
 
 // Its answer: 0, the errno the kernel answered, or kStuck (no answer within its

@@ -78,6 +78,14 @@ Task<Done> vf_driver_loaded(PfRun& run);
 // effect at the VF's next probe), and its answer judged.
 host::LinkRequest vf_port_request(const PfRun& run, const model::VfTarget& vt);
 StepResult vf_port_set(PfRun& run, const model::VfTarget& vt, int err);
+// What VF `got`, as its PF's driver reports it, has that differs from its MAC and the
+// entry's settings (`want`), as "vlan 0 qos 0, not vlan 10 qos 3"; empty when nothing does.
+std::string vf_port_difference(const model::VfTarget& vt, const model::VfPortConfig& want,
+                               const host::VfPort& got);
+// Step "validate" of an Ethernet PF: each VF the pass judged so far, as the PF's driver
+// reports it (IFLA_VFINFO_LIST), against its MAC and settings; one that differs is given
+// them once more, and is not ready if it still differs. Failed when the PF cannot be asked.
+Task<StepResult> check_vf_ports(PfRun& run);
 // A PF with no way to set GUIDs (GuidPath::kNone): what that does to each VF.
 StepResult no_guid_path(PfRun& run, const model::VfTarget& vt);
 // Step "guids", for every VF: adds each to run.vfs and hands each VF that needs a
@@ -125,6 +133,8 @@ Task<Done> await_naming_turn(NamingTurn& turn, int turn_fd);
 // names (as the kernel answered the pass's last request about its link: run.named).
 // False when the GUID its port uses is not its own.
 bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_back);
+// Why validate_vf() answered false for VF `vs`: a warning of its PF, said as it is re-probed.
+model::Problem reprobe_reason(const PfRun& run, const VfWork& vs);
 // The links `ifindices` asked of the kernel again, into run.named (emptied first): ends
 // early when a request does not return (the PF is then stuck).
 Task<Done> links_read_back(PfRun& run, std::vector<int> ifindices);
