@@ -269,9 +269,9 @@ void Service::on_bringup_finished() {
     quit(ready ? 0 : 1);
     return;
   }
-  if (first && !ready) {
-    // Not ready at boot: fail the unit, so that kubelet (with the drop-in) stays back
-    // and systemd's Restart= tries again.
+  if (!ready_sent_ && !ready && !wait_for_stuck_at_boot()) {
+    // Not ready at boot, no PF stuck: fail the unit, so that kubelet (with the drop-in)
+    // stays back and systemd's Restart= tries again.
     log::error({}, "not ready: exiting so that systemd marks vfready failed");
     quit(1);
     return;

@@ -74,6 +74,9 @@ class Service {
   // The calls that have returned since they were left stuck, and those whose helper died:
   // each logged, its PFs marked for a pass. Whether there was any.
   bool take_returned();
+  // At boot, a pass not ready with PFs stuck: true (said in the log) when vfreadyd waits
+  // for their calls rather than exit.
+  bool wait_for_stuck_at_boot();
   // What a loop callback threw: logged, and the loop goes on, unless such errors come
   // so often that a restart by systemd is the better way out.
   void on_internal_error(const std::exception_ptr& error);

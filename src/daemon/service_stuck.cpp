@@ -75,4 +75,22 @@ bool Service::take_returned() {
   return !returned.empty();
 }
 
+bool Service::wait_for_stuck_at_boot() {
+  const auto stuck = static_cast<std::size_t>(
+      std::count_if(status_.pfs.begin(), status_.pfs.end(),
+                    [](const auto& pf) { return pf.state == model::PfState::kStuck; }));
+  if (stuck == 0) {
+    return false;
+  }
+  // A restart would not help: its reads meet the same driver, and the calls left in the
+  // kernel are what the PFs wait on. Each stuck PF is brought up again when its call
+  // returns (watch_stuck), and READY=1 follows once the node is ready; systemd's start
+  // timeout bounds the wait (TimeoutStartSec=), kubelet staying back meanwhile.
+  log::error({}, "not ready: " + std::to_string(stuck) + " of " +
+                     std::to_string(status_.pfs.size()) +
+                     " PFs wait on calls into their drivers that have not returned; each is "
+                     "brought up again when its call returns, and READY=1 follows");
+  return true;
+}
+
 }  // namespace vfready::daemon

@@ -130,3 +130,31 @@ TEST(VfreadydHelpers, AHelperKilledMidCallIsRetriedNotBlamedOnTheDriver) {
   EXPECT_THAT(daemon.log(), Not(HasSubstr("Broken pipe")));
   EXPECT_EQ(daemon.stop(), 0);
 }
+
+// Every PF's sriov_numvfs write hung at boot (a driver that holds them all): a restart
+// would meet the same driver, so vfreadyd stays, not ready, and says what it waits on.
+// When the driver recovers, the calls return, each PF is brought up again and READY=1
+// follows, with nothing else asked.
+TEST(VfreadydStuck, WaitsAtBootForEveryPfStuckAndIsReadyWhenTheirCallsReturn) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  for (const char* pf : {"0000:18:00.0", "0000:40:00.0", "0000:4f:00.0", "0000:5e:00.0",
+                         "0000:9a:00.0", "0000:c0:00.0", "0000:ce:00.0", "0000:dc:00.0"}) {
+    t.function(pf)["faults"] = {{"numvfs_write_hangs", true}};
+  }
+  FakeHost host(t);
+  const auto config = write_config(host, read_file(repo_config()));
+  write_config(host, R"({"timeouts": {"numvfs_ms": 500, "device_call_ms": 500}})",
+               "vfready.d/60-timeouts.json");
+  ServiceDaemon daemon(host, config, "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for_text("0/8 PFs ready", 60s)) << daemon.log();
+  ASSERT_TRUE(wait_until(
+      [&] { return daemon.log().find("8 of 8 PFs wait on calls") != std::string::npos; }, 10s))
+      << daemon.log();
+  EXPECT_THAT(daemon.log(), Not(HasSubstr("exiting")));
+  EXPECT_THAT(daemon.notify().received(), Not(testing::Contains(HasSubstr("READY=1"))));
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the driver recovers: the writes return
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  EXPECT_TRUE(daemon.notify().wait_for_text("8/8 PFs ready", 10s)) << daemon.log();
+  EXPECT_EQ(daemon.stop(), 0);
+}
