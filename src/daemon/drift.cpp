@@ -7,6 +7,23 @@ namespace vfready::daemon {
 
 namespace {
 
+// What another tool took from a netdev vfready gave an MTU and altnames (`given`), by
+// the event of its link: the first difference, said; "" when it has all of them. An
+// event that does not carry altnames (nullopt) is not judged on them.
+std::string given_taken(const model::LinkGiven& given, const host::LinkEvent& event) {
+  if (given.mtu && event.mtu != 0 && event.mtu != *given.mtu) {
+    return "has MTU " + std::to_string(event.mtu) + ", not " + std::to_string(*given.mtu);
+  }
+  if (event.altnames) {
+    for (const auto& alt : given.altnames) {
+      if (std::find(event.altnames->begin(), event.altnames->end(), alt) == event.altnames->end()) {
+        return "lost its altname " + alt;
+      }
+    }
+  }
+  return "";
+}
+
 // The event of the PF's own netdev, judged against the name it should have: the one
 // vfready gave it, or (when a pass found it renamed and could not name it back) the
 // configured one.
@@ -17,7 +34,13 @@ std::optional<Drift> drift_of_pf(const model::PfStatus& pf, const host::LinkEven
   }
   const auto& ours = pf.identity.configured_name.empty() ? pf.name : pf.identity.configured_name;
   if (event.name == ours) {
-    return std::nullopt;
+    const auto taken = given_taken(pf.given, event);
+    if (taken.empty()) {
+      return std::nullopt;
+    }
+    return Drift{pf.pci.str(), "", event.name,
+                 "PF " + pf.pci.str() + " (" + event.name + ") " + taken +
+                     " (changed by someone else): setting it back"};
   }
   return Drift{pf.pci.str(),
                "",
@@ -52,7 +75,13 @@ std::optional<Drift> drift_of_vf(const model::PfStatus& pf, const model::VfStatu
                  ""};
   }
   if (event.name == vf.name) {
-    return std::nullopt;
+    const auto taken = given_taken(vf.given, event);
+    if (taken.empty()) {
+      return std::nullopt;
+    }
+    return Drift{pf.pci.str(), vf.pci.str(), event.name,
+                 "VF " + vf.pci.str() + " (" + event.name + ") " + taken +
+                     " (changed by someone else): setting it back"};
   }
   return Drift{pf.pci.str(),
                vf.pci.str(),

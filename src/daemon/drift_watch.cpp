@@ -64,7 +64,11 @@ void DriftWatch::on_link_events() {
       continue;
     }
     if (auto drift = judge_link_event(e)) {
-      hooks_.drift(*drift, [this, e] { return judge_link_event(e); });
+      // Judged again later (at a pass's end), its altnames are not: the pass that ran
+      // meanwhile set and read back its own.
+      auto later = e;
+      later.altnames.reset();
+      hooks_.drift(*drift, [this, later] { return judge_link_event(later); });
     } else if (new_from_links && !e.removed && !knows_netdev(status_, index(), e.ifindex) &&
                judged_from_links_.insert(e.ifindex).second) {
       hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
@@ -89,6 +93,7 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
     const auto name = os_->link_name(event.ifindex);
     now.removed = !name;
     now.name = name.value_or(event.name);
+    now.mtu = name ? os_->link_mtu(*name).value_or(0) : 0;  // 0: not judged on it
     drift = drift_of(status_, index(), now);
   }
   return drift;

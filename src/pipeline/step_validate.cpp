@@ -214,6 +214,7 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   const auto* link = &named->second;
   vs.name = link->name;
   vs.altnames = link->altnames;
+  vs.mtu = link->mtu;
   if (ethernet) {
     keep = mac_keeps(run, vs, vt, *link);  // (an Ethernet VF's GUID is always right)
   }

@@ -29,6 +29,15 @@ struct VfUse {
   friend bool operator==(const VfUse&, const VfUse&) = default;
 };
 
+// What vfready gave a netdev besides its name, as planned and read back by its last
+// pass (a ready PF's or VF's; empty otherwise): the drift watch holds its link events
+// against it.
+struct LinkGiven {
+  std::vector<std::string> altnames;
+  std::optional<uint32_t> mtu;
+  friend bool operator==(const LinkGiven&, const LinkGiven&) = default;
+};
+
 struct VfStatus {
   uint16_t index = 0;
   PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
@@ -37,11 +46,13 @@ struct VfStatus {
   std::optional<Guid> guid;  // the GUID its port uses, as read back; nullopt when unknown
   std::optional<Mac> mac;    // an Ethernet VF's netdev address, as read back
   int ifindex = 0;
+  uint32_t mtu = 0;  // its netdev's, as read back (0: not read)
   VfUse in_use;
   std::vector<Problem> problems;
   // False for a VF listed as found on a PF whose pass failed before it got to the VFs:
   // what is there, not a judgement of it.
   bool checked = true;
+  LinkGiven given{};
 };
 
 // A VF as reported: ready, left alone because something uses it, with problems, or not
@@ -105,6 +116,7 @@ struct PfStatus {
   PfChanges changes;  // of the last pass over it
   std::string name;
   int ifindex = 0;
+  LinkGiven given;  // of its netdev
   std::string link_layer;
   std::string port_state;
   PfState state = PfState::kPending;
