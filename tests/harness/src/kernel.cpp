@@ -241,12 +241,11 @@ void Kernel::enable_vfs(std::size_t index, uint16_t count) {
     }
     // As pci_iov_add_virtfn: each VF is added, then probed, before the next one.
     if (autoprobe) {
-      std::lock_guard probing(pf.probe_mu);
       if (!lock_vf(pf, i)) {
         continue;
       }
       const VfUnlock unlock{this, &pf, i};
-      // Taken, or named for another driver, while this waited for the probe lock: the
+      // Taken, or named for another driver, while this waited for the VF's lock: the
       // driver core's attach leaves a device with a driver alone and matches by
       // driver_override (__device_attach(), pci_match_device()).
       std::string other;
@@ -273,7 +272,6 @@ void Kernel::enable_vfs(std::size_t index, uint16_t count) {
 
 void Kernel::disable_vfs(std::size_t index) {
   Pf& pf = *pfs_[index];
-  std::lock_guard probing(pf.probe_mu);
   std::size_t count = 0;
   {
     std::lock_guard lock(mu_);

@@ -80,7 +80,6 @@ class Kernel {
     std::string ifname{};
     std::vector<Vf> vfs;  // as many as sriov_numvfs says
     std::mutex sriov_mu;  // the device lock sriov_numvfs takes (reads too)
-    std::mutex probe_mu;  // VF probes of this PF run one at a time
   };
 
   // Where a netdev or a PCI address belongs: a PF, or a VF of it.
@@ -103,8 +102,7 @@ class Kernel {
 
   // A VF's device lock (Vf::locked), waited for under mu_ as the driver core's
   // device_lock() waits: false when the VF is gone meanwhile (a removal keeps each VF's
-  // lock until all are gone). Taken
-  // after its PF's probe_mu where both are.
+  // lock until all are gone).
   bool lock_vf(Pf& pf, uint16_t i);
   void unlock_vf(Pf& pf, uint16_t i);
   struct VfUnlock {  // unlocks at the end of its scope
@@ -154,7 +152,7 @@ class Kernel {
   int release_vf(std::size_t index, uint16_t i, const std::string& driver);
   void enable_vfs(std::size_t index, uint16_t count);
   void disable_vfs(std::size_t index);
-  int probe_vf(std::size_t index, uint16_t i);  // with the PF's probe_mu held
+  int probe_vf(std::size_t index, uint16_t i);  // with the VF's device lock held
   void unbind_vf(std::size_t index, uint16_t i);
   // kernel_net.cpp: netdevs
   void bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, const std::string& name,

@@ -164,7 +164,9 @@ int Kernel::write_bind(std::string_view value, bool probe_only, const std::strin
     }
     return 0;
   }
-  std::lock_guard probing(pf.probe_mu);
+  // The VF's device lock, and no other: the driver core takes a parent's lock only
+  // where the bus sets need_parent_lock (__device_driver_lock(), drivers/base/dd.c), which
+  // PCI does not, and a VF's parent is its PF's bus, not the PF (pci_iov_add_virtfn()).
   if (!lock_vf(pf, *owner->vf)) {
     return ENODEV;
   }
@@ -197,7 +199,6 @@ int Kernel::write_unbind(std::string_view value, const std::string& driver) {
         return ENODEV;
       }
     }
-    std::lock_guard probing(pf.probe_mu);
     if (!lock_vf(pf, *owner->vf)) {
       return 0;  // removed meanwhile, and its driver with it
     }

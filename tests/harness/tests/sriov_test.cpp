@@ -313,6 +313,38 @@ TEST(AFakeHostDriversProbe, ProbesVfsOfTwoPfsAtOnce) {
   EXPECT_FALSE(host.netdev_of("0000:40:00.1").empty());
 }
 
+// A VF's probe holds that VF's device lock and no other: the driver core takes a parent's
+// lock only where the bus asks for it (need_parent_lock, which PCI does not set), and a
+// VF's parent is its PF's bus, not the PF. A probe of VF 1 that hangs (firmware that does
+// not answer) leaves VF 2 of the same PF to be probed.
+TEST(AFakeHostDriversProbe, ProbesAVfWhileAnotherVfOfItsPfHangsInItsProbe) {
+  VFREADY_REQUIRE_ROOT();
+  auto topology = TopologyBuilder::reference().probe_ms(1);
+  topology.function("0000:40:00.0")["faults"] = {{"probe_hang_vfs", {1}}};
+  FakeHost host(topology);
+  const std::string pf = "0000:40:00.0";
+  ASSERT_EQ(sh(echo_to("0", host.pci(pf, "sriov_drivers_autoprobe"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("3", host.pci(pf, "sriov_numvfs"))).exit_code, 0);
+  ASSERT_EQ(sh(echo_to("1", host.pci(pf, "sriov_drivers_autoprobe"))).exit_code, 0);
+  const auto write = [&](const std::string& vf) {
+    return "exec dd of='" + host.sys("bus/pci/drivers_probe") + "' conv=notrunc status=none <<< " +
+           vf;
+  };
+  Background hung(write("0000:40:00.2"));
+  ASSERT_TRUE(wait_until(
+      [&] {
+        return read_file("/proc/" + std::to_string(hung.pid()) + "/syscall").starts_with("1 ");
+      },
+      10s));
+  const auto other = sh(write("0000:40:00.3"), 20s);
+  EXPECT_FALSE(other.timed_out) << "VF 2's probe waited for VF 1's";
+  EXPECT_EQ(other.exit_code, 0);
+  EXPECT_FALSE(host.netdev_of("0000:40:00.3").empty());
+  EXPECT_FALSE(hung.exited());
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the firmware answers: the probe returns
+  EXPECT_EQ(hung.wait(30s).exit_code, 0);
+}
+
 // sysfs files belong to root: others may read what is world-readable and write nothing.
 TEST(AFakeHostVfio, TakesAVfNamedInItsDriverOverrideAndNoOtherDriverMay) {
   VFREADY_REQUIRE_ROOT();
