@@ -123,14 +123,16 @@ int Kernel::write_bind(std::string_view value, bool probe_only, const std::strin
       if (probe_only && !vf.driver_override.empty()) {
         wanted = vf.driver_override;
       }
-      if (!vf.held_by.empty() || vf.bound) {
-        return answer(EBUSY);  // __driver_probe_device(): a device with a driver is busy
-      }
+      // bind_store() matches first (driver_match_device(): driver_override, then the ID
+      // table): no match is ENODEV, bound or not (drivers/base/bus.c).
       if (!vf.driver_override.empty() && vf.driver_override != wanted) {
         return answer(ENODEV);
       }
       if (wanted != "mlx5_core" && vf.driver_override != wanted) {
         return answer(ENODEV);
+      }
+      if (!vf.held_by.empty() || vf.bound) {
+        return answer(EBUSY);  // __driver_probe_device(): a device with a driver is busy
       }
       // pci_device_probe() starts with pci_device_can_probe(): a VF is probed only
       // while its PF's sriov_drivers_autoprobe is on or its driver_override is set;
