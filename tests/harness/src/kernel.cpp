@@ -161,8 +161,16 @@ int Kernel::write_numvfs(Pf& pf, std::string_view value) {
   if (!bound) {
     return ENOENT;
   }
+  // The core refuses a count over VFs that exist itself (pci_warn(), the PF's driver
+  // named), before the rescan lock and the driver.
+  if (count != 0 && current != 0) {
+    logs_.kmsg(4, "mlx5_core " + spec.pci.str() + ": " + std::to_string(current) +
+                      " VFs already enabled. Disable before enabling " + std::to_string(count) +
+                      " VFs");
+    return EBUSY;
+  }
   // From here on the driver's sriov_configure runs: where the topology's faults act.
-  // Newer kernels run it under the global PCI rescan lock: one PF's at a time.
+  // Newer kernels run it under the global PCI rescan lock, and only it: one PF's at a time.
   std::unique_lock<std::mutex> rescan;
   if (topology_.serializes_sriov_configure) {
     rescan = std::unique_lock(rescan_mu_);
@@ -176,12 +184,6 @@ int Kernel::write_numvfs(Pf& pf, std::string_view value) {
   if (count == 0) {
     disable_vfs(pf.index);
     return 0;
-  }
-  if (current != 0) {
-    logs_.kmsg(4, "mlx5_core " + spec.pci.str() + ": " + std::to_string(current) +
-                      " VFs already enabled. Disable before enabling " + std::to_string(count) +
-                      " VFs");
-    return EBUSY;
   }
   enable_vfs(pf.index, count);
   return pause_ms(0) ? 0 : EIO;

@@ -432,6 +432,25 @@ TEST(AFakeHostSriovNumvfs, RunsWritesOfTwoPfsAtOnceWhereTheKernelDoesNot) {
   numvfs_beside_a_hung_one(false);
 }
 
+// sriov_numvfs_store() refuses a count over VFs that exist (EBUSY) before it takes the
+// rescan lock and calls the driver: a PF with VFs answers so at once, though another PF's
+// write holds that lock.
+TEST(AFakeHostSriovNumvfs, RefusesACountOverExistingVfsWithoutWaitingForTheRescanLock) {
+  VFREADY_REQUIRE_ROOT();
+  auto topology = TopologyBuilder::reference().probe_ms(1);
+  topology.function(kPf)["faults"] = {{"numvfs_write_hangs", true}};
+  topology.json()["kernel"]["serializes_sriov_configure"] = true;
+  FakeHost host(topology);
+  ASSERT_EQ(sh(echo_to("2", host.pci("0000:40:00.0", "sriov_numvfs"))).exit_code, 0);
+  Background hung(echo_to("1", host.pci(kPf, "sriov_numvfs")));
+  ASSERT_TRUE(wait_until([&] { return in_write(hung.pid()); }, 10s));
+  const auto over = sh(echo_to("3", host.pci("0000:40:00.0", "sriov_numvfs")), 20s);
+  EXPECT_FALSE(over.timed_out) << "it waited for the rescan lock";
+  EXPECT_THAT(over.err, HasSubstr("Device or resource busy"));
+  ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the driver recovers
+  EXPECT_EQ(hung.wait(10s).exit_code, 0);
+}
+
 // The check the daemon's tests make of writes.log finds a probe the kernel refuses.
 TEST(TheProbeCheck, FindsAProbeWrittenWhileAutoprobeWasOffAndNoOtherwise) {
   VFREADY_REQUIRE_ROOT();
