@@ -3,6 +3,8 @@
 // errnos and blocking of drivers/pci/iov.c, VF probes (binding: kernel_binding.cpp),
 // VF GUIDs as MLNX_OFED's sriov sysfs keeps them, and netdevs that come and go.
 #include <cerrno>
+#include <optional>
+#include <string_view>
 
 #include "kernel.hpp"
 
@@ -50,6 +52,50 @@ int kstrtou16(std::string_view v, uint16_t* out) {
   }
   *out = static_cast<uint16_t>(value);
   return 0;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  return c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+// MLNX_OFED's sriov/<n>/node and port stores: sscanf(buf, "%02x:%02x:...:%02x\n") and
+// EINVAL unless all 8 convert, as the kernel's vsscanf() (lib/vsprintf.c) does: each field
+// skips white space, needs a hex digit, takes at most 2 characters (simple_strntoull(): a
+// "0x" prefix is skipped and, as it fills the width, converts to 0); each ':' must be
+// there; what follows the eighth field is not looked at.
+std::optional<model::Guid> ofed_guid(std::string_view v) {
+  uint64_t guid = 0;
+  std::size_t at = 0;
+  for (int field = 0; field < 8; ++field) {
+    if (field > 0) {
+      if (at >= v.size() || v[at] != ':') {
+        return std::nullopt;
+      }
+      ++at;
+    }
+    while (at < v.size() && (v[at] == ' ' || (v[at] >= '\t' && v[at] <= '\r'))) {
+      ++at;
+    }
+    if (at >= v.size() || hex_digit(v[at]) < 0) {
+      return std::nullopt;
+    }
+    uint64_t byte = 0;
+    if (v[at] == '0' && at + 1 < v.size() && (v[at + 1] == 'x' || v[at + 1] == 'X')) {
+      at += 2;  // the prefix fills the field: nothing converted, 0
+    } else {
+      for (int n = 0; n < 2 && at < v.size() && hex_digit(v[at]) >= 0; ++n, ++at) {
+        byte = byte * 16 + static_cast<uint64_t>(hex_digit(v[at]));
+      }
+    }
+    guid = (guid << 8) | byte;
+  }
+  return model::Guid(guid);
 }
 
 bool is_error_line(const std::string& line) {
@@ -382,10 +428,8 @@ void Kernel::let_go_of_netdev(Pf& pf, uint16_t i) {
 }
 
 int Kernel::write_ofed_guid(std::size_t index, uint16_t i, bool port, std::string_view value) {
-  value = chomp(value);
-  auto guid = model::Guid::parse(value);
-  // OFED takes exactly eight colon-separated bytes.
-  if (!guid || value.size() != 23) {
+  const auto guid = ofed_guid(value);
+  if (!guid) {
     return EINVAL;
   }
   // Firmware that never answers: until SIGUSR1 (the driver recovers) or the end.

@@ -268,15 +268,31 @@ TEST(AFakeHostOfedGuid, TakesEffectAtTheNextProbeOnly) {
                                                   "0000:18:00.2 02:00:00:00:00:00:02:01"));
 }
 
-TEST(AFakeHostOfedGuid, RejectsAnythingButEightColonSeparatedBytes) {
+// OFED parses a GUID with sscanf("%02x:" eight times): fewer than eight fields, a missing
+// ':' or a field without a hex digit is EINVAL; one-digit fields, spaces before a field
+// and anything after the eighth are taken, as the kernel's vsscanf() takes them.
+TEST(AFakeHostOfedGuid, ParsesAGuidAsOfedsSscanfDoes) {
   VFREADY_REQUIRE_ROOT();
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
   ASSERT_EQ(sh(echo_to("1", host.pci(kPf, "sriov_numvfs"))).exit_code, 0);
   const auto sriov = host.sys("class/infiniband/mlx5_0/device/sriov/0/");
   for (const char* bad : {"0200:0000:0000:0001", "02:00:00:00:00:00:00", "zz:00:00:00:00:00:00:01",
-                          "02:00:00:00:00:00:00:01:02"}) {
+                          "02-00-00-00-00-00-00-01", "02:00:00:00:00:00:00:"}) {
     auto r = sh(echo_to(bad, sriov + "port"));
     EXPECT_THAT(r.err, HasSubstr("Invalid argument")) << bad;
+  }
+  const std::pair<const char*, const char*> taken[] = {
+      {"2:0:0:0:0:0:1:3", "02:00:00:00:00:00:01:03"},
+      {"02: 00:00:00:00:00:01:04", "02:00:00:00:00:00:01:04"},
+      {"02:00:00:00:00:00:01:05:99 and more", "02:00:00:00:00:00:01:05"},
+      {"02:00:00:00:00:00:01:0678", "02:00:00:00:00:00:01:06"}};
+  const auto mlx5 = host.sys("bus/pci/drivers/mlx5_core/");
+  for (const auto& [written, reads] : taken) {
+    ASSERT_EQ(sh(echo_to(written, sriov + "port")).exit_code, 0) << written;
+    // In effect once the VF is probed again: then read back.
+    ASSERT_EQ(sh(echo_to("0000:18:00.1", mlx5 + "unbind")).exit_code, 0);
+    ASSERT_EQ(sh(echo_to("0000:18:00.1", mlx5 + "bind")).exit_code, 0);
+    EXPECT_EQ(read_file(sriov + "port"), std::string(reads) + "\n") << written;
   }
   EXPECT_THAT(sh(echo_to("Sideways", sriov + "policy")).err, HasSubstr("Invalid argument"));
 }
