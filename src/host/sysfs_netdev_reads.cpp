@@ -24,6 +24,11 @@ std::optional<model::Mac> SysfsSriovHost::netdev_mac(const std::string& name) {
   return mac(sysfs_, "class/net/" + name + "/address");
 }
 
+std::optional<uint32_t> SysfsSriovHost::netdev_mtu(const std::string& name) {
+  // mtu_show() reads under RCU (netdev_show(), net/core/net-sysfs.c): no rtnl_lock.
+  return number<uint32_t>(sysfs_, "class/net/" + name + "/mtu");
+}
+
 bool SysfsSriovHost::netdev_mac_random(const std::string& name) {
   constexpr int kNetAddrRandom = 1;  // include/uapi/linux/netdevice.h
   return number<int>(sysfs_, "class/net/" + name + "/addr_assign_type") == kNetAddrRandom;

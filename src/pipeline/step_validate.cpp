@@ -230,6 +230,21 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
           "VF " + vs.pci.str() + " lacks altname " + alt.str());
     }
   }
+  // IPoIB gives a netdev min(its broadcast group's MTU, the one asked for), and answers
+  // the request with success (ipoib_change_mtu(), drivers/infiniband/ulp/ipoib): its MTU
+  // is read back from sysfs, not taken from the namer's answer.
+  if (vt.mtu && !ethernet) {
+    vs.mtu = run.os.reads.netdev_mtu(link->name).value_or(link->mtu);
+  }
+  if (vt.mtu && vs.mtu != *vt.mtu && vs.problems.empty()) {
+    const bool group = !ethernet && vs.mtu < *vt.mtu;
+    add(run, vs, model::EventKind::kLinkConfigFailed,
+        "VF " + vs.pci.str() + " (" + link->name + ") has MTU " + std::to_string(vs.mtu) +
+            ", not " + std::to_string(*vt.mtu) +
+            (group ? ": an IPoIB netdev's MTU is at most its partition's broadcast group's, "
+                     "which the subnet manager sets; configure that MTU, or raise the group's"
+                   : ""));
+  }
   return keep;
 }
 

@@ -765,6 +765,12 @@ int MemoryHost::rename(int ifindex, const std::string& name) {
   return 0;
 }
 
+std::optional<uint32_t> MemoryHost::netdev_mtu(const std::string& name) {
+  std::lock_guard lock(mu_);
+  const auto link = link_named(name);
+  return link ? std::optional(link->mtu) : std::nullopt;
+}
+
 int MemoryHost::set_mtu(int ifindex, uint32_t mtu) {
   std::lock_guard lock(mu_);
   if (const int err =
@@ -775,8 +781,8 @@ int MemoryHost::set_mtu(int ifindex, uint32_t mtu) {
   if (!links_.contains(ifindex)) {
     return ENODEV;
   }
-  links_[ifindex].mtu = mtu;
-  announce({.ifindex = ifindex, .name = links_[ifindex].name, .mtu = mtu});
+  links_[ifindex].mtu = mtu_cap != 0 ? std::min(mtu, mtu_cap) : mtu;
+  announce({.ifindex = ifindex, .name = links_[ifindex].name, .mtu = links_[ifindex].mtu});
   return 0;
 }
 

@@ -67,6 +67,9 @@ class MemoryHost final : public host::SriovReads,
   // calls failed with kStuck succeed from now on, and collect_returned() tells it once.
   void unstick(const std::string& pf_pci, int err = 0);
   std::vector<host::ReturnedCall> collect_returned();
+  // The MTU no link goes above (0: none), as an IPoIB netdev's is at most its broadcast
+  // group's whatever it is given (ipoib_change_mtu(): min(mcast_mtu, admin_mtu)).
+  uint32_t mtu_cap = 0;
   std::set<std::string> probe_fails;  // VF addresses whose probe fails (EIO, no driver)
   // PFs whose VFs' probes, or whose sriov_numvfs writes, throw std::runtime_error (as
   // a bug in a pass would).
@@ -110,6 +113,7 @@ class MemoryHost final : public host::SriovReads,
                                           bool ofed) override;
   std::optional<std::string> netdev_of(const model::PciAddress& function) override;
   host::NetdevDevice device_of_netdev(const std::string& netdev) override;
+  std::optional<uint32_t> netdev_mtu(const std::string& name) override;
   std::vector<std::string> kernel_log_naming(const std::string& device) override;
   // --- host::SriovCalls
   int set_autoprobe(const model::PciAddress& pf, bool on) override;

@@ -239,6 +239,20 @@ TEST_F(APfPass, ScopesAFailedProbeToItsVf) {
   EXPECT_EQ(s.vfs.at(3).name, "ibs0v3");
 }
 
+// An IPoIB netdev takes at most its broadcast group's MTU, whatever it is given: a VF
+// whose MTU reads back lower than planned is not ready, and its problem says why.
+TEST_F(APfPass, CallsNoVfReadyWhoseMtuReadsBackLowerAndSaysTheBroadcastGroupMayBeWhy) {
+  host.mtu_cap = 2044;
+  const auto s = bring_up();
+  EXPECT_EQ(s.state, PfState::kFailed);
+  for (const auto& vf : s.vfs) {
+    EXPECT_THAT(texts(vf.problems),
+                ElementsAre(AllOf(HasSubstr("has MTU 2044, not 4092"),
+                                  HasSubstr("at most its partition's broadcast group's"))))
+        << vf.pci.str();
+  }
+}
+
 TEST_F(APfPass, NeverTakesANameHeldByANetdevItDoesNotManage) {
   ASSERT_EQ(host.rename(host.pf(kPf).info.ifindex, "ibs0"), 0);
   host.add_pf("0000:29:00.0", "enp41s0f0", false);

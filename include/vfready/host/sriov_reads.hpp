@@ -65,6 +65,9 @@ class SriovReads {
   // Whether netdev `name`'s driver made its address up (addr_assign_type 1,
   // NET_ADDR_RANDOM): a VF driver that could not get its MAC from the PF at probe.
   virtual bool netdev_mac_random(const std::string& /*name*/) { return false; }
+  // The MTU netdev `name` has (class/net/<name>/mtu): what IPoIB made of the one it was
+  // given, which the namer's answer does not say. nullopt where the host cannot tell.
+  virtual std::optional<uint32_t> netdev_mtu(const std::string& /*name*/) { return std::nullopt; }
 };
 
 }  // namespace vfready::host

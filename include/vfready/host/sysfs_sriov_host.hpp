@@ -38,6 +38,7 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::vector<std::string> kernel_log_naming(const std::string& device) override;
   bool driver_loaded(const std::string& name) override;
   std::optional<model::Mac> netdev_mac(const std::string& name) override;
+  std::optional<uint32_t> netdev_mtu(const std::string& name) override;
   bool netdev_mac_random(const std::string& name) override;
   std::optional<StuckCall> stuck(const model::PciAddress& pf) override;
 
