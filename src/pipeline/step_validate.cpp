@@ -67,6 +67,42 @@ bool mac_keeps(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::Li
   return !vs.mac_made_up;
 }
 
+// A VF's name and altnames against the plan, with a problem for the first that is not.
+void names_right(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::Link& link) {
+  if (vt.name && link.name != vt.name->str() && vs.problems.empty()) {
+    add(run, vs, model::EventKind::kNameMismatch,
+        "VF " + vs.pci.str() + " is named " + link.name + ", not " + vt.name->str());
+  }
+  for (const auto& alt : vt.altnames) {
+    if (std::find(link.altnames.begin(), link.altnames.end(), alt.str()) == link.altnames.end() &&
+        vs.problems.empty()) {
+      add(run, vs, model::EventKind::kNameMismatch,
+          "VF " + vs.pci.str() + " lacks altname " + alt.str());
+    }
+  }
+}
+
+// A VF's MTU against the plan, with a problem when it is not the planned one. IPoIB
+// gives a netdev min(its broadcast group's MTU, the one asked for), and answers the
+// request with success (ipoib_change_mtu(), drivers/infiniband/ulp/ipoib): its MTU is
+// read back from sysfs, not taken from the namer's answer.
+void mtu_right(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::Link& link,
+               bool ethernet) {
+  if (vt.mtu && !ethernet) {
+    vs.mtu = run.os.reads.netdev_mtu(link.name).value_or(link.mtu);
+  }
+  if (!vt.mtu || vs.mtu == *vt.mtu || !vs.problems.empty()) {
+    return;
+  }
+  const bool group = !ethernet && vs.mtu < *vt.mtu;
+  add(run, vs, model::EventKind::kLinkConfigFailed,
+      "VF " + vs.pci.str() + " (" + link.name + ") has MTU " + std::to_string(vs.mtu) + ", not " +
+          std::to_string(*vt.mtu) +
+          (group ? ": an IPoIB netdev's MTU is at most its partition's broadcast group's, "
+                   "which the subnet manager sets; configure that MTU, or raise the group's"
+                 : ""));
+}
+
 // What the plan gives the PF's netdev (name, altnames, MTU), read back as a VF's is: a PF
 // is not ready with less (its naming skipped when a request could not be made). Nothing
 // is added where naming has said why already.
@@ -218,33 +254,8 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   if (ethernet) {
     keep = mac_keeps(run, vs, vt, *link);  // (an Ethernet VF's GUID is always right)
   }
-  if (vt.name && link->name != vt.name->str() && vs.problems.empty()) {
-    add(run, vs, model::EventKind::kNameMismatch,
-        "VF " + vs.pci.str() + " is named " + link->name + ", not " + vt.name->str());
-  }
-  for (const auto& alt : vt.altnames) {
-    if (std::find(link->altnames.begin(), link->altnames.end(), alt.str()) ==
-            link->altnames.end() &&
-        vs.problems.empty()) {
-      add(run, vs, model::EventKind::kNameMismatch,
-          "VF " + vs.pci.str() + " lacks altname " + alt.str());
-    }
-  }
-  // IPoIB gives a netdev min(its broadcast group's MTU, the one asked for), and answers
-  // the request with success (ipoib_change_mtu(), drivers/infiniband/ulp/ipoib): its MTU
-  // is read back from sysfs, not taken from the namer's answer.
-  if (vt.mtu && !ethernet) {
-    vs.mtu = run.os.reads.netdev_mtu(link->name).value_or(link->mtu);
-  }
-  if (vt.mtu && vs.mtu != *vt.mtu && vs.problems.empty()) {
-    const bool group = !ethernet && vs.mtu < *vt.mtu;
-    add(run, vs, model::EventKind::kLinkConfigFailed,
-        "VF " + vs.pci.str() + " (" + link->name + ") has MTU " + std::to_string(vs.mtu) +
-            ", not " + std::to_string(*vt.mtu) +
-            (group ? ": an IPoIB netdev's MTU is at most its partition's broadcast group's, "
-                     "which the subnet manager sets; configure that MTU, or raise the group's"
-                   : ""));
-  }
+  names_right(run, vs, vt, *link);
+  mtu_right(run, vs, vt, *link, ethernet);
   return keep;
 }
 
