@@ -37,8 +37,6 @@ class DriftOs {
   virtual host::LinkEvents& events() = 0;
   // The name link `ifindex` has now; nullopt when it is gone (host::link_name).
   virtual std::optional<std::string> link_name(int ifindex) = 0;
-  // The MTU link `name` has now; nullopt when it is gone (host::link_mtu).
-  virtual std::optional<uint32_t> link_mtu(const std::string& name) = 0;
   virtual host::SriovReads& reads() = 0;
 };
 

@@ -83,9 +83,6 @@ class SystemDriftOs final : public DriftOs {
   explicit SystemDriftOs(const BringupInputs& in) : sysfs_(in.roots.sysfs), sriov_(sysfs_) {}
   host::LinkEvents& events() override { return monitor_; }
   std::optional<std::string> link_name(int ifindex) override { return host::link_name(ifindex); }
-  std::optional<uint32_t> link_mtu(const std::string& name) override {
-    return host::link_mtu(name);
-  }
   host::SriovReads& reads() override { return sriov_; }
 
  private:

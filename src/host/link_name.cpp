@@ -2,12 +2,8 @@
 #include "vfready/host/link_name.hpp"
 
 #include <net/if.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <system_error>
 
 namespace vfready::host {
@@ -26,25 +22,6 @@ std::optional<std::string> link_name(int ifindex) {
                             "asking the name of ifindex " + std::to_string(ifindex));
   }
   return std::string(name);
-}
-
-std::optional<uint32_t> link_mtu(const std::string& name) {
-  ifreq request{};
-  if (name.empty() || name.size() >= sizeof request.ifr_name) {
-    return std::nullopt;
-  }
-  std::memcpy(request.ifr_name, name.data(), name.size());
-  // Any socket takes the device ioctls (sock_do_ioctl() hands them to dev_ioctl()).
-  const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    return std::nullopt;
-  }
-  const int rc = ::ioctl(fd, SIOCGIFMTU, &request);
-  ::close(fd);
-  if (rc != 0 || request.ifr_mtu <= 0) {
-    return std::nullopt;
-  }
-  return static_cast<uint32_t>(request.ifr_mtu);
 }
 
 }  // namespace vfready::host

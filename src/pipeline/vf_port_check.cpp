@@ -128,7 +128,7 @@ Task<StepResult> check_vf_ports(PfRun& run) {
       co_return StepResult::failed(std::move(*problem));
     }
     differing = differences(run, *got.link, look == 0 ? nullptr : &differing);
-    if (look == 1) {
+    if (look == 1 || differing.empty()) {
       break;
     }
     for (const auto& d : differing) {

@@ -62,10 +62,6 @@ class MemoryHosts final : public daemon::PassHosts {
       auto link = memory->get(ifindex);
       return link ? std::optional(link->name) : std::nullopt;
     }
-    std::optional<uint32_t> link_mtu(const std::string& name) override {
-      auto link = memory->by_name(name);
-      return link ? std::optional(link->mtu) : std::nullopt;
-    }
     host::SriovReads& reads() override { return *memory; }
     std::shared_ptr<MemoryHost> memory;  // outlives the feed
     std::unique_ptr<host::LinkEvents> feed;

@@ -29,7 +29,8 @@ HostLogs::HostLogs(const std::string& root)
     : writes_(open_fresh(root + "/writes.log")),
       probes_(open_fresh(root + "/probes.log")),
       renames_(open_fresh(root + "/renames.log")),
-      kmsg_(open_fresh(root + "/dev/kmsg")) {}
+      kmsg_(open_fresh(root + "/dev/kmsg")),
+      hangs_(open_fresh(root + "/hangs.log")) {}
 
 HostLogs::~HostLogs() {
   // Nothing is left to do about a failed close at exit.
@@ -37,6 +38,7 @@ HostLogs::~HostLogs() {
   static_cast<void>(std::fclose(probes_));
   static_cast<void>(std::fclose(renames_));
   static_cast<void>(std::fclose(kmsg_));
+  static_cast<void>(std::fclose(hangs_));
 }
 
 std::string HostLogs::escape(std::string_view value) {
@@ -67,6 +69,11 @@ void HostLogs::write(const std::string& relpath, std::string_view value, int err
   const auto line = relpath + " " + escape(value) + " " + std::to_string(err) + "\n";
   std::lock_guard lock(mu_);
   append(writes_, line);
+}
+
+void HostLogs::hang() {
+  std::lock_guard lock(mu_);
+  append(hangs_, "hang\n");
 }
 
 void HostLogs::probe(const std::string& vf_pci, const std::string& guid) {

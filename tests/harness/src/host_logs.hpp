@@ -28,6 +28,8 @@ class HostLogs {
   void rename(int ifindex, const std::string& from, const std::string& to);
   // level: 3 error, 4 warning, 6 info (as printk).
   void kmsg(int level, const std::string& message);
+  // A hang fault has begun (hangs.log, a line each): for tests to know a call is in it.
+  void hang();
 
   // How a written value appears in writes.log.
   static std::string escape(std::string_view value);
@@ -38,6 +40,7 @@ class HostLogs {
   FILE* probes_ = nullptr;
   FILE* renames_ = nullptr;
   FILE* kmsg_ = nullptr;
+  FILE* hangs_ = nullptr;
   uint64_t seq_ = 0;
 };
 

@@ -158,6 +158,7 @@ void Kernel::release_hangs() {
 }
 
 bool Kernel::hang_until_released() {
+  logs_.hang();
   std::unique_lock lock(stop_mu_);
   stop_cv_.wait(lock, [this] { return stopping_ || released_; });
   return !stopping_;

@@ -299,6 +299,18 @@ std::optional<UdevSim::Netdev> Kernel::describe_netdev(int ifindex) {
 }
 
 std::string Kernel::read_link(int ifindex, const std::string& field) {
+  if (field == "mtu") {
+    // mtu_show() reads the netdev as it is (net-sysfs.c): asked of the kernel now, not
+    // taken from what this host last heard (its link events come a while after).
+    {
+      std::lock_guard lock(mu_);
+      if (!links_.contains(ifindex)) {
+        return {};
+      }
+    }
+    const auto now = netdevs_.get(ifindex);
+    return now ? std::to_string(now.value().mtu) + "\n" : std::string();
+  }
   std::lock_guard lock(mu_);
   auto it = links_.find(ifindex);
   if (it == links_.end()) {

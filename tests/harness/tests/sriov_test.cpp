@@ -347,11 +347,7 @@ TEST(AFakeHostDriversProbe, ProbesAVfWhileAnotherVfOfItsPfHangsInItsProbe) {
            vf;
   };
   Background hung(write("0000:40:00.2"));
-  ASSERT_TRUE(wait_until(
-      [&] {
-        return read_file("/proc/" + std::to_string(hung.pid()) + "/syscall").starts_with("1 ");
-      },
-      10s));
+  ASSERT_TRUE(wait_until([&] { return host.hangs() == 1; }, 10s));  // VF 1's probe hangs
   const auto other = sh(write("0000:40:00.3"), 20s);
   EXPECT_FALSE(other.timed_out) << "VF 2's probe waited for VF 1's";
   EXPECT_EQ(other.exit_code, 0);
@@ -459,7 +455,8 @@ TEST(AFakeHostSriovNumvfs, RefusesACountOverExistingVfsWithoutWaitingForTheResca
   FakeHost host(topology);
   ASSERT_EQ(sh(echo_to("2", host.pci("0000:40:00.0", "sriov_numvfs"))).exit_code, 0);
   Background hung(echo_to("1", host.pci(kPf, "sriov_numvfs")));
-  ASSERT_TRUE(wait_until([&] { return in_write(hung.pid()); }, 10s));
+  // Its driver call hangs, under the rescan lock.
+  ASSERT_TRUE(wait_until([&] { return host.hangs() == 1; }, 10s));
   const auto over = sh(echo_to("3", host.pci("0000:40:00.0", "sriov_numvfs")), 20s);
   EXPECT_FALSE(over.timed_out) << "it waited for the rescan lock";
   EXPECT_THAT(over.err, HasSubstr("Device or resource busy"));
