@@ -64,9 +64,13 @@ void DriftWatch::on_link_events() {
       continue;
     }
     if (auto drift = judge_link_event(e)) {
-      // Judged again at a pass's end, altnames too: an event from before the pass put an
-      // altname back costs a pass that changes nothing, one after it would be missed.
-      hooks_.drift(*drift, [this, e] { return judge_link_event(e); });
+      // Judged again at a pass's end, its altnames are not: most such events are from
+      // before the pass set its own (each would cost a pass over its PF after every
+      // bring-up: seen in CI). An altname deleted while that pass ran, after it was read
+      // back, is put back by the next pass.
+      auto later = e;
+      later.altnames.reset();
+      hooks_.drift(*drift, [this, later] { return judge_link_event(later); });
     } else if (new_from_links && !e.removed && !knows_netdev(status_, index(), e.ifindex) &&
                judged_from_links_.insert(e.ifindex).second) {
       hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
