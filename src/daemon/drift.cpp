@@ -7,31 +7,6 @@ namespace vfready::daemon {
 
 namespace {
 
-// What a netdev vfready gave an MTU and altnames (`given`) lacks by the event of its link:
-// the first difference, said with what is done about it; "" when it has all of them. The
-// MTU is the link's now (DriftWatch asks), altnames are as the event had them (a pass
-// that changes nothing follows an event older than its pass). An event that does not
-// carry altnames (nullopt) is not judged on them. `ipoib`: its MTU may be lowered by the
-// kernel itself, to its broadcast group's, as the link comes up (ipoib_change_mtu()).
-std::string given_taken(const model::LinkGiven& given, const host::LinkEvent& event, bool ipoib) {
-  if (given.mtu && event.mtu != 0 && event.mtu != *given.mtu) {
-    const auto mtu = "has MTU " + std::to_string(event.mtu) + ", not " + std::to_string(*given.mtu);
-    return ipoib && event.mtu < *given.mtu
-               ? mtu +
-                     " (IPoIB lowers a link's MTU to its broadcast group's as it comes up, "
-                     "or another tool changed it): setting it again and reading it back"
-               : mtu + " (changed by someone else): setting it back";
-  }
-  if (event.altnames) {
-    for (const auto& alt : given.altnames) {
-      if (std::find(event.altnames->begin(), event.altnames->end(), alt) == event.altnames->end()) {
-        return "was shown without its altname " + alt + " by a link event: adding it back";
-      }
-    }
-  }
-  return "";
-}
-
 // The event of the PF's own netdev, judged against the name it should have: the one
 // vfready gave it, or (when a pass found it renamed and could not name it back) the
 // configured one.
@@ -42,12 +17,7 @@ std::optional<Drift> drift_of_pf(const model::PfStatus& pf, const host::LinkEven
   }
   const auto& ours = pf.identity.configured_name.empty() ? pf.name : pf.identity.configured_name;
   if (event.name == ours) {
-    const auto taken = given_taken(pf.given, event, pf.link_layer == "InfiniBand");
-    if (taken.empty()) {
-      return std::nullopt;
-    }
-    return Drift{pf.pci.str(), "", event.name,
-                 "PF " + pf.pci.str() + " (" + event.name + ") " + taken};
+    return std::nullopt;
   }
   return Drift{pf.pci.str(),
                "",
@@ -82,12 +52,7 @@ std::optional<Drift> drift_of_vf(const model::PfStatus& pf, const model::VfStatu
                  ""};
   }
   if (event.name == vf.name) {
-    const auto taken = given_taken(vf.given, event, pf.link_layer == "InfiniBand");
-    if (taken.empty()) {
-      return std::nullopt;
-    }
-    return Drift{pf.pci.str(), vf.pci.str(), event.name,
-                 "VF " + vf.pci.str() + " (" + event.name + ") " + taken};
+    return std::nullopt;
   }
   return Drift{pf.pci.str(),
                vf.pci.str(),

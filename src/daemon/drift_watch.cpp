@@ -64,13 +64,7 @@ void DriftWatch::on_link_events() {
       continue;
     }
     if (auto drift = judge_link_event(e)) {
-      // Judged again at a pass's end, its altnames are not: most such events are from
-      // before the pass set its own (each would cost a pass over its PF after every
-      // bring-up: seen in CI). An altname deleted while that pass ran, after it was read
-      // back, is put back by the next pass.
-      auto later = e;
-      later.altnames.reset();
-      hooks_.drift(*drift, [this, later] { return judge_link_event(later); });
+      hooks_.drift(*drift, [this, e] { return judge_link_event(e); });
     } else if (new_from_links && !e.removed && !knows_netdev(status_, index(), e.ifindex) &&
                judged_from_links_.insert(e.ifindex).second) {
       hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
@@ -95,9 +89,6 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
     const auto name = os_->link_name(event.ifindex);
     now.removed = !name;
     now.name = name.value_or(event.name);
-    // From sysfs, which answers without rtnl_lock and, for a name gone meanwhile, ENOENT
-    // (SIOCGIFMTU would have the kernel look for a module of that name). 0: not judged on it.
-    now.mtu = name ? os_->reads().netdev_mtu(*name).value_or(0) : 0;
     drift = drift_of(status_, index(), now);
   }
   return drift;

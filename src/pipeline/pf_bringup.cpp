@@ -80,33 +80,6 @@ void list_found_vfs(PfRun& run) {
   }
 }
 
-// What the pass gave each netdev it judged right, besides its name (model::LinkGiven):
-// its planned altnames, and its planned MTU where the MTU read back is that one (an
-// IPoIB netdev's is at most its broadcast group's, whatever it is given: that MTU is not
-// one to hold link events against, or each repair would make another).
-void give_links(PfRun& run) {
-  const auto given = [](const auto& target, uint32_t mtu) {
-    model::LinkGiven g;
-    for (const auto& alt : target.altnames) {
-      g.altnames.push_back(alt.str());
-    }
-    if (target.mtu == mtu) {
-      g.mtu = target.mtu;
-    }
-    return g;
-  };
-  auto& status = run.status;
-  if (status.problems.empty() && status.ifindex != 0) {
-    status.given = given(run.target, run.target.mtu.value_or(0));  // validate_pf read it
-  }
-  for (auto& vf : status.vfs) {
-    if (vf.problems.empty() && vf.checked && !vf.in_use && vf.ifindex != 0 &&
-        vf.index < run.target.vf.size()) {
-      vf.given = given(run.target.vf[vf.index], vf.mtu);
-    }
-  }
-}
-
 model::PfStatus finish(PfRun& run, Clock::time_point start) {
   auto& status = run.status;
   if (!status.problems.empty()) {
@@ -122,7 +95,6 @@ model::PfStatus finish(PfRun& run, Clock::time_point start) {
                                   [](const model::VfStatus& v) { return v.problems.empty(); });
   status.state =
       status.problems.empty() && vfs_ok ? model::PfState::kReady : model::PfState::kFailed;
-  give_links(run);
   settle_stuck(run);
   status.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return std::move(status);

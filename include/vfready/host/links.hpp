@@ -146,8 +146,6 @@ struct LinkEvent {
   int ifindex = 0;
   std::string name;
   uint32_t mtu = 0;
-  // Its altnames (IFLA_PROP_LIST; none there: none); nullopt where the source does not say.
-  std::optional<std::vector<std::string>> altnames{};
 };
 
 // Link events as they come: a descriptor readable when some wait, and the events.
