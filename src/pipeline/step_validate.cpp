@@ -88,15 +88,16 @@ void names_right(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::
 // read back from sysfs, not taken from the namer's answer.
 void mtu_right(PfRun& run, VfWork& vs, const model::VfTarget& vt, const host::Link& link,
                bool ethernet) {
-  if (vt.mtu && !ethernet) {
-    vs.mtu = run.os.reads.netdev_mtu(link.name).value_or(link.mtu);
-  }
-  if (!vt.mtu || vs.mtu == *vt.mtu || !vs.problems.empty()) {
+  if (!vt.mtu) {
     return;
   }
-  const bool group = !ethernet && vs.mtu < *vt.mtu;
+  const uint32_t mtu = ethernet ? link.mtu : run.os.reads.netdev_mtu(link.name).value_or(link.mtu);
+  if (mtu == *vt.mtu || !vs.problems.empty()) {
+    return;
+  }
+  const bool group = !ethernet && mtu < *vt.mtu;
   add(run, vs, model::EventKind::kLinkConfigFailed,
-      "VF " + vs.pci.str() + " (" + link.name + ") has MTU " + std::to_string(vs.mtu) + ", not " +
+      "VF " + vs.pci.str() + " (" + link.name + ") has MTU " + std::to_string(mtu) + ", not " +
           std::to_string(*vt.mtu) +
           (group ? ": an IPoIB netdev's MTU is at most its partition's broadcast group's, "
                    "which the subnet manager sets; configure that MTU, or raise the group's"
@@ -250,7 +251,6 @@ bool validate_vf(PfRun& run, VfWork& vs, const std::optional<model::Guid>& read_
   const auto* link = &named->second;
   vs.name = link->name;
   vs.altnames = link->altnames;
-  vs.mtu = link->mtu;
   if (ethernet) {
     keep = mac_keeps(run, vs, vt, *link);  // (an Ethernet VF's GUID is always right)
   }

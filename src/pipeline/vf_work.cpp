@@ -14,7 +14,6 @@ model::VfStatus report(VfWork vf) {
   vs.guid = vf.guid;
   vs.mac = vf.mac;
   vs.ifindex = vf.ifindex;
-  vs.mtu = vf.mtu;
   vs.in_use = std::move(vf.in_use);
   vs.problems = std::move(vf.problems);
   vs.checked = vf.checked;

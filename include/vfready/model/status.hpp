@@ -37,7 +37,6 @@ struct VfStatus {
   std::optional<Guid> guid;  // the GUID its port uses, as read back; nullopt when unknown
   std::optional<Mac> mac;    // an Ethernet VF's netdev address, as read back
   int ifindex = 0;
-  uint32_t mtu = 0;  // its netdev's, as read back (0: not read)
   VfUse in_use;
   std::vector<Problem> problems;
   // False for a VF listed as found on a PF whose pass failed before it got to the VFs:

@@ -23,7 +23,6 @@ struct VfWork {
   int ifindex = 0;   // its netdev; 0 while none is known (not looked up, or gone)
   std::string name;  // that netdev's name, as last heard
   std::vector<std::string> altnames;
-  uint32_t mtu = 0;                 // that netdev's, as read back by validation (0: not)
   model::VfUse in_use;              // set: left alone
   std::optional<model::Guid> guid;  // the GUID its port uses, read back
   std::optional<model::Mac> mac;    // an Ethernet VF's netdev address, read back
