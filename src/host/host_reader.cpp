@@ -14,6 +14,7 @@
 
 #include "attribute_reads.hpp"
 #include "pf_reads.hpp"
+#include "rdma_devices.hpp"
 #include "vfready/host/errno_name.hpp"
 #include "vfready/model/module_alias.hpp"
 
@@ -173,10 +174,10 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
     pf.vf_stride = number<uint16_t>(sysfs, dir + "sriov_stride").value_or(1);
     pf.autoprobe = text(sysfs, dir + "sriov_drivers_autoprobe").value_or("1") != "0";
   }
-  const auto ib = sysfs.list(dir + "infiniband");
-  if (!ib.empty()) {
-    const auto ib_dir = dir + "infiniband/" + ib.front() + "/";
-    pf.ib_device = ib.front();
+  if (const auto rdma = rdma_device_of(sysfs, dir, pf.netdev)) {
+    const auto& ib_dir = rdma->dir;
+    pf.ib_device = rdma->name;
+    pf.rdma_over_netdev = rdma->over_netdev;
     if (auto fw = text(sysfs, ib_dir + "fw_ver")) {
       pf.firmware_text = *fw;
       if (auto v = model::Version::parse(*fw)) {

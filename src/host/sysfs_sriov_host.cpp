@@ -339,39 +339,4 @@ std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_unbind_vf(const model::P
       last_err);
 }
 
-std::unique_ptr<StartedCall<PortRead>> SysfsSriovHost::start_read_port(
-    const model::PciAddress& pf) {
-  const auto dir = pf_dir(pf);
-  PortRead read;
-  if (!sysfs_.exists(dir + "vendor")) {
-    read.vanished = true;
-    return answered(std::move(read));
-  }
-  read.netdev = netdev_of(pf);
-  const auto ib = sysfs_.list(dir + "infiniband");
-  if (ib.empty()) {
-    return answered(std::move(read));
-  }
-  read.ib_device = ib.front();
-  const auto port = dir + "infiniband/" + ib.front() + "/ports/1/";
-  std::vector<DeviceOp> ops{{DeviceOp::Kind::kRead, port + "link_layer", {}},
-                            {DeviceOp::Kind::kRead, port + "state", {}}};
-  return std::make_unique<StartedOnDevice<PortRead>>(
-      finisher(sysfs_), sysfs_.start_on_device(pf.str(), std::move(ops), deadlines_.other),
-      [read](const std::vector<DeviceOpResult>& got) {
-        PortRead out = read;
-        // The first read that failed; EIO when the helper answered fewer than both.
-        out.err = got.size() < 2 ? EIO : 0;
-        for (const auto& r : got) {
-          if (r.err != 0) {
-            out.err = r.err;
-            break;
-          }
-        }
-        out.link_layer = read_text(got, 0);
-        out.state = read_text(got, 1);
-        return out;
-      });
-}
-
 }  // namespace vfready::host

@@ -202,6 +202,7 @@ void for_each_text(S& status, const F& f) {
     f(pf.identity.configured_name);
     f(pf.identity.kernel_name);
     f(pf.link_layer);
+    f(pf.rdma_device);
     f(pf.port_state);
     f(pf.step);
     problems(pf.problems);
@@ -215,6 +216,10 @@ void for_each_text(S& status, const F& f) {
         f(alt);
       }
       f(vf.in_use.driver);
+      if (vf.rdma_device) {
+        f(*vf.rdma_device);
+      }
+      f(vf.port_state);
       problems(vf.problems);
     }
   }

@@ -108,6 +108,15 @@ std::optional<std::pair<int, std::string_view>> port_state_parts(std::string_vie
   return std::pair{value, text.substr(colon + 2)};
 }
 
+// {"value": 4, "name": "ACTIVE"}, or null.
+void write_port_state(JsonWriter& w, const std::string& text) {
+  if (const auto port = port_state_parts(text)) {
+    w.begin_object().field("value", port->first).field("name", port->second).end_object();
+  } else {
+    w.null();
+  }
+}
+
 bool names(const nlohmann::json& j, const char* key, const std::string& value) {
   return !value.empty() && text_at(j, key) == value;
 }
@@ -132,6 +141,8 @@ void write_vf(JsonWriter& w, const VfStatus& vf) {
   } else {
     w.null();
   }
+  w.key("rdma_device").text_or_null(vf.rdma_device.value_or(""));
+  write_port_state(w.key("port_state"), vf.port_state);
   w.field("ifindex", vf.ifindex)
       .field("state", to_string(state_of(vf)))
       .key("in_use")
@@ -157,12 +168,9 @@ void write_pf(JsonWriter& w, const PfStatus& pf, int64_t started_unix_ms) {
       .text_or_null(pf.step)
       .key("link_layer")
       .text_or_null(pf.link_layer)
-      .key("port_state");
-  if (const auto port = port_state_parts(pf.port_state)) {
-    w.begin_object().field("value", port->first).field("name", port->second).end_object();
-  } else {
-    w.null();
-  }
+      .key("rdma_device")
+      .text_or_null(pf.rdma_device);
+  write_port_state(w.key("port_state"), pf.port_state);
   write_texts(w.key("problems"), pf.problems);
   write_details(w.key("problem_details"), pf.problems);
   write_texts(w.key("warnings"), pf.warnings);

@@ -63,6 +63,12 @@ std::string port(const nlohmann::json& pf) {
   return it != pf.end() && it->is_object() ? str(*it, "name") : "-";
 }
 
+// "  RDMA rxe1 DOWN": an Ethernet VF's RDMA device and its port's state; "" when none.
+std::string rdma(const nlohmann::json& vf) {
+  const auto device = str(vf, "rdma_device");
+  return device == "-" ? "" : "  RDMA " + device + " " + port(vf);
+}
+
 std::size_t count(const nlohmann::json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_array() ? it->size() : 0;
@@ -120,7 +126,8 @@ std::string vf_lines(const nlohmann::json& pf, bool colour) {
     out += "  VF " + pad(std::to_string(number_at(vf, "index", 0)), 3) + pad(str(vf, "pci"), 12) +
            pad(str(vf, "name"), 15) +
            pad(str(vf, "guid") == "-" ? str(vf, "mac") : str(vf, "guid"), 23) +
-           paint(word, ok ? "ready" : "problem", colour) + "  " + join(list(vf, "altnames")) + "\n";
+           paint(word, ok ? "ready" : "problem", colour) + "  " + join(list(vf, "altnames")) +
+           rdma(vf) + "\n";
   }
   return out;
 }

@@ -198,7 +198,10 @@ class PfPass {
       co_return false;
     }
     auto ports = check_vf_ports(run_);
-    failed(co_await ports);
+    if (!failed(co_await ports)) {
+      auto rdma = check_vf_rdma(run_);
+      failed(co_await rdma);
+    }
     co_return true;
   }
 

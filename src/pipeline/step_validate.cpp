@@ -284,6 +284,8 @@ Task<StepResult> validate_pf(PfRun& run) {
   status.link_layer = port.ib_device ? port.link_layer : run.info.link_layer();
   status.port_state = port.state;
   run.info.ib_device = port.ib_device;
+  run.info.rdma_over_netdev = port.rdma_over_netdev;
+  status.rdma_device = port.ib_device.value_or("");
   if (auto problem = pf_link_problem(run, link, link_err)) {
     co_return StepResult::failed(std::move(*problem));
   }

@@ -4,6 +4,7 @@
 // a read of it fails and shows. No root needed.
 #include "vfready/host/host_reader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -92,6 +93,35 @@ TEST_F(HostReaderTest, ReadsAFunctionAnEntrySelectsByDeviceWithItsDeviceCalls) {
   const auto all = read(nullptr);
   ASSERT_EQ(all.functions.size(), 1U);
   EXPECT_NE(all.functions.front().ports[0].state_error, "");
+}
+
+TEST_F(HostReaderTest, FindsASoftwareRdmaDeviceOverAFunctionsNetdevAndNoOtherOnes) {
+  // An igb PF with no RDMA device of its own; rdma_rxe made rxe0 over its netdev and rxe1
+  // over another (the kernel's class/infiniband links are directories here).
+  const auto pf = function("0000:01:00.0", "0x10c9");
+  put(pf + "/net/enp1s0/ifindex", "2");
+  const auto rxe = [&](const std::string& name, const std::string& netdev) {
+    const auto dir = root_ + "/class/infiniband/" + name + "/ports/1/";
+    put(dir + "gid_attrs/ndevs/0", netdev);
+    put(dir + "link_layer", "Ethernet");
+  };
+  rxe("rxe1", "enp2s0");
+  rxe("rxe0", "enp1s0");
+  const vfready::model::Selectable whole{{pci("0000:01:00.0")}, {}};
+  const auto host = read(&whole);
+  const auto igb = std::find_if(host.functions.begin(), host.functions.end(),
+                                [](const auto& f) { return f.pci == pci("0000:01:00.0"); });
+  ASSERT_NE(igb, host.functions.end());
+  EXPECT_EQ(igb->ib_device, "rxe0");
+  EXPECT_TRUE(igb->rdma_over_netdev);
+  ASSERT_EQ(igb->ports.size(), 1U);
+  EXPECT_EQ(igb->ports[0].link_layer, "Ethernet");
+  // The ConnectX's own device, under its function, is not taken for one over its netdev.
+  const auto cx = std::find_if(host.functions.begin(), host.functions.end(),
+                               [](const auto& f) { return f.pci == pci("0000:29:00.0"); });
+  ASSERT_NE(cx, host.functions.end());
+  EXPECT_EQ(cx->ib_device, "mlx5_1");
+  EXPECT_FALSE(cx->rdma_over_netdev);
 }
 
 }  // namespace

@@ -386,6 +386,21 @@ std::unique_ptr<host::StartedCall<host::PortRead>> MemoryHost::start_read_port(
   return host::answered(std::move(read));
 }
 
+std::unique_ptr<host::StartedCall<host::VfRdmaReads>> MemoryHost::start_read_vf_rdma(
+    const model::PciAddress& pf, std::span<const host::VfNetdev> vfs) {
+  std::lock_guard lock(mu_);
+  host::VfRdmaReads out;
+  for (const auto& vf : vfs) {
+    rdma_reads.push_back(vf);
+    const auto found = vf_rdma.find(pf.str() + "/" + std::to_string(vf.index));
+    out.push_back(found == vf_rdma.end() ? host::VfRdmaRead{} : found->second);
+    if (stuck_.contains(pf.str()) && out.back().device) {
+      out.back().err = host::kStuck;
+    }
+  }
+  return host::answered(std::move(out));
+}
+
 std::vector<std::string> MemoryHost::kernel_log_naming(const std::string& device) {
   std::lock_guard lock(mu_);
   std::vector<std::string> out;

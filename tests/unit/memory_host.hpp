@@ -88,6 +88,10 @@ class MemoryHost final : public host::SriovReads,
   bool hold_probe_reads = false;        // started reads of what a probe did, as probes
   bool hold_numvfs = false;             // started sriov_numvfs writes, as probes
   std::vector<std::size_t> guid_reads;  // the VFs of each started GUID read-back so far
+  // What a read of a VF's RDMA device answers, by "<PF address>/<VF index>": none (no
+  // RDMA device) for a VF not in it. Each VF asked is recorded in rdma_reads.
+  std::map<std::string, host::VfRdmaRead> vf_rdma;
+  std::vector<host::VfNetdev> rdma_reads;
   // Probes of PF `pf_pci`'s VFs are held too (as hold_probes), until stop_holding().
   void hold_probes_of(const std::string& pf_pci);
   // No probe of hold_probes_of()'s PFs is held from now on; every one held answers.
@@ -150,6 +154,9 @@ class MemoryHost final : public host::SriovReads,
   // device call past its deadline); each recorded in guid_reads.
   std::unique_ptr<host::StartedCall<host::ReadGuids>> start_read_vf_guids(
       const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) override;
+  // Answered at once from vf_rdma: kStuck while the PF is stuck.
+  std::unique_ptr<host::StartedCall<host::VfRdmaReads>> start_read_vf_rdma(
+      const model::PciAddress& pf, std::span<const host::VfNetdev> vfs) override;
   // Answered at once: kStuck while the PF is stuck. Each read of a port's state counted
   // in port_reads.
   std::unique_ptr<host::StartedCall<host::PortRead>> start_read_port(

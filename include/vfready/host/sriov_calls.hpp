@@ -53,8 +53,27 @@ struct PortRead {
   bool vanished = false;  // the PF is gone from sysfs
   std::optional<std::string> netdev;
   std::optional<std::string> ib_device;  // none: no RDMA device (mlx5_ib not loaded?)
+  bool rdma_over_netdev = false;         // model::PfInfo::rdma_over_netdev
   std::string link_layer;                // "InfiniBand", "Ethernet"; "" without one
   std::string state;                     // "4: ACTIVE"; "" without one
+};
+
+// A VF's RDMA device (RoCE) and its port 1, as a pass reads it back: the NIC's RDMA
+// driver makes one as the VF probes (under the VF's PCI function), an operator may make
+// a software one over its netdev (rdma link add ... type rxe). The port's state follows
+// the netdev's carrier on RoCE ("1: DOWN" while the netdev is down).
+struct VfRdmaRead {
+  std::optional<std::string> device;  // none: the VF has no RDMA device
+  bool over_netdev = false;           // a software device over its netdev
+  std::string link_layer{};           // "Ethernet"
+  std::string state{};                // "4: ACTIVE"
+  int err = 0;                        // of the port's read: 0, the errno, or kStuck
+};
+using VfRdmaReads = std::vector<VfRdmaRead>;
+// A VF to read so: its index and its netdev's name here ("" when it has none).
+struct VfNetdev {
+  uint16_t index = 0;
+  std::string netdev;
 };
 
 using StartedProbe = StartedCall<ProbedVf>;
@@ -130,6 +149,12 @@ class SriovCalls {
   static constexpr std::size_t kMaxGuidReads = 14;
   virtual std::unique_ptr<StartedCall<ReadGuids>> start_read_vf_guids(
       const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) = 0;
+  // The RDMA devices of PF `pf`'s VFs `vfs` and their port 1, one slot a VF: the ports'
+  // link layer and state in one device call (the kernel asks the driver for a state).
+  // At most kMaxRdmaReads VFs a call.
+  static constexpr std::size_t kMaxRdmaReads = 7;
+  virtual std::unique_ptr<StartedCall<VfRdmaReads>> start_read_vf_rdma(
+      const model::PciAddress& pf, std::span<const VfNetdev> vfs) = 0;
   // The PF and its port 1, as PortRead says.
   virtual std::unique_ptr<StartedCall<PortRead>> start_read_port(const model::PciAddress& pf) = 0;
   // Unbinds VF `vf` of PF `pf` from `driver`.

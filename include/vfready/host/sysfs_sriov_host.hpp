@@ -72,6 +72,8 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::unique_ptr<StartedCall<ReadGuids>> start_read_vf_guids(const model::PciAddress& pf,
                                                               std::span<const uint16_t> indices,
                                                               bool ofed) override;
+  std::unique_ptr<StartedCall<VfRdmaReads>> start_read_vf_rdma(
+      const model::PciAddress& pf, std::span<const VfNetdev> vfs) override;
   // The port's link layer and state in one device call.
   std::unique_ptr<StartedCall<PortRead>> start_read_port(const model::PciAddress& pf) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,

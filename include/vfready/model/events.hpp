@@ -39,6 +39,7 @@ enum class EventKind {
   kUnbindFailed,        // a VF could not be unbound
   kVfProbeFailed,       // a VF's probe failed
   kVfNoNetdev,          // a VF has no netdev
+  kVfNoRdma,            // a RoCE VF has no RDMA device, or its port cannot be read
   kUdevTimeout,         // udev did not finish with a VF's netdev in time
   kLinkConfigFailed,    // a netdev could not be renamed, or its altname or MTU set
   kLinkUpNotRenamed,    // an UP netdev was left unrenamed: the kernel renames none before 6.2
@@ -60,7 +61,7 @@ struct EventInfo {
   std::string_view remedy;      // what to do, in one line ("" for outcomes)
 };
 
-inline constexpr std::array<EventInfo, 41> kEvents = {{
+inline constexpr std::array<EventInfo, 42> kEvents = {{
     {EventKind::kReady, "ready", "99bf23c319f44843ab34d9e0a3cca4b0", ""},
     {EventKind::kDegraded, "degraded", "000ba400a11b45e5b06312b99feaa586", ""},
     {EventKind::kFailed, "failed", "b0edcb1ab0f142ffbbed1ff88173f756", ""},
@@ -122,6 +123,9 @@ inline constexpr std::array<EventInfo, 41> kEvents = {{
      "read the kernel log for the VF's probe"},
     {EventKind::kVfNoNetdev, "vf-no-netdev", "d7c99203399d402da65a0575d97d92da",
      "read the kernel log for the VF's probe"},
+    {EventKind::kVfNoRdma, "vf-no-rdma", "b8c096e544f540b5acb2a8f5fb80409e",
+     "load the NIC's RDMA driver (mlx5_ib, bnxt_re, irdma) and read the kernel log for its "
+     "probe of the VF"},
     {EventKind::kUdevTimeout, "udev-timeout", "5e4f401cb7654a869cfe86f7c075d8b4",
      "check udevd (systemctl status systemd-udevd) and its rules for the device; raise "
      "timeouts.udev_ms if it is merely slow"},

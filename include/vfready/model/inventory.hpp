@@ -65,7 +65,10 @@ struct PfInfo {
   uint16_t first_vf_offset = 1;
   uint16_t vf_stride = 1;
   bool autoprobe = true;
-  std::optional<std::string> ib_device;  // mlx5_N
+  std::optional<std::string> ib_device;  // its RDMA device: mlx5_N, rxe0
+  // That device is a software one over its netdev (rdma_rxe, siw), made by an operator,
+  // not by the NIC's driver: its VFs get none as they probe.
+  bool rdma_over_netdev = false;
   std::optional<Version> firmware;
   std::optional<std::string> firmware_text;  // fw_ver as read, parsed or not
   std::optional<Guid> node_guid;

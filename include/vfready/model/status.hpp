@@ -36,6 +36,10 @@ struct VfStatus {
   std::vector<std::string> altnames;
   std::optional<Guid> guid;  // the GUID its port uses, as read back; nullopt when unknown
   std::optional<Mac> mac;    // an Ethernet VF's netdev address, as read back
+  // An Ethernet VF's RDMA device (RoCE) and its port 1's state as read ("1: DOWN"):
+  // none and "" when it has none.
+  std::optional<std::string> rdma_device;
+  std::string port_state;
   int ifindex = 0;
   VfUse in_use;
   std::vector<Problem> problems;
@@ -106,6 +110,7 @@ struct PfStatus {
   std::string name;
   int ifindex = 0;
   std::string link_layer;
+  std::string rdma_device;  // "mlx5_0", "rxe0"; "" when it has none
   std::string port_state;
   PfState state = PfState::kPending;
   std::string step;  // the step running, or the one that failed

@@ -86,6 +86,12 @@ std::string vf_port_difference(const model::VfTarget& vt, const model::VfPortCon
 // reports it (IFLA_VFINFO_LIST), against its MAC and settings; one that differs is given
 // them once more, and is not ready if it still differs. Failed when the PF cannot be asked.
 Task<StepResult> check_vf_ports(PfRun& run);
+// Step "validate" of an Ethernet PF: each VF the pass judged so far, its RDMA device
+// (RoCE) and port 1 read back. Where the PF's driver made the PF one (mlx5_ib, bnxt_re,
+// irdma), a VF without one, or whose port cannot be read, is not ready; the port's state
+// is reported, not required (it follows the VF netdev's carrier, up where it is used).
+// Failed when the PF is stuck.
+Task<StepResult> check_vf_rdma(PfRun& run);
 // A PF with no way to set GUIDs (GuidPath::kNone): what that does to each VF.
 StepResult no_guid_path(PfRun& run, const model::VfTarget& vt);
 // Step "guids", for every VF: adds each to run.vfs and hands each VF that needs a

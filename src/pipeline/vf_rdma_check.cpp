@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// Step "validate" of an Ethernet PF: each VF's RDMA device (RoCE) and its port, read back
+// (steps.hpp).
+#include <algorithm>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "vfready/host/errno_name.hpp"
+#include "vfready/pipeline/started_call.hpp"
+#include "vfready/pipeline/steps.hpp"
+
+namespace vfready::pipeline {
+
+namespace {
+
+void judge(const PfRun& run, VfWork& vs, const host::VfRdmaRead& got) {
+  vs.rdma_device = got.device;
+  vs.port_state = got.state;
+  const auto said = "VF " + vs.pci.str() + (vs.name.empty() ? "" : " (" + vs.name + ")");
+  if (!got.device) {
+    // A software device (rdma_rxe) over the PF's netdev is the operator's: its VFs get
+    // one only where the operator makes it.
+    if (run.info.ib_device && !run.info.rdma_over_netdev) {
+      vs.problems.push_back(model::problem(model::EventKind::kVfNoRdma,
+                                           said + " has no RDMA device, where its PF has " +
+                                               *run.info.ib_device +
+                                               ": the NIC's RDMA driver did not take it",
+                                           run.target.pci.str(), vs.pci.str()));
+    }
+    return;
+  }
+  if (got.err != 0) {
+    vs.problems.push_back(model::problem(model::EventKind::kVfNoRdma,
+                                         "the state of port 1 of RDMA device " + *got.device +
+                                             " of " + said +
+                                             " cannot be read: " + host::errno_name(got.err),
+                                         run.target.pci.str(), vs.pci.str()));
+  }
+}
+
+}  // namespace
+
+Task<StepResult> check_vf_rdma(PfRun& run) {
+  if (guid_path(run.info) != GuidPath::kEthernet) {
+    co_return StepResult::done();
+  }
+  std::vector<std::size_t> at;  // in run.vfs
+  std::vector<host::VfNetdev> asked;
+  for (std::size_t i = 0; i < run.vfs.size(); ++i) {
+    const auto& vs = run.vfs[i];
+    if (vs.checked && !vs.in_use && vs.problems.empty()) {
+      at.push_back(i);
+      asked.push_back({vs.index, vs.ifindex != 0 ? vs.name : std::string()});
+    }
+  }
+  constexpr auto kBatch = host::SriovCalls::kMaxRdmaReads;
+  for (std::size_t from = 0; from < asked.size(); from += kBatch) {
+    const auto batch = std::span(asked).subspan(from, std::min(kBatch, asked.size() - from));
+    auto read = answer(run.os.calls.start_read_vf_rdma(run.target.pci, batch));
+    const auto got = co_await read;
+    for (std::size_t k = 0; k < batch.size() && k < got.size(); ++k) {
+      if (got[k].err == host::kStuck) {
+        co_return StepResult::failed(stuck_problem(run));
+      }
+      judge(run, run.vfs[at[from + k]], got[k]);
+    }
+  }
+  co_return StepResult::done();
+}
+
+}  // namespace vfready::pipeline
