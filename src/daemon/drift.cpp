@@ -7,6 +7,33 @@ namespace vfready::daemon {
 
 namespace {
 
+// What a netdev vfready gave an MTU and altnames (`given`) lacks by the event of its link:
+// the first difference, said with what is done about it; "" when it has all of them. The
+// MTU is the link's now (DriftWatch asks). An altname counts as deleted only when an
+// event shows it gone that an earlier event showed (altnames_gone), never for being
+// missing from an event: the kernel sends no event when an altname is added to a link
+// that is down (netdev_state_change() notifies only links that are up), so a VF's last
+// event before its pass's altname stays without it, and may be read after the pass.
+// `ipoib`: its MTU may be lowered by the kernel itself, to its broadcast group's, as the
+// link comes up (ipoib_change_mtu()).
+std::string given_taken(const model::LinkGiven& given, const host::LinkEvent& event, bool ipoib) {
+  if (given.mtu && event.mtu != 0 && event.mtu != *given.mtu) {
+    const auto mtu = "has MTU " + std::to_string(event.mtu) + ", not " + std::to_string(*given.mtu);
+    return ipoib && event.mtu < *given.mtu
+               ? mtu +
+                     " (IPoIB lowers a link's MTU to its broadcast group's as it comes up, "
+                     "or another tool changed it): setting it again and reading it back"
+               : mtu + " (changed by someone else): setting it back";
+  }
+  for (const auto& alt : given.altnames) {
+    const auto& gone = event.altnames_gone;
+    if (std::find(gone.begin(), gone.end(), alt) != gone.end()) {
+      return "lost its altname " + alt + " (deleted by someone else): adding it back";
+    }
+  }
+  return "";
+}
+
 // The event of the PF's own netdev, judged against the name it should have: the one
 // vfready gave it, or (when a pass found it renamed and could not name it back) the
 // configured one.
@@ -17,7 +44,12 @@ std::optional<Drift> drift_of_pf(const model::PfStatus& pf, const host::LinkEven
   }
   const auto& ours = pf.identity.configured_name.empty() ? pf.name : pf.identity.configured_name;
   if (event.name == ours) {
-    return std::nullopt;
+    const auto taken = given_taken(pf.given, event, pf.link_layer == "InfiniBand");
+    if (taken.empty()) {
+      return std::nullopt;
+    }
+    return Drift{pf.pci.str(), "", event.name,
+                 "PF " + pf.pci.str() + " (" + event.name + ") " + taken};
   }
   return Drift{pf.pci.str(),
                "",
@@ -52,7 +84,12 @@ std::optional<Drift> drift_of_vf(const model::PfStatus& pf, const model::VfStatu
                  ""};
   }
   if (event.name == vf.name) {
-    return std::nullopt;
+    const auto taken = given_taken(vf.given, event, pf.link_layer == "InfiniBand");
+    if (taken.empty()) {
+      return std::nullopt;
+    }
+    return Drift{pf.pci.str(), vf.pci.str(), event.name,
+                 "VF " + vf.pci.str() + " (" + event.name + ") " + taken};
   }
   return Drift{pf.pci.str(),
                vf.pci.str(),

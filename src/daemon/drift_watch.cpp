@@ -28,11 +28,12 @@ void DriftWatch::start(const std::function<std::unique_ptr<DriftOs>()>& open,
 
 void DriftWatch::on_link_events() {
   bool overflowed = false;
-  const auto events = os_->events().drain(&overflowed);
+  auto events = os_->events().drain(&overflowed);
   if (overflowed) {
     log::warn({}, "link events were lost (netlink buffer overrun): looking at every PF");
     hooks_.lost();
   }
+  note_altnames_gone(events);
   // Without udev's events (udevd started after vfreadyd, or the monitor failed) a new
   // netdev is seen in its link event: a VF a driver reload re-creates is repaired all the
   // same. (With them, udev's add says when the netdev is ready to be judged.) Each is
@@ -64,13 +65,47 @@ void DriftWatch::on_link_events() {
       continue;
     }
     if (auto drift = judge_link_event(e)) {
-      hooks_.drift(*drift, [this, e] { return judge_link_event(e); });
+      // Judged again at a pass's end, its altnames are not: the pass that ran meanwhile
+      // may have added back what was gone (an altname deleted while that pass ran, after
+      // it was read back, is put back by the next pass).
+      auto later = e;
+      later.altnames_gone.clear();
+      hooks_.drift(*drift, [this, later] { return judge_link_event(later); });
     } else if (new_from_links && !e.removed && !knows_netdev(status_, index(), e.ifindex) &&
                judged_from_links_.insert(e.ifindex).second) {
       hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
     }
   }
   hooks_.judged();
+}
+
+void DriftWatch::note_altnames_gone(std::vector<host::LinkEvent>& events) {
+  // Per link, over the batch in order: an altname deleted and added back within it is
+  // not gone.
+  std::map<int, std::vector<std::string>> gone;
+  for (auto& e : events) {
+    auto& seen = altnames_seen_[e.ifindex];
+    auto& lost = gone[e.ifindex];
+    if (e.removed) {
+      altnames_seen_.erase(e.ifindex);
+      continue;
+    }
+    if (e.altnames) {
+      const auto& now = *e.altnames;
+      for (auto it = seen.begin(); it != seen.end();) {
+        const bool kept = std::find(now.begin(), now.end(), *it) != now.end();
+        if (!kept) {
+          lost.push_back(*it);
+        }
+        it = kept ? std::next(it) : seen.erase(it);
+      }
+      std::erase_if(lost, [&](const std::string& a) {
+        return std::find(now.begin(), now.end(), a) != now.end();
+      });
+      seen.insert(now.begin(), now.end());
+    }
+    e.altnames_gone = lost;
+  }
 }
 
 const NetdevIndex* DriftWatch::index() {
@@ -89,6 +124,9 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
     const auto name = os_->link_name(event.ifindex);
     now.removed = !name;
     now.name = name.value_or(event.name);
+    // From sysfs, which answers without rtnl_lock and, for a name gone meanwhile, ENOENT
+    // (SIOCGIFMTU would have the kernel look for a module of that name). 0: not judged on it.
+    now.mtu = name ? os_->reads().netdev_mtu(*name).value_or(0) : 0;
     drift = drift_of(status_, index(), now);
   }
   return drift;

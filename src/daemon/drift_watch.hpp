@@ -2,9 +2,11 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "drift.hpp"
@@ -73,6 +75,8 @@ class DriftWatch {
   // The batch's index, made now if it has none yet; null outside a batch.
   const NetdevIndex* index();
   void on_link_events();
+  // Each event's altnames_gone, from the altnames earlier events of its link showed.
+  void note_altnames_gone(std::vector<host::LinkEvent>& events);
   std::optional<Drift> judge_link_event(const host::LinkEvent& event);
   std::optional<Drift> judge_new_netdev(int ifindex);
 
@@ -83,6 +87,9 @@ class DriftWatch {
   std::shared_ptr<host::UdevEventReader> udev_;
   // Netdevs judged as new from a link event (udev not heard), until they go.
   std::set<int> judged_from_links_;
+  // The altnames each link's events have shown (until it goes): what a later event can
+  // show deleted.
+  std::map<int, std::set<std::string>> altnames_seen_;
   // A batch's events in order of their link (on_link_events), and whether each is its
   // link's last: kept between batches, so that a batch takes no memory of its own.
   std::vector<std::size_t> order_;

@@ -369,8 +369,9 @@ std::vector<LinkEvent> LinkMonitor::drain(bool* overflowed) {
          h = NLMSG_NEXT(h, len)) {  // NOLINT: the kernel's macros
       // NOLINTNEXTLINE(*-reinterpret-cast): the message's bytes
       const std::span bytes(reinterpret_cast<const uint8_t*>(h), h->nlmsg_len);
-      if (auto m = parse_link_message(bytes, LinkParts::kNameAndMtu)) {
-        out.push_back({m->removed, m->link.ifindex, std::move(m->link.name), m->link.mtu});
+      if (auto m = parse_link_message(bytes)) {
+        out.push_back({m->removed, m->link.ifindex, std::move(m->link.name), m->link.mtu,
+                       std::move(m->link.altnames)});
       }
     }
   }

@@ -80,6 +80,32 @@ void list_found_vfs(PfRun& run) {
   }
 }
 
+// What the pass gave each netdev it judged right, besides its name (model::LinkGiven):
+// its planned altnames and MTU. Only a link judged right has them: validation read both
+// back (an IPoIB netdev's MTU is at most its broadcast group's, whatever it is given: a
+// VF left lower is not ready, and its MTU is not one to hold link events against, or each
+// repair would make another).
+void give_links(PfRun& run) {
+  const auto given = [](const auto& target) {
+    model::LinkGiven g;
+    for (const auto& alt : target.altnames) {
+      g.altnames.push_back(alt.str());
+    }
+    g.mtu = target.mtu;
+    return g;
+  };
+  auto& status = run.status;
+  if (status.problems.empty() && status.ifindex != 0) {
+    status.given = given(run.target);
+  }
+  for (auto& vf : status.vfs) {
+    if (vf.problems.empty() && vf.checked && !vf.in_use && vf.ifindex != 0 &&
+        vf.index < run.target.vf.size()) {
+      vf.given = given(run.target.vf[vf.index]);
+    }
+  }
+}
+
 model::PfStatus finish(PfRun& run, Clock::time_point start) {
   auto& status = run.status;
   if (!status.problems.empty()) {
@@ -95,6 +121,7 @@ model::PfStatus finish(PfRun& run, Clock::time_point start) {
                                   [](const model::VfStatus& v) { return v.problems.empty(); });
   status.state =
       status.problems.empty() && vfs_ok ? model::PfState::kReady : model::PfState::kFailed;
+  give_links(run);
   settle_stuck(run);
   status.elapsed_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   return std::move(status);

@@ -3,6 +3,7 @@
 // of a name and a call into a driver that hangs and later returns. What it tells systemd is read
 // from a notifier of the test's; the test acts on it from the loop's thread, as systemd or an
 // operator would (a signal), and stops the service with SIGTERM.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -93,12 +94,14 @@ class AServiceOnMemory : public ::testing::Test {
 
   // `timeouts`: more of them, each `"key": value, `; udev_ms and port_active_ms are short
   // unless `defaults` (vfready's own bounds: a test skips the clock past them).
-  void write_config(int vfs, const std::string& timeouts = "", bool defaults = false) const {
+  // `entry`: more keys of the entry, each `"key": value, `.
+  void write_config(int vfs, const std::string& timeouts = "", bool defaults = false,
+                    const std::string& entry = "") const {
     const std::string bounds =
         defaults ? R"("modules_ms": 30000)" : R"("udev_ms": 50, "port_active_ms": 300)";
     std::ofstream(config_path()) << R"({"pfs": [{"select": {"pci": [")" << kPf0 << R"(", ")" << kPf1
                                  << R"("]}, "vfs": )" << vfs << R"(,
-      "pf_name": "ibs{pf_index}", "vf_name": "ibs{pf_index}v{vf}"}],
+      )" << entry << R"("pf_name": "ibs{pf_index}", "vf_name": "ibs{pf_index}v{vf}"}],
       "timeouts": {)" << timeouts << bounds
                                  << R"(},
       "publish": {"status_file": ")"
@@ -224,6 +227,51 @@ TEST_F(AServiceOnMemory, RepairsAVfRenamedAwayFromItsName) {
   for (const auto& pf : status.pfs) {
     EXPECT_EQ(pf.state, model::PfState::kReady) << pf.pci.str();
   }
+}
+
+// The kernel sends no link event as an altname is added to a link that is down: a VF's
+// last event before its pass's altname shows it without one, and may be read after the
+// pass. Such an event is no drift; an altname an event showed and a later one does not is.
+TEST_F(AServiceOnMemory, RepairsAnAltnameDeletedNotOneALateEventShowsMissing) {
+  write_config(2, "", false, R"("vf_altnames": ["vf-{vf_pci}"], )");
+  auto svc = service();
+  int ifindex = 0;
+  std::string alt;
+  notifier.on = [&](const std::string& m) {
+    const auto& status = svc->status();
+    if (starts_with(m, "READY=1")) {
+      const auto& vf = status.pfs.at(0).vfs.at(1);
+      ifindex = vf.ifindex;
+      ASSERT_EQ(vf.altnames.size(), 1U);
+      alt = vf.altnames.front();
+      // Read late: VF 1's event from before its altname. With it, VF 0 renamed away: a
+      // drift, whose pass ends the first phase.
+      host->announce({.ifindex = ifindex,
+                      .name = vf.name,
+                      .mtu = 2044,
+                      .altnames = std::vector<std::string>{}});
+      ASSERT_EQ(host->rename(status.pfs.at(0).vfs.at(0).ifindex, "drifted"), 0);
+    } else if (status.passes_finished == 2 && starts_with(m, "STATUS=ready")) {
+      // Shown with its altname (the link set up), then without it (deleted).
+      host->announce_link(ifindex);
+      ASSERT_EQ(host->del_altname(ifindex, alt), 0);
+      host->announce_link(ifindex);
+    } else if (status.passes_finished == 3 && starts_with(m, "STATUS=ready")) {
+      ::raise(SIGTERM);
+    }
+  };
+  EXPECT_EQ(run(*svc), 0);
+  ASSERT_NE(ifindex, 0) << "the service was never ready";
+  const auto& status = svc->status();
+  EXPECT_EQ(status.passes_finished, 3U);
+  EXPECT_EQ(status.drift_events, 2U) << "the rename and the deleted altname, not the late event";
+  ASSERT_TRUE(host->get(ifindex).has_value());
+  EXPECT_EQ(host->get(ifindex)->altnames, std::vector<std::string>{alt});
+  std::vector<std::string> messages;
+  for (const auto& e : status.recent_events) {
+    messages.push_back(e.message);
+  }
+  EXPECT_THAT(messages, ::testing::Contains(::testing::HasSubstr("lost its altname " + alt)));
 }
 
 TEST_F(AServiceOnMemory, BringsUpThePfsAStuckLinkRequestHeldOnceItReturns) {

@@ -202,3 +202,53 @@ TEST(VfreadydDrift, StopsFightingAToolThatKeepsRenamingALinkAndSaysSo) {
   fighter.signal(SIGKILL);
   EXPECT_EQ(daemon.stop(), 0);
 }
+
+namespace {
+
+nlohmann::json link_json(const FakeHost& host, const std::string& name) {
+  const auto r = sh("ip -n " + host.netns() + " -j -d link show dev " + name);
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out)[0] : nlohmann::json::object();
+}
+
+bool has_altname(const FakeHost& host, const std::string& name, const std::string& alt) {
+  const auto link = link_json(host, name);
+  const auto alts = link.value("altnames", nlohmann::json::array());
+  return std::find(alts.begin(), alts.end(), alt) != alts.end();
+}
+
+}  // namespace
+
+// Another tool changes the MTU of a VF and of a PF, and deletes an altname of each:
+// vfready sets each back, as it names links back, and says what it saw. (An altname is
+// deleted here from a link that is up: for one that is down the kernel sends no link
+// event, netdev_state_change() notifying only links that are up; the next pass restores
+// it then.)
+TEST(VfreadydDrift, AnMtuChangedOrAnAltnameDeletedByOthersIsSetBack) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(5));
+  auto config = nlohmann::json::parse(read_file(repo_config()));
+  config["pfs"][0]["pf_mtu"] = 4092;
+  ServiceDaemon daemon(host, write_config(host, config.dump()), "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  const auto in_ns = "ip -n " + host.netns() + " ";
+  for (const std::string link : {"ibs1v2", "ibs2"}) {
+    SCOPED_TRACE(link);
+    ASSERT_EQ(link_json(host, link).value("mtu", 0), 4092);
+    auto before = daemon.notify().count();
+    ASSERT_EQ(sh(in_ns + "link set dev " + link + " mtu 2044").exit_code, 0);
+    // The repair's pass ends (a change made while it runs is another test's matter).
+    ASSERT_TRUE(daemon.notify().wait_for_text("8/8 PFs ready", 10s, before)) << daemon.log();
+    EXPECT_EQ(link_json(host, link).value("mtu", 0), 4092);
+    EXPECT_THAT(daemon.log(), HasSubstr("(" + link + ") has MTU 2044, not 4092"));
+    const auto alts = link_json(host, link).value("altnames", nlohmann::json::array());
+    ASSERT_EQ(alts.size(), 1U) << alts.dump();
+    const auto alt = alts[0].get<std::string>();
+    ASSERT_EQ(sh(in_ns + "link set dev " + link + " up").exit_code, 0);
+    before = daemon.notify().count();
+    ASSERT_EQ(sh(in_ns + "link property del dev " + link + " altname " + alt).exit_code, 0);
+    ASSERT_TRUE(daemon.notify().wait_for_text("8/8 PFs ready", 10s, before)) << daemon.log();
+    EXPECT_TRUE(has_altname(host, link, alt)) << daemon.log();
+    EXPECT_THAT(daemon.log(), HasSubstr("(" + link + ") lost its altname " + alt));
+  }
+  EXPECT_EQ(daemon.stop(), 0);
+}

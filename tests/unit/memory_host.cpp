@@ -189,7 +189,7 @@ MemoryHost::Vf* MemoryHost::find_vf(const model::PciAddress& pci, Pf** owner) {
 int MemoryHost::add_link(const std::string& name) {
   const int ifindex = next_ifindex_++;
   links_[ifindex] = host::Link{ifindex, name, {}, 2044};
-  announce({.ifindex = ifindex, .name = name, .mtu = 2044});
+  announce({.ifindex = ifindex, .name = name, .mtu = 2044, .altnames = std::vector<std::string>{}});
   return ifindex;
 }
 
@@ -200,7 +200,14 @@ void MemoryHost::drop_link(int ifindex) {
   }
 }
 
+void MemoryHost::announce_link(int ifindex) {
+  std::lock_guard lock(mu_);
+  const auto& link = links_.at(ifindex);
+  announce({.ifindex = ifindex, .name = link.name, .mtu = link.mtu, .altnames = link.altnames});
+}
+
 void MemoryHost::announce(host::LinkEvent event) {
+  std::lock_guard lock(mu_);
   if (link_fd_ < 0) {
     return;
   }
@@ -776,7 +783,10 @@ int MemoryHost::rename(int ifindex, const std::string& name) {
     return EEXIST;
   }
   links_[ifindex].name = name;
-  announce({.ifindex = ifindex, .name = name, .mtu = links_[ifindex].mtu});
+  announce({.ifindex = ifindex,
+            .name = name,
+            .mtu = links_[ifindex].mtu,
+            .altnames = links_[ifindex].altnames});
   return 0;
 }
 
@@ -797,7 +807,10 @@ int MemoryHost::set_mtu(int ifindex, uint32_t mtu) {
     return ENODEV;
   }
   links_[ifindex].mtu = mtu_cap != 0 ? std::min(mtu, mtu_cap) : mtu;
-  announce({.ifindex = ifindex, .name = links_[ifindex].name, .mtu = links_[ifindex].mtu});
+  announce({.ifindex = ifindex,
+            .name = links_[ifindex].name,
+            .mtu = links_[ifindex].mtu,
+            .altnames = links_[ifindex].altnames});
   return 0;
 }
 

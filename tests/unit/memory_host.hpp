@@ -178,6 +178,12 @@ class MemoryHost final : public host::SriovReads,
   // The host's link events from now on (as RTNLGRP_LINK: a netdev made, renamed, its MTU
   // set, gone), until the object goes; one at a time.
   std::unique_ptr<host::LinkEvents> open_link_events();
+  // An event to the open link events, if any: with the link's name, MTU and altnames as
+  // they are now (the kernel's for a change of a link that is up: its altnames are added
+  // and deleted without one, as on a link that is down), or `event` as given (one read
+  // late, from before a change).
+  void announce_link(int ifindex);
+  void announce(host::LinkEvent event);
 
   // --- host::UdevWait: an uninitialized netdev stays so (a wait lasts its bound).
   bool initialized_now(int ifindex, Netdev netdev, bool ask) override;
@@ -199,7 +205,6 @@ class MemoryHost final : public host::SriovReads,
   class LinkFeed;
   int add_link(const std::string& name);
   void drop_link(int ifindex);
-  void announce(host::LinkEvent event);  // to the open link events, if any
   int probe(Pf& pf, Vf& vf, uint16_t index);
   std::optional<host::Link> link_named(const std::string& name) const;
 

@@ -146,6 +146,11 @@ struct LinkEvent {
   int ifindex = 0;
   std::string name;
   uint32_t mtu = 0;
+  // Its altnames (IFLA_PROP_LIST; none there: none); nullopt where the source does not say.
+  std::optional<std::vector<std::string>> altnames{};
+  // The altnames an earlier event of the link showed that this one does not: deleted
+  // since. Filled by the reader that holds the events in order (daemon::DriftWatch).
+  std::vector<std::string> altnames_gone{};
 };
 
 // Link events as they come: a descriptor readable when some wait, and the events.

@@ -29,6 +29,15 @@ struct VfUse {
   friend bool operator==(const VfUse&, const VfUse&) = default;
 };
 
+// What vfready gave a netdev besides its name, as planned and read back by its last
+// pass (a ready PF's or VF's; empty otherwise): the drift watch holds its link events
+// against it.
+struct LinkGiven {
+  std::vector<std::string> altnames;
+  std::optional<uint32_t> mtu;
+  friend bool operator==(const LinkGiven&, const LinkGiven&) = default;
+};
+
 struct VfStatus {
   uint16_t index = 0;
   PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
@@ -46,6 +55,7 @@ struct VfStatus {
   // False for a VF listed as found on a PF whose pass failed before it got to the VFs:
   // what is there, not a judgement of it.
   bool checked = true;
+  LinkGiven given{};
 };
 
 // A VF as reported: ready, left alone because something uses it, with problems, or not
@@ -109,6 +119,7 @@ struct PfStatus {
   PfChanges changes;  // of the last pass over it
   std::string name;
   int ifindex = 0;
+  LinkGiven given;  // of its netdev
   std::string link_layer;
   std::string rdma_device;  // "mlx5_0", "rxe0"; "" when it has none
   std::string port_state;
