@@ -124,21 +124,8 @@ void Service::on_drift(const Drift& drift, const DriftWatch::Judge& judge_again)
     deferred_.push_back(judge_again);
     return;
   }
-  if (drift.renamed) {
-    const auto verdict = fights_.renamed(drift, Clock::now());
-    if (!verdict.repair_now) {
-      if (verdict.started) {
-        log::warn({.pf = drift.pf,
-                   .vf = drift.vf,
-                   .interface = drift.interface,
-                   .event = model::EventKind::kNameContested},
-                  verdict.started->text);
-        restore_standing_problems();
-        publish();
-        retry_contested(drift.pf, drift.vf);
-      }
-      return;  // named back at the slow rate, not at once
-    }
+  if (drift.renamed && in_fight(drift)) {
+    return;  // named back at the slow rate, not at once
   }
   log::warn({.pf = drift.pf, .vf = drift.vf, .interface = drift.interface}, drift.message);
   const double at = std::chrono::duration<double, std::milli>(Clock::now() - epoch_).count();
@@ -150,22 +137,6 @@ void Service::on_drift(const Drift& drift, const DriftWatch::Judge& judge_again)
   ++status_.drift_events;
   dirty_.insert(drift.pf);
   publish();
-}
-
-void Service::retry_contested(const std::string& pf, const std::string& vf) {
-  if (!retries_armed_.insert(pf + "/" + vf).second) {
-    return;
-  }
-  loop_.add_timer(Clock::now() + NameFights::kRetry, [this, pf, vf] {
-    retries_armed_.erase(pf + "/" + vf);
-    // Named back now: while the fight goes on, again after the next interval; once it
-    // is over (no rename for a window), this pass leaves the link right.
-    dirty_.insert(pf);
-    schedule_pass();
-    if (fights_.fighting(pf, vf, Clock::now())) {
-      retry_contested(pf, vf);
-    }
-  });
 }
 
 void Service::schedule_pass() {

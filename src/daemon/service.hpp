@@ -51,6 +51,12 @@ class Service {
   // Drift on a PF whose pass is running is judged again when the pass ends: the pass may
   // have read the PF before the change (a VF rebound while the pass looked at it).
   void on_drift(const Drift& drift, const DriftWatch::Judge& judge_again);
+  // Whether `drift`, a rename, is one of a fight (NameFights): then it is shown
+  // (show_contested) and named back later, not now.
+  bool in_fight(const Drift& drift);
+  // The link's row as the host has it in the fight: the other tool's name, the fight as
+  // its problem, until a pass names it back.
+  void show_contested(const Drift& drift);
   // A link in a fight (NameFights) is named back once every NameFights::kRetry.
   void retry_contested(const std::string& pf, const std::string& vf);
   void schedule_pass();

@@ -199,6 +199,21 @@ TEST(VfreadydDrift, StopsFightingAToolThatKeepsRenamingALinkAndSaysSo) {
   EXPECT_FALSE(wait_until([&] { return named_back() > at_stop + 1; }, 3s))
       << "still fighting: " << named_back() << " renames back";
   EXPECT_THAT(read_file(host.root() + "/run/vfready/status.json"), HasSubstr("name-contested"));
+  // Its row says what the host has: the other tool's name, and the fight as its problem.
+  const auto row = [&] {
+    const auto status = nlohmann::json::parse(read_file(host.root() + "/run/vfready/status.json"));
+    for (const auto& pf : status["pfs"]) {
+      for (const auto& vf : pf["vfs"]) {
+        if (vf["pci"] == "0000:4f:00.6") {
+          return vf;
+        }
+      }
+    }
+    return nlohmann::json::object();
+  };
+  EXPECT_EQ(row().value("name", ""), "fighter0") << row().dump();
+  EXPECT_EQ(row().value("state", ""), "failed") << row().dump();
+  EXPECT_THAT(row()["problem_details"].dump(), HasSubstr("\"code\":\"name-contested\""));
   fighter.signal(SIGKILL);
   EXPECT_EQ(daemon.stop(), 0);
 }
