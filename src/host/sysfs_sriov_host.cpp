@@ -104,6 +104,10 @@ std::optional<std::string> SysfsSriovHost::netdev_of(const model::PciAddress& fu
   return names.empty() ? std::nullopt : std::optional<std::string>(names.front());
 }
 
+bool SysfsSriovHost::bound(const model::PciAddress& function) {
+  return sysfs_.exists(pf_dir(function) + "driver");
+}
+
 std::vector<std::string> SysfsSriovHost::kernel_log_naming(const std::string& device) {
   auto lines = read_kernel_log(kernel_log_);
   std::erase_if(lines,

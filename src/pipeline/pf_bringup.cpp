@@ -106,8 +106,38 @@ void give_links(PfRun& run) {
   }
 }
 
+// A pass that failed may have met its PF losing its driver (unbound, its module
+// removed): its VFs go with it (a PF driver's remove disables SR-IOV), and what failed
+// is only that. The report says so, and lists the VFs still there as found, unjudged.
+void when_driver_gone(PfRun& run) {
+  const bool failed = !run.status.problems.empty() ||
+                      std::any_of(run.vfs.begin(), run.vfs.end(),
+                                  [](const auto& v) { return !v.problems.empty(); });
+  if (!failed || run.os.calls.stuck(run.target.pci) || run.os.reads.bound(run.target.pci)) {
+    return;
+  }
+  const auto pci = run.target.pci.str();
+  const auto driver = run.info.driver.value_or("its driver");
+  run.status.problems = {model::problem(
+      model::EventKind::kPfNoDriver,
+      "PF " + pci + " lost its driver (" + driver +
+          ") during the pass: it was unbound or its module removed, and its VFs went with "
+          "it; bind it again (echo " +
+          pci + " > /sys/bus/pci/drivers/" + driver +
+          "/bind) and vfready brings it up as its netdev comes back",
+      pci)};
+  std::erase_if(run.vfs, [&](const VfWork& vs) {
+    return !run.os.reads.vf_address(run.target.pci, vs.index).has_value();
+  });
+  for (auto& vs : run.vfs) {
+    vs.problems.clear();
+    vs.checked = false;
+  }
+}
+
 model::PfStatus finish(PfRun& run, Clock::time_point start) {
   auto& status = run.status;
+  when_driver_gone(run);
   if (!status.problems.empty()) {
     list_found_vfs(run);
   }

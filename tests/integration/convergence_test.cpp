@@ -7,6 +7,7 @@
 #include "daemon_run.hpp"
 #include "notify_socket.hpp"
 #include "root_only.hpp"
+#include "service_daemon.hpp"
 
 using namespace vfready::testing;
 using testing::Contains;
@@ -160,4 +161,57 @@ TEST(VfreadydOutcome, SignalsReadyWhenDegradedIfADropInSaysSo) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(notify.wait_for("READY=1", 5s));
   EXPECT_THAT(notify.received(), Contains(HasSubstr("STATUS=degraded: 7/8 PFs ready")));
+}
+
+namespace {
+
+// PF `pci`'s row in the status file, {} while there is none.
+nlohmann::json pf_row(const FakeHost& host, const std::string& pci) {
+  const auto text = read_file(host.root() + "/run/vfready/status.json");
+  const auto status = nlohmann::json::parse(text, nullptr, false);
+  if (status.is_discarded()) {
+    return {};
+  }
+  for (const auto& pf : status.value("pfs", nlohmann::json::array())) {
+    if (pf.value("pci", "") == pci) {
+      return pf;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+// Another tool removes a PF's VFs after READY=1, and unbinds its driver while the
+// repair's pass probes the new ones: the VFs go with it. The PF's row then says why
+// (pf-no-driver) and lists no VF ready, and the other PFs stay ready.
+TEST(VfreadydConvergence, APfUnboundWhileItsPassRunsEndsFailedForWantOfItsDriver) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(100));
+  ServiceDaemon daemon(host, repo_config(), "--no-bus");
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 120s)) << daemon.log();
+  const auto probed = [&] {
+    const auto probes = host.probes();
+    return std::count_if(probes.begin(), probes.end(), [](const std::string& l) {
+      return l.find("0000:18:0") != std::string::npos;
+    });
+  };
+  const auto before = probed();
+  ASSERT_EQ(sh("echo 0 > " + host.pci(kPf, "sriov_numvfs")).exit_code, 0);
+  ASSERT_TRUE(wait_until([&] { return probed() > before; }, 30s)) << daemon.log();
+  ASSERT_EQ(sh("echo " + std::string(kPf) + " > " + host.sys("bus/pci/drivers/mlx5_core/unbind"))
+                .exit_code,
+            0);
+  const auto failed_for_its_driver = [&] {
+    const auto pf = pf_row(host, kPf);
+    return pf.value("state", "") == "failed" &&
+           pf.dump().find("\"pf-no-driver\"") != std::string::npos;
+  };
+  EXPECT_TRUE(wait_until(failed_for_its_driver, 30s))
+      << pf_row(host, kPf).dump(1) << "\n" << daemon.log();
+  for (const auto& vf : pf_row(host, kPf).value("vfs", nlohmann::json::array())) {
+    EXPECT_NE(vf.value("state", ""), "ready") << vf.dump();
+  }
+  EXPECT_EQ(pf_row(host, "0000:40:00.0").value("state", ""), "ready");
+  EXPECT_EQ(daemon.stop(), 0);
 }
