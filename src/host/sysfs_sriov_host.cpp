@@ -104,8 +104,9 @@ std::optional<std::string> SysfsSriovHost::netdev_of(const model::PciAddress& fu
   return names.empty() ? std::nullopt : std::optional<std::string>(names.front());
 }
 
-bool SysfsSriovHost::bound(const model::PciAddress& function) {
-  return sysfs_.exists(pf_dir(function) + "driver");
+bool SysfsSriovHost::driverless(const model::PciAddress& function) {
+  const auto dir = pf_dir(function);
+  return sysfs_.exists(dir + "vendor") && !sysfs_.exists(dir + "driver");
 }
 
 std::vector<std::string> SysfsSriovHost::kernel_log_naming(const std::string& device) {

@@ -113,11 +113,17 @@ void when_driver_gone(PfRun& run) {
   const bool failed = !run.status.problems.empty() ||
                       std::any_of(run.vfs.begin(), run.vfs.end(),
                                   [](const auto& v) { return !v.problems.empty(); });
-  if (!failed || run.os.calls.stuck(run.target.pci) || run.os.reads.bound(run.target.pci)) {
+  // Lost: bound as the pass read it, there and unbound now (a PF gone is said as such).
+  const bool gone = std::any_of(
+      run.status.problems.begin(), run.status.problems.end(), [](const model::Problem& p) {
+        return p.kind == model::EventKind::kPfVanished || p.kind == model::EventKind::kPfMissing;
+      });
+  if (!failed || gone || !run.info.driver || run.os.calls.stuck(run.target.pci) ||
+      !run.os.reads.driverless(run.target.pci)) {
     return;
   }
   const auto pci = run.target.pci.str();
-  const auto driver = run.info.driver.value_or("its driver");
+  const auto& driver = *run.info.driver;
   run.status.problems = {model::problem(
       model::EventKind::kPfNoDriver,
       "PF " + pci + " lost its driver (" + driver +

@@ -68,9 +68,10 @@ class SriovReads {
   // The MTU netdev `name` has (class/net/<name>/mtu): what IPoIB made of the one it was
   // given, which the namer's answer does not say. nullopt where the host cannot tell.
   virtual std::optional<uint32_t> netdev_mtu(const std::string& /*name*/) { return std::nullopt; }
-  // Whether a driver is bound to PCI function `function` now (its `driver` link, which
-  // the kernel makes and removes as it binds and unbinds: no call into a driver).
-  virtual bool bound(const model::PciAddress& /*function*/) { return true; }
+  // Whether PCI function `function` is there now with no driver bound (its `driver`
+  // link, which the kernel makes and removes as it binds and unbinds: no call into a
+  // driver). False for one that is gone.
+  virtual bool driverless(const model::PciAddress& /*function*/) { return false; }
 };
 
 }  // namespace vfready::host

@@ -34,7 +34,7 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index,
                                           bool ofed) override;
   std::optional<std::string> netdev_of(const model::PciAddress& function) override;
-  bool bound(const model::PciAddress& function) override;
+  bool driverless(const model::PciAddress& function) override;
   NetdevDevice device_of_netdev(const std::string& netdev) override;
   std::vector<std::string> kernel_log_naming(const std::string& device) override;
   bool driver_loaded(const std::string& name) override;
