@@ -207,8 +207,8 @@ TEST(VfreadydConvergence, APfUnboundWhileItsPassRunsEndsFailedForWantOfItsDriver
     return pf.value("state", "") == "failed" &&
            pf.dump().find("\"pf-no-driver\"") != std::string::npos;
   };
-  EXPECT_TRUE(wait_until(failed_for_its_driver, 30s))
-      << pf_row(host, kPf).dump(1) << "\n" << daemon.log();
+  EXPECT_TRUE(wait_until(failed_for_its_driver, 30s)) << pf_row(host, kPf).dump(1) << "\n"
+                                                      << daemon.log();
   for (const auto& vf : pf_row(host, kPf).value("vfs", nlohmann::json::array())) {
     EXPECT_NE(vf.value("state", ""), "ready") << vf.dump();
   }
