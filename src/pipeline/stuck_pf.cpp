@@ -22,8 +22,10 @@ model::Problem stuck_problem(PfRun& run) {
                 "its helpers itself from now on, and the PF is left alone until the call is "
                 "made and returns"
           : " did not return" + waited +
-                "; a helper process waits for it, and the PF is left alone until it returns "
-                "(see the kernel log)";
+                "; a helper process (vfready-call) waits for it, and the PF is left alone "
+                "until it returns. A driver holding it shows in the kernel log, and the "
+                "helper in state D (ps -o pid,stat,wchan:32 -C vfready-call); a helper in "
+                "state T was stopped by someone (SIGSTOP): kill -CONT it";
   return model::problem(model::EventKind::kPfStuck, "PF " + pf.str() + " is stuck: " + call + why,
                         pf.str());
 }
