@@ -83,7 +83,9 @@ std::optional<Drift> drift_of_vf(const model::PfStatus& pf, const model::VfStatu
                  true,
                  ""};
   }
-  if (event.name == vf.name) {
+  // The name vfready gave it: the row's, unless the row shows another tool's (a fight).
+  const auto& ours = vf.given.name.empty() ? vf.name : vf.given.name;
+  if (event.name == ours) {
     const auto taken = given_taken(vf.given, event, pf.link_layer == "InfiniBand");
     if (taken.empty()) {
       return std::nullopt;
@@ -94,10 +96,10 @@ std::optional<Drift> drift_of_vf(const model::PfStatus& pf, const model::VfStatu
   return Drift{pf.pci.str(),
                vf.pci.str(),
                event.name,
-               "VF " + vf.pci.str() + " was renamed from " + vf.name + " to " + event.name +
+               "VF " + vf.pci.str() + " was renamed from " + ours + " to " + event.name +
                    " by someone else: naming it back",
                true,
-               vf.name};
+               ours};
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ void DriftWatch::on_link_events() {
   bool overflowed = false;
   auto events = os_->events().drain(&overflowed);
   if (overflowed) {
+    altnames_seen_.clear();  // what was lost may have removed links, or shown altnames
     log::warn({}, "link events were lost (netlink buffer overrun): looking at every PF");
     hooks_.lost();
   }
@@ -65,12 +66,9 @@ void DriftWatch::on_link_events() {
       continue;
     }
     if (auto drift = judge_link_event(e)) {
-      // Judged again at a pass's end, its altnames are not: the pass that ran meanwhile
-      // may have added back what was gone (an altname deleted while that pass ran, after
-      // it was read back, is put back by the next pass).
-      auto later = e;
-      later.altnames_gone.clear();
-      hooks_.drift(*drift, [this, later] { return judge_link_event(later); });
+      // Judged again at a pass's end with the altnames it saw gone: a deletion that
+      // pass may have repaired costs one more pass, not one left unrepaired.
+      hooks_.drift(*drift, [this, e] { return judge_link_event(e); });
     } else if (new_from_links && !e.removed && !knows_netdev(status_, index(), e.ifindex) &&
                judged_from_links_.insert(e.ifindex).second) {
       hooks_.netdev([this, ifindex = e.ifindex] { return judge_new_netdev(ifindex); });
@@ -88,6 +86,7 @@ void DriftWatch::note_altnames_gone(std::vector<host::LinkEvent>& events) {
     auto& lost = gone[e.ifindex];
     if (e.removed) {
       altnames_seen_.erase(e.ifindex);
+      lost.clear();
       continue;
     }
     if (e.altnames) {

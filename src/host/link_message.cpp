@@ -100,6 +100,7 @@ std::optional<LinkMessage> parse_link_message(std::span<const uint8_t> message, 
   const auto info = header_at<ifinfomsg>(message, NLMSG_LENGTH(0));
   LinkMessage out;
   out.removed = h.nlmsg_type == RTM_DELLINK;
+  out.family = info.ifi_family;
   out.link.ifindex = info.ifi_index;
   out.link.up = (info.ifi_flags & IFF_UP) != 0;
   static_assert(NLMSG_SPACE(sizeof(ifinfomsg)) == NLMSG_LENGTH(sizeof(ifinfomsg)));

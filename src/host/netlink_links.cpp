@@ -370,8 +370,11 @@ std::vector<LinkEvent> LinkMonitor::drain(bool* overflowed) {
       // NOLINTNEXTLINE(*-reinterpret-cast): the message's bytes
       const std::span bytes(reinterpret_cast<const uint8_t*>(h), h->nlmsg_len);
       if (auto m = parse_link_message(bytes)) {
+        // Only a link's own messages say its altnames (a bridge port's have none).
+        auto altnames =
+            m->family == AF_UNSPEC ? std::optional(std::move(m->link.altnames)) : std::nullopt;
         out.push_back({m->removed, m->link.ifindex, std::move(m->link.name), m->link.mtu,
-                       std::move(m->link.altnames)});
+                       std::move(altnames)});
       }
     }
   }

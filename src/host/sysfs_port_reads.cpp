@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The reads of RDMA ports of SysfsSriovHost (sysfs_sriov_host.hpp): a PF's, its VFs'.
+#include <algorithm>
 #include <cerrno>
 #include <string>
 #include <vector>
@@ -23,10 +24,10 @@ StartedOnDevice<int>::Finish finisher(Sysfs& sysfs) {
 
 std::unique_ptr<StartedCall<VfRdmaReads>> SysfsSriovHost::start_read_vf_rdma(
     const model::PciAddress& pf, std::span<const VfNetdev> vfs) {
-  VfRdmaReads found(vfs.size());
+  VfRdmaReads found(std::min(vfs.size(), kMaxRdmaReads));
   std::vector<DeviceOp> ops;
   std::vector<std::size_t> read;  // the slots whose port is read, in the order of `ops`
-  for (std::size_t i = 0; i < vfs.size() && i < kMaxRdmaReads; ++i) {
+  for (std::size_t i = 0; i < found.size(); ++i) {
     const auto function = pf_dir(pf) + "virtfn" + std::to_string(vfs[i].index) + "/";
     const auto netdev =
         vfs[i].netdev.empty() ? std::nullopt : std::optional<std::string>(vfs[i].netdev);
@@ -46,14 +47,18 @@ std::unique_ptr<StartedCall<VfRdmaReads>> SysfsSriovHost::start_read_vf_rdma(
       finisher(sysfs_), sysfs_.start_on_device(pf.str(), std::move(ops), deadlines_.other * n),
       [found, read](const std::vector<DeviceOpResult>& got) {
         VfRdmaReads out = found;
+        // Each read answered, or the call answered once for all of them: stuck (kStuck
+        // last), or not made at all (no helper: its errno).
+        const bool answered = got.size() == 2 * read.size();
+        const int whole = got.empty() ? EIO : got.back().err;
         for (std::size_t k = 0; k < read.size(); ++k) {
           auto& vf = out[read[k]];
-          // A read the helper did not answer (it stopped at a stuck one): EIO, or the
-          // last answer's kStuck.
-          const auto err_of = [&](std::size_t at) {
-            return at < got.size() ? got[at].err : got.empty() ? EIO : got.back().err;
-          };
-          vf.err = err_of(2 * k) != 0 ? err_of(2 * k) : err_of(2 * k + 1);
+          if (!answered) {
+            vf.err = whole;
+            vf.unasked = whole != kStuck;
+            continue;
+          }
+          vf.err = got[2 * k].err != 0 ? got[2 * k].err : got[2 * k + 1].err;
           vf.link_layer = read_text(got, 2 * k);
           vf.state = read_text(got, 2 * k + 1);
         }

@@ -88,6 +88,7 @@ void list_found_vfs(PfRun& run) {
 void give_links(PfRun& run) {
   const auto given = [](const auto& target) {
     model::LinkGiven g;
+    g.name = target.name ? target.name->str() : std::string();
     for (const auto& alt : target.altnames) {
       g.altnames.push_back(alt.str());
     }
@@ -109,7 +110,7 @@ void give_links(PfRun& run) {
 // A pass that failed may have met its PF losing its driver (unbound, its module
 // removed): its VFs go with it (a PF driver's remove disables SR-IOV), and what failed
 // is only that. The report says so, and lists the VFs still there as found, unjudged.
-void when_driver_gone(PfRun& run) {
+bool when_driver_gone(PfRun& run) {
   const bool failed = !run.status.problems.empty() ||
                       std::any_of(run.vfs.begin(), run.vfs.end(),
                                   [](const auto& v) { return !v.problems.empty(); });
@@ -120,7 +121,7 @@ void when_driver_gone(PfRun& run) {
       });
   if (!failed || gone || !run.info.driver || run.os.calls.stuck(run.target.pci) ||
       !run.os.reads.driverless(run.target.pci)) {
-    return;
+    return false;
   }
   const auto pci = run.target.pci.str();
   const auto& driver = *run.info.driver;
@@ -130,8 +131,10 @@ void when_driver_gone(PfRun& run) {
           ") during the pass: it was unbound or its module removed, and its VFs went with "
           "it; bind it again (echo " +
           pci + " > /sys/bus/pci/drivers/" + driver +
-          "/bind) and vfready brings it up as its netdev comes back",
+          "/bind) and vfready brings it up as its netdev comes back (one without a netdev: "
+          "vfreadyctl reconcile)",
       pci)};
+  list_found_vfs(run);  // those of a pass that failed before it got to its VFs
   std::erase_if(run.vfs, [&](const VfWork& vs) {
     return !run.os.reads.vf_address(run.target.pci, vs.index).has_value();
   });
@@ -139,12 +142,12 @@ void when_driver_gone(PfRun& run) {
     vs.problems.clear();
     vs.checked = false;
   }
+  return true;
 }
 
 model::PfStatus finish(PfRun& run, Clock::time_point start) {
   auto& status = run.status;
-  when_driver_gone(run);
-  if (!status.problems.empty()) {
+  if (!when_driver_gone(run) && !status.problems.empty()) {
     list_found_vfs(run);
   }
   status.vfs.clear();

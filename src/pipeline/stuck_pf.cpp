@@ -23,8 +23,9 @@ model::Problem stuck_problem(PfRun& run) {
                 "made and returns"
           : " did not return" + waited +
                 "; a helper process (vfready-call) waits for it, and the PF is left alone "
-                "until it returns. A driver holding it shows in the kernel log, and the "
-                "helper in state D (ps -o pid,stat,wchan:32 -C vfready-call); a helper in "
+                "until it returns. A driver holding it shows in the kernel log (a hung task "
+                "after 120 s), and the helper in state D (ps -o pid,stat,wchan:32 -C "
+                "vfready-call); a helper in "
                 "state T was stopped by someone (SIGSTOP): kill -CONT it";
   return model::problem(model::EventKind::kPfStuck, "PF " + pf.str() + " is stuck: " + call + why,
                         pf.str());

@@ -19,18 +19,25 @@ void judge(const PfRun& run, VfWork& vs, const host::VfRdmaRead& got) {
   vs.port_state = got.state;
   const auto said = "VF " + vs.pci.str() + (vs.name.empty() ? "" : " (" + vs.name + ")");
   if (!got.device) {
-    // A software device (rdma_rxe) over the PF's netdev is the operator's: its VFs get
-    // one only where the operator makes it.
-    if (run.info.ib_device && !run.info.rdma_over_netdev) {
+    // mlx5_ib makes an RDMA device for each ConnectX VF as it probes, as it made the
+    // PF's; other NICs' VF drivers may make none, and a software
+    // device (rdma_rxe) over the PF's netdev is the operator's, made per netdev.
+    if (run.info.ib_device && !run.info.rdma_over_netdev && run.info.mlx5()) {
       vs.problems.push_back(model::problem(model::EventKind::kVfNoRdma,
                                            said + " has no RDMA device, where its PF has " +
-                                               *run.info.ib_device +
-                                               ": the NIC's RDMA driver did not take it",
+                                               *run.info.ib_device + ": mlx5_ib did not take it",
                                            run.target.pci.str(), vs.pci.str()));
     }
     return;
   }
-  if (got.err != 0) {
+  if (got.unasked) {
+    vs.problems.push_back(
+        model::problem(model::EventKind::kHostReadFailed,
+                       "the state of port 1 of RDMA device " + *got.device + " of " + said +
+                           " was not read: no helper process made the read (" +
+                           host::errno_name(got.err) + "); without it the VF is not ready",
+                       run.target.pci.str(), vs.pci.str()));
+  } else if (got.err != 0) {
     vs.problems.push_back(model::problem(model::EventKind::kVfNoRdma,
                                          "the state of port 1 of RDMA device " + *got.device +
                                              " of " + said +

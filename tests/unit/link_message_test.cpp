@@ -19,11 +19,12 @@ using vfready::host::parse_link_message;
 
 class Message {
  public:
-  Message(uint16_t type, int ifindex, unsigned flags) {
+  Message(uint16_t type, int ifindex, unsigned flags, uint8_t family = AF_UNSPEC) {
     nlmsghdr h{};
     h.nlmsg_type = type;
     append(&h, sizeof h);
     ifinfomsg info{};
+    info.ifi_family = family;
     info.ifi_index = ifindex;
     info.ifi_flags = flags;
     append(&info, sizeof info);
@@ -93,6 +94,20 @@ TEST(TheLinkMessageParser, TakesNameMtuFlagsAndAltnames) {
   EXPECT_EQ(m->link.mtu, 4092u);
   EXPECT_TRUE(m->link.up);
   EXPECT_EQ(m->link.altnames, (std::vector<std::string>{"ibp24s0v3", "vfr3"}));
+}
+
+// A bridge port's own message (br_ifinfo_notify(): AF_BRIDGE) has its name and MTU but no
+// IFLA_PROP_LIST whatever its altnames: its family tells it from the link's own.
+TEST(TheLinkMessageParser, TellsABridgePortsMessageByItsFamily) {
+  const auto own =
+      parse_link_message(Message(RTM_NEWLINK, 7, IFF_UP).text(IFLA_IFNAME, "ibs0").done());
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->family, AF_UNSPEC);
+  const auto port = parse_link_message(
+      Message(RTM_NEWLINK, 7, IFF_UP, AF_BRIDGE).text(IFLA_IFNAME, "ibs0").done());
+  ASSERT_TRUE(port);
+  EXPECT_EQ(port->family, AF_BRIDGE);
+  EXPECT_EQ(port->link.name, "ibs0");
 }
 
 TEST(TheLinkMessageParser, StopsAtNameAndMtuWhenOnlyTheyAreWanted) {

@@ -84,6 +84,26 @@ TEST_F(AVfRdmaCheck, CallsAVfWhosePortCannotBeReadNotReady) {
   EXPECT_THAT(r.vfs[2].problems, IsEmpty());
 }
 
+TEST_F(AVfRdmaCheck, SaysAReadNoHelperMadeIsNotTheDriversAnswer) {
+  auto& r = roce_run();
+  rdma(0, {.device = "mlx5_3", .err = EMFILE, .unasked = true});
+  rdma(1, {.device = "mlx5_4"});
+  rdma(2, {.device = "mlx5_5"});
+  ASSERT_TRUE(drive(check_vf_rdma(r)).is_done());
+  ASSERT_EQ(r.vfs[0].problems.size(), 1U);
+  EXPECT_EQ(r.vfs[0].problems[0].kind, EventKind::kHostReadFailed);
+  EXPECT_THAT(r.vfs[0].problems[0].text, HasSubstr("no helper process made the read"));
+}
+
+TEST_F(AVfRdmaCheck, NeedsNoVfRdmaDeviceOfAPfOfAnotherDriver) {
+  host.pf(kPf).info.driver = "bnxt_en";  // its VF driver may make none
+  auto& r = roce_run();
+  ASSERT_TRUE(drive(check_vf_rdma(r)).is_done());
+  for (const auto& vs : r.vfs) {
+    EXPECT_THAT(vs.problems, IsEmpty());
+  }
+}
+
 TEST_F(AVfRdmaCheck, FailsTheStepWhenItsPfIsStuck) {
   auto& r = roce_run();
   rdma(0, {.device = "mlx5_3"});

@@ -14,7 +14,10 @@ namespace vfready::host {
 
 struct LinkMessage {
   bool removed = false;  // RTM_DELLINK
-  Link link;             // ifindex, name, altnames, MTU, IFF_UP
+  // ifi_family: AF_UNSPEC for the link's own messages; AF_BRIDGE for a bridge port's
+  // (br_ifinfo_notify()), which carry no IFLA_PROP_LIST whatever its altnames.
+  uint8_t family = 0;
+  Link link;  // ifindex, name, altnames, MTU, IFF_UP
 };
 
 // What of a link is wanted: all of Link, or its name and MTU only (a link event: the

@@ -68,6 +68,7 @@ struct VfRdmaRead {
   std::string link_layer{};           // "Ethernet"
   std::string state{};                // "4: ACTIVE"
   int err = 0;                        // of the port's read: 0, the errno, or kStuck
+  bool unasked = false;  // the read was not made (no helper could make it): `err` says why
 };
 using VfRdmaReads = std::vector<VfRdmaRead>;
 // A VF to read so: its index and its netdev's name here ("" when it has none).

@@ -39,7 +39,7 @@ enum class EventKind {
   kUnbindFailed,        // a VF could not be unbound
   kVfProbeFailed,       // a VF's probe failed
   kVfNoNetdev,          // a VF has no netdev
-  kVfNoRdma,            // a RoCE VF has no RDMA device, or its port cannot be read
+  kVfNoRdma,            // a ConnectX RoCE VF has no RDMA device, or a VF's port cannot be read
   kUdevTimeout,         // udev did not finish with a VF's netdev in time
   kLinkConfigFailed,    // a netdev could not be renamed, or its altname or MTU set
   kLinkUpNotRenamed,    // an UP netdev was left unrenamed: the kernel renames none before 6.2
@@ -124,8 +124,7 @@ inline constexpr std::array<EventInfo, 42> kEvents = {{
     {EventKind::kVfNoNetdev, "vf-no-netdev", "d7c99203399d402da65a0575d97d92da",
      "read the kernel log for the VF's probe"},
     {EventKind::kVfNoRdma, "vf-no-rdma", "b8c096e544f540b5acb2a8f5fb80409e",
-     "load the NIC's RDMA driver (mlx5_ib, bnxt_re, irdma) and read the kernel log for its "
-     "probe of the VF"},
+     "load mlx5_ib and read the kernel log for its probe of the VF"},
     {EventKind::kUdevTimeout, "udev-timeout", "5e4f401cb7654a869cfe86f7c075d8b4",
      "check udevd (systemctl status systemd-udevd) and its rules for the device; raise "
      "timeouts.udev_ms if it is merely slow"},

@@ -29,10 +29,11 @@ struct VfUse {
   friend bool operator==(const VfUse&, const VfUse&) = default;
 };
 
-// What vfready gave a netdev besides its name, as planned and read back by its last
-// pass (a ready PF's or VF's; empty otherwise): the drift watch holds its link events
-// against it.
+// What vfready gave a netdev, as planned and read back by its last pass (a ready PF's
+// or VF's; empty otherwise): the drift watch holds its link events against it. Its name
+// stays when the row shows another (a name fight's: the host's name now).
 struct LinkGiven {
+  std::string name;  // the name vfready gave it ("" where it gives none)
   std::vector<std::string> altnames;
   std::optional<uint32_t> mtu;
   friend bool operator==(const LinkGiven&, const LinkGiven&) = default;
