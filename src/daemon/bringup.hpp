@@ -48,8 +48,10 @@ class Bringup final : public EventSource {
   [[nodiscard]] const std::shared_ptr<const model::HostInfo>& host() const { return host_; }
   [[nodiscard]] model::Outcome outcome() const { return outcome_; }
   // Whether this bring-up is (still) working on PF `pci`.
-  [[nodiscard]] bool covers(const std::string& pci) const {
-    return !finished_ && (only_.empty() || only_.contains(pci));
+  [[nodiscard]] bool covers(const std::string& pci) const { return !finished_ && went_over(pci); }
+  // Whether this bring-up's pass is (or was) over PF `pci`.
+  [[nodiscard]] bool went_over(const std::string& pci) const {
+    return only_.empty() || only_.contains(pci);
   }
 
   PollSpec prepare() override;

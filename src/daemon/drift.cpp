@@ -16,18 +16,20 @@ namespace {
 // event before its pass's altname stays without it, and may be read after the pass.
 // `ipoib`: its MTU may be lowered by the kernel itself, to its broadcast group's, as the
 // link comes up (ipoib_change_mtu()).
-std::string given_taken(const model::LinkGiven& given, const host::LinkEvent& event, bool ipoib) {
-  if (given.mtu && event.mtu != 0 && event.mtu != *given.mtu) {
-    const auto mtu = "has MTU " + std::to_string(event.mtu) + ", not " + std::to_string(*given.mtu);
-    return ipoib && event.mtu < *given.mtu
+std::string given_taken(const std::vector<std::string>& altnames,
+                        const std::optional<uint32_t>& given_mtu, const host::LinkEvent& event,
+                        bool ipoib) {
+  if (given_mtu && event.mtu != 0 && event.mtu != *given_mtu) {
+    const auto mtu = "has MTU " + std::to_string(event.mtu) + ", not " + std::to_string(*given_mtu);
+    return ipoib && event.mtu < *given_mtu
                ? mtu +
                      " (IPoIB lowers a link's MTU to its broadcast group's as it comes up, "
                      "or another tool changed it): setting it again and reading it back"
                : mtu + " (changed by someone else): setting it back";
   }
-  for (const auto& alt : given.altnames) {
+  for (const auto& alt : altnames) {
     const auto& gone = event.altnames_gone;
-    if (std::find(gone.begin(), gone.end(), alt) != gone.end()) {
+    if (std::find(gone.begin(), gone.end(), host::altname_key(alt)) != gone.end()) {
       return "lost its altname " + alt + " (deleted by someone else): adding it back";
     }
   }
@@ -44,7 +46,8 @@ std::optional<Drift> drift_of_pf(const model::PfStatus& pf, const host::LinkEven
   }
   const auto& ours = pf.identity.configured_name.empty() ? pf.name : pf.identity.configured_name;
   if (event.name == ours) {
-    const auto taken = given_taken(pf.given, event, pf.link_layer == "InfiniBand");
+    const auto taken =
+        given_taken(pf.given.altnames, pf.given.mtu, event, pf.link_layer == "InfiniBand");
     if (taken.empty()) {
       return std::nullopt;
     }
@@ -62,7 +65,7 @@ std::optional<Drift> drift_of_pf(const model::PfStatus& pf, const host::LinkEven
 
 // The event of one of its VFs' netdevs.
 std::optional<Drift> drift_of_vf(const model::PfStatus& pf, const model::VfStatus& vf,
-                                 const host::LinkEvent& event) {
+                                 const std::string& ours, const host::LinkEvent& event) {
   if (event.removed) {
     return Drift{pf.pci.str(), vf.pci.str(), vf.name,
                  "netdev " + vf.name + " of VF " + vf.pci.str() +
@@ -83,10 +86,10 @@ std::optional<Drift> drift_of_vf(const model::PfStatus& pf, const model::VfStatu
                  true,
                  ""};
   }
-  // The name vfready gave it: the row's, unless the row shows another tool's (a fight).
-  const auto& ours = vf.given.name.empty() ? vf.name : vf.given.name;
   if (event.name == ours) {
-    const auto taken = given_taken(vf.given, event, pf.link_layer == "InfiniBand");
+    static const std::vector<std::string> kNone;
+    const auto taken = given_taken(vf.given ? vf.altnames : kNone, vf.given_mtu, event,
+                                   pf.link_layer == "InfiniBand");
     if (taken.empty()) {
       return std::nullopt;
     }
@@ -156,21 +159,26 @@ void for_each_place(const model::DaemonStatus& status, const NetdevIndex* index,
 std::optional<Drift> drift_of(const model::DaemonStatus& status, const NetdevIndex* index,
                               const host::LinkEvent& event) {
   std::optional<Drift> drift;
-  for_each_place(status, index, event.ifindex,
-                 [&](const model::PfStatus& pf, const model::VfStatus* vf) {
-                   if (pf.state == model::PfState::kStuck) {
-                     return false;  // left alone: brought up again when its call returns
-                   }
-                   if (vf == nullptr && !pf.name.empty()) {
-                     drift = drift_of_pf(pf, event);
-                     return true;
-                   }
-                   if (vf != nullptr && !vf->name.empty()) {
-                     drift = drift_of_vf(pf, *vf, event);
-                     return true;
-                   }
-                   return false;
-                 });
+  for_each_place(
+      status, index, event.ifindex, [&](const model::PfStatus& pf, const model::VfStatus* vf) {
+        if (pf.state == model::PfState::kStuck) {
+          return false;  // left alone: brought up again when its call returns
+        }
+        if (vf == nullptr && !pf.name.empty()) {
+          drift = drift_of_pf(pf, event);
+          return true;
+        }
+        if (vf != nullptr && !vf->name.empty()) {
+          // The name vfready gave it: the row's, unless the row shows another
+          // tool's (a name fight).
+          const auto contested = status.contested_names.find(vf->pci.str());
+          drift = drift_of_vf(
+              pf, *vf, contested == status.contested_names.end() ? vf->name : contested->second,
+              event);
+          return true;
+        }
+        return false;
+      });
   return drift;
 }
 

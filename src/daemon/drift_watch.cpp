@@ -79,31 +79,47 @@ void DriftWatch::on_link_events() {
 
 void DriftWatch::note_altnames_gone(std::vector<host::LinkEvent>& events) {
   // Per link, over the batch in order: an altname deleted and added back within it is
-  // not gone.
-  std::map<int, std::vector<std::string>> gone;
+  // not gone. Only links that lost some get an entry: most events lose nothing.
+  std::map<int, std::vector<uint64_t>> gone;
+  auto& seen = altnames_seen_;
+  const auto by_link = [](const auto& a, const auto& b) { return a.first < b.first; };
   for (auto& e : events) {
-    auto& seen = altnames_seen_[e.ifindex];
-    auto& lost = gone[e.ifindex];
+    const auto [from, to] =
+        std::equal_range(seen.begin(), seen.end(), std::pair<int, uint64_t>{e.ifindex, 0}, by_link);
+    const auto had = gone.find(e.ifindex);
+    std::vector<uint64_t> lost = had == gone.end() ? std::vector<uint64_t>{} : had->second;
     if (e.removed) {
-      altnames_seen_.erase(e.ifindex);
-      lost.clear();
+      seen.erase(from, to);
+      if (had != gone.end()) {
+        gone.erase(had);
+      }
       continue;
     }
     if (e.altnames) {
-      const auto& now = *e.altnames;
-      for (auto it = seen.begin(); it != seen.end();) {
-        const bool kept = std::find(now.begin(), now.end(), *it) != now.end();
-        if (!kept) {
-          lost.push_back(*it);
-        }
-        it = kept ? std::next(it) : seen.erase(it);
+      std::vector<uint64_t> now;
+      now.reserve(e.altnames->size());
+      for (const auto& a : *e.altnames) {
+        now.push_back(host::altname_key(a));
       }
-      std::erase_if(lost, [&](const std::string& a) {
-        return std::find(now.begin(), now.end(), a) != now.end();
-      });
-      seen.insert(now.begin(), now.end());
+      const auto in_now = [&](uint64_t k) {
+        return std::find(now.begin(), now.end(), k) != now.end();
+      };
+      for (auto it = from; it != to; ++it) {
+        if (!in_now(it->second)) {
+          lost.push_back(it->second);
+        }
+      }
+      std::erase_if(lost, in_now);
+      // The link's entries become these (new links come last: an insert at the end).
+      auto at = seen.erase(from, to);
+      for (const auto k : now) {
+        at = std::next(seen.insert(at, {e.ifindex, k}));
+      }
     }
-    e.altnames_gone = lost;
+    if (!lost.empty() || had != gone.end()) {
+      gone[e.ifindex] = lost;
+    }
+    e.altnames_gone = std::move(lost);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "drift.hpp"
@@ -87,9 +88,9 @@ class DriftWatch {
   std::shared_ptr<host::UdevEventReader> udev_;
   // Netdevs judged as new from a link event (udev not heard), until they go.
   std::set<int> judged_from_links_;
-  // The altnames each link's events have shown (until it goes): what a later event can
-  // show deleted.
-  std::map<int, std::set<std::string>> altnames_seen_;
+  // The altnames each link's last event showed (until it goes), by ifindex in order, as
+  // host::altname_key(): what a later event can show deleted. 16 bytes an altname.
+  std::vector<std::pair<int, uint64_t>> altnames_seen_;
   // A batch's events in order of their link (on_link_events), and whether each is its
   // link's last: kept between batches, so that a batch takes no memory of its own.
   std::vector<std::size_t> order_;

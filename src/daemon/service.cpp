@@ -223,6 +223,7 @@ void Service::on_bringup_finished() {
   for (const auto& pf : status_.pfs) {
     fights_.named_back(pf.pci.str());  // the pass named its links back, where it could
   }
+  forget_contested_rows();
   restore_standing_problems();
   if (first) {
     status_.bringup_ms = status_.ready_ms;

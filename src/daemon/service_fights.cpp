@@ -38,7 +38,8 @@ void Service::show_contested(const Drift& drift) {
     if (pf.pci.str() != drift.pf) {
       continue;
     }
-    auto mark = [&](std::string& name, std::vector<model::Problem>& list) {
+    auto mark = [&](const std::string& pci, std::string& name, std::vector<model::Problem>& list) {
+      status_.contested_names.try_emplace(pci, name);  // vfready's, as the row had it
       name = drift.interface;
       std::erase_if(
           list, [](const model::Problem& p) { return p.kind == model::EventKind::kNameContested; });
@@ -47,12 +48,24 @@ void Service::show_contested(const Drift& drift) {
       }
     };
     if (drift.vf.empty()) {
-      mark(pf.name, pf.problems);
+      mark(drift.pf, pf.name, pf.problems);
     }
     for (auto& vf : pf.vfs) {
       if (vf.pci.str() == drift.vf) {
-        mark(vf.name, vf.problems);
+        mark(drift.vf, vf.name, vf.problems);
       }
+    }
+  }
+}
+
+void Service::forget_contested_rows() {
+  for (const auto& pf : status_.pfs) {
+    if (!bringup_ || !bringup_->went_over(pf.pci.str())) {
+      continue;
+    }
+    status_.contested_names.erase(pf.pci.str());
+    for (const auto& vf : pf.vfs) {
+      status_.contested_names.erase(vf.pci.str());
     }
   }
 }

@@ -203,6 +203,10 @@ void for_each_text(S& status, const F& f) {
     f(pf.identity.kernel_name);
     f(pf.link_layer);
     f(pf.rdma_device);
+    for (auto& r : pf.vf_rdma) {
+      f(r.device);
+      f(r.port_state);
+    }
     f(pf.port_state);
     f(pf.step);
     problems(pf.problems);
@@ -216,10 +220,6 @@ void for_each_text(S& status, const F& f) {
         f(alt);
       }
       f(vf.in_use.driver);
-      if (vf.rdma_device) {
-        f(*vf.rdma_device);
-      }
-      f(vf.port_state);
       problems(vf.problems);
     }
   }

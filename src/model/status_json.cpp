@@ -121,7 +121,7 @@ bool names(const nlohmann::json& j, const char* key, const std::string& value) {
   return !value.empty() && text_at(j, key) == value;
 }
 
-void write_vf(JsonWriter& w, const VfStatus& vf) {
+void write_vf(JsonWriter& w, const VfStatus& vf, const VfRdmaStatus* rdma) {
   w.begin_object()
       .field("index", static_cast<unsigned>(vf.index))
       .field("pci", vf.pci.text())
@@ -141,8 +141,10 @@ void write_vf(JsonWriter& w, const VfStatus& vf) {
   } else {
     w.null();
   }
-  w.key("rdma_device").text_or_null(vf.rdma_device.value_or(""));
-  write_port_state(w.key("port_state"), vf.port_state);
+  if (rdma != nullptr) {  // only a VF that has one: most have none, and many VFs a node
+    w.field("rdma_device", rdma->device);
+    write_port_state(w.key("port_state"), rdma->port_state);
+  }
   w.field("ifindex", vf.ifindex)
       .field("state", to_string(state_of(vf)))
       .key("in_use")
@@ -187,7 +189,9 @@ void write_pf(JsonWriter& w, const PfStatus& pf, int64_t started_unix_ms) {
   write_changes(w.key("changes"), pf.changes);
   w.field("elapsed_ms", whole_ms(pf.elapsed_ms)).key("vfs").begin_array();
   for (const auto& vf : pf.vfs) {
-    write_vf(w, vf);
+    const auto rdma = std::find_if(pf.vf_rdma.begin(), pf.vf_rdma.end(),
+                                   [&](const VfRdmaStatus& r) { return r.index == vf.index; });
+    write_vf(w, vf, rdma == pf.vf_rdma.end() ? nullptr : &*rdma);
   }
   w.end_array().end_object();
 }

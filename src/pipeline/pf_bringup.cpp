@@ -80,29 +80,24 @@ void list_found_vfs(PfRun& run) {
   }
 }
 
-// What the pass gave each netdev it judged right, besides its name (model::LinkGiven):
-// its planned altnames and MTU. Only a link judged right has them: validation read both
-// back (an IPoIB netdev's MTU is at most its broadcast group's, whatever it is given: a
-// VF left lower is not ready, and its MTU is not one to hold link events against, or each
-// repair would make another).
+// What the pass gave each netdev it judged right, besides its name: its planned altnames
+// (a VF's: those of its row, read back) and MTU. Only a link judged right has them: validation read
+// both back (an IPoIB netdev's MTU is at most its broadcast group's, whatever it is given: a VF
+// left lower is not ready, and its MTU is not one to hold link events against, or each repair would
+// make another).
 void give_links(PfRun& run) {
-  const auto given = [](const auto& target) {
-    model::LinkGiven g;
-    g.name = target.name ? target.name->str() : std::string();
-    for (const auto& alt : target.altnames) {
-      g.altnames.push_back(alt.str());
-    }
-    g.mtu = target.mtu;
-    return g;
-  };
   auto& status = run.status;
   if (status.problems.empty() && status.ifindex != 0) {
-    status.given = given(run.target);
+    for (const auto& alt : run.target.altnames) {
+      status.given.altnames.push_back(alt.str());
+    }
+    status.given.mtu = run.target.mtu;
   }
   for (auto& vf : status.vfs) {
     if (vf.problems.empty() && vf.checked && !vf.in_use && vf.ifindex != 0 &&
         vf.index < run.target.vf.size()) {
-      vf.given = given(run.target.vf[vf.index]);
+      vf.given = true;
+      vf.given_mtu = run.target.vf[vf.index].mtu;
     }
   }
 }

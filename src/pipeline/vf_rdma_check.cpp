@@ -14,9 +14,10 @@ namespace vfready::pipeline {
 
 namespace {
 
-void judge(const PfRun& run, VfWork& vs, const host::VfRdmaRead& got) {
-  vs.rdma_device = got.device;
-  vs.port_state = got.state;
+void judge(PfRun& run, VfWork& vs, const host::VfRdmaRead& got) {
+  if (got.device) {
+    run.status.vf_rdma.push_back({vs.index, *got.device, got.state});
+  }
   const auto said = "VF " + vs.pci.str() + (vs.name.empty() ? "" : " (" + vs.name + ")");
   if (!got.device) {
     // mlx5_ib makes an RDMA device for each ConnectX VF as it probes, as it made the
@@ -52,6 +53,7 @@ Task<StepResult> check_vf_rdma(PfRun& run) {
   if (guid_path(run.info) != GuidPath::kEthernet) {
     co_return StepResult::done();
   }
+  run.status.vf_rdma.clear();
   std::vector<std::size_t> at;  // in run.vfs
   std::vector<host::VfNetdev> asked;
   for (std::size_t i = 0; i < run.vfs.size(); ++i) {

@@ -13,8 +13,6 @@ model::VfStatus report(VfWork vf) {
   vs.altnames = std::move(vf.altnames);
   vs.guid = vf.guid;
   vs.mac = vf.mac;
-  vs.rdma_device = std::move(vf.rdma_device);
-  vs.port_state = std::move(vf.port_state);
   vs.ifindex = vf.ifindex;
   vs.in_use = std::move(vf.in_use);
   vs.problems = std::move(vf.problems);

@@ -4,9 +4,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "vfready/host/started_call.hpp"
@@ -140,6 +142,12 @@ class NetlinkLinks final : public Links {
   Socket* socket_;
 };
 
+// An altname as a LinkEvent's altnames_gone holds it: its hash (what a watch of every
+// link's altnames keeps in 8 bytes).
+inline uint64_t altname_key(std::string_view altname) {
+  return std::hash<std::string_view>{}(altname);
+}
+
 // A change of a link, as the kernel announces it to RTNLGRP_LINK.
 struct LinkEvent {
   bool removed = false;  // RTM_DELLINK
@@ -148,9 +156,10 @@ struct LinkEvent {
   uint32_t mtu = 0;
   // Its altnames (IFLA_PROP_LIST; none there: none); nullopt where the source does not say.
   std::optional<std::vector<std::string>> altnames{};
-  // The altnames an earlier event of the link showed that this one does not: deleted
-  // since. Filled by the reader that holds the events in order (daemon::DriftWatch).
-  std::vector<std::string> altnames_gone{};
+  // The altnames an earlier event of the link showed that this one does not (deleted
+  // since), as altname_key() of each. Filled by the reader that holds the events in
+  // order (daemon::DriftWatch).
+  std::vector<uint64_t> altnames_gone{};
 };
 
 // Link events as they come: a descriptor readable when some wait, and the events.

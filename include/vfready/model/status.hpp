@@ -29,11 +29,9 @@ struct VfUse {
   friend bool operator==(const VfUse&, const VfUse&) = default;
 };
 
-// What vfready gave a netdev, as planned and read back by its last pass (a ready PF's
-// or VF's; empty otherwise): the drift watch holds its link events against it. Its name
-// stays when the row shows another (a name fight's: the host's name now).
+// What vfready gave a PF's netdev besides its name, as planned and read back by its last
+// pass (a ready PF's; empty otherwise): the drift watch holds its link events against it.
 struct LinkGiven {
-  std::string name;  // the name vfready gave it ("" where it gives none)
   std::vector<std::string> altnames;
   std::optional<uint32_t> mtu;
   friend bool operator==(const LinkGiven&, const LinkGiven&) = default;
@@ -46,17 +44,17 @@ struct VfStatus {
   std::vector<std::string> altnames;
   std::optional<Guid> guid;  // the GUID its port uses, as read back; nullopt when unknown
   std::optional<Mac> mac;    // an Ethernet VF's netdev address, as read back
-  // An Ethernet VF's RDMA device (RoCE) and its port 1's state as read ("1: DOWN"):
-  // none and "" when it has none.
-  std::optional<std::string> rdma_device;
-  std::string port_state;
   int ifindex = 0;
   VfUse in_use;
   std::vector<Problem> problems;
   // False for a VF listed as found on a PF whose pass failed before it got to the VFs:
   // what is there, not a judgement of it.
   bool checked = true;
-  LinkGiven given{};
+  // What its last pass gave its netdev and judged right (a ready VF's): its altnames,
+  // those of the row (given: read back, vfready's with udev's), and its MTU. The drift
+  // watch holds its link events against them.
+  bool given = false;
+  std::optional<uint32_t> given_mtu{};
 };
 
 // A VF as reported: ready, left alone because something uses it, with problems, or not
@@ -114,6 +112,15 @@ struct PfChanges {
 std::string describe(const PfChanges& changes);
 PfChanges& operator+=(PfChanges& total, const PfChanges& more);
 
+// An Ethernet VF's RDMA device (RoCE) and its port 1's state as read ("1: DOWN"). Kept
+// beside the VFs, only for those that have one: an InfiniBand node pays nothing a VF.
+struct VfRdmaStatus {
+  uint16_t index = 0;  // the VF's
+  std::string device;  // "mlx5_3", "rxe1"
+  std::string port_state;
+  friend bool operator==(const VfRdmaStatus&, const VfRdmaStatus&) = default;
+};
+
 struct PfStatus {
   PciAddress pci = PciAddress::from_parts(0, 0, 0, 0);
   PfIdentity identity;
@@ -129,6 +136,7 @@ struct PfStatus {
   std::vector<Problem> problems;
   std::vector<Problem> warnings;
   std::vector<VfStatus> vfs;
+  std::vector<VfRdmaStatus> vf_rdma;  // of the VFs that have an RDMA device
   std::vector<StepTiming> steps;
   uint32_t sriov_writes = 0;  // sriov_numvfs writes made
   double elapsed_ms = 0;
@@ -154,6 +162,9 @@ struct DriftEvent {
 
 // Everything the daemon reports: what its bus API and `vfreadyctl` show.
 struct DaemonStatus {
+  // The links in a name fight whose row shows the other tool's name (the host's): their
+  // PCI address -> the name vfready gives them, until a pass over their PF.
+  std::map<std::string, std::string> contested_names;
   std::string version;
   std::string config_file;
   // Counts the configurations put in force: 1 at start, one more each reload applied.

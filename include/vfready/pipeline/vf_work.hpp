@@ -23,11 +23,9 @@ struct VfWork {
   int ifindex = 0;   // its netdev; 0 while none is known (not looked up, or gone)
   std::string name;  // that netdev's name, as last heard
   std::vector<std::string> altnames;
-  model::VfUse in_use;                     // set: left alone
-  std::optional<model::Guid> guid;         // the GUID its port uses, read back
-  std::optional<model::Mac> mac;           // an Ethernet VF's netdev address, read back
-  std::optional<std::string> rdma_device;  // an Ethernet VF's RDMA device, read back
-  std::string port_state;                  // its port 1's state, as read ("1: DOWN")
+  model::VfUse in_use;              // set: left alone
+  std::optional<model::Guid> guid;  // the GUID its port uses, read back
+  std::optional<model::Mac> mac;    // an Ethernet VF's netdev address, read back
   // Its driver made that address up at probe (it could not reach the PF, as igbvf while
   // the PF resets), and then took the one the PF has: probed once more to have it from
   // the PF, as udev's MACAddressPolicy=persistent replaces an address marked random.
