@@ -220,10 +220,7 @@ void Service::on_bringup_finished() {
   if (bringup_->host()) {
     last_host_ = bringup_->host();
   }
-  for (const auto& pf : status_.pfs) {
-    fights_.named_back(pf.pci.str());  // the pass named its links back, where it could
-  }
-  forget_contested_rows();
+  fights_after_pass();
   restore_standing_problems();
   if (first) {
     status_.bringup_ms = status_.ready_ms;

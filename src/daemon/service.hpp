@@ -57,8 +57,9 @@ class Service {
   // The link's row as the host has it in the fight: the other tool's name, the fight as
   // its problem, until a pass names it back.
   void show_contested(const Drift& drift);
-  // The rows a pass has just written again show the host as it found it.
-  void forget_contested_rows();
+  // A pass has ended: it named its links back, where it could, and the rows it wrote
+  // again show the host as it found it.
+  void fights_after_pass();
   // A link in a fight (NameFights) is named back once every NameFights::kRetry.
   void retry_contested(const std::string& pf, const std::string& vf);
   void schedule_pass();

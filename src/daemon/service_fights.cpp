@@ -58,8 +58,9 @@ void Service::show_contested(const Drift& drift) {
   }
 }
 
-void Service::forget_contested_rows() {
+void Service::fights_after_pass() {
   for (const auto& pf : status_.pfs) {
+    fights_.named_back(pf.pci.str());
     if (!bringup_ || !bringup_->went_over(pf.pci.str())) {
       continue;
     }
