@@ -6,21 +6,12 @@
 #include <vector>
 
 #include "rdma_devices.hpp"
+#include "sysfs_sriov_parts.hpp"
 #include "vfready/host/host_reader.hpp"
 #include "vfready/host/started_on_device.hpp"
 #include "vfready/host/sysfs_sriov_host.hpp"
 
 namespace vfready::host {
-
-namespace {
-
-std::string pf_dir(const model::PciAddress& pf) { return "bus/pci/devices/" + pf.str() + "/"; }
-
-StartedOnDevice<int>::Finish finisher(Sysfs& sysfs) {
-  return [&sysfs](DeviceCalls::Pending call) { return sysfs.finish_on_device(std::move(call)); };
-}
-
-}  // namespace
 
 std::unique_ptr<StartedCall<VfRdmaReads>> SysfsSriovHost::start_read_vf_rdma(
     const model::PciAddress& pf, std::span<const VfNetdev> vfs) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attribute_reads.hpp"
+#include "sysfs_sriov_parts.hpp"
 #include "vfready/host/host_reader.hpp"
 #include "vfready/host/links.hpp"
 #include "vfready/host/started_on_device.hpp"
@@ -14,14 +15,6 @@
 namespace vfready::host {
 
 namespace {
-
-std::string pf_dir(const model::PciAddress& pf) {
-  constexpr std::string_view kDevices = "bus/pci/devices/";
-  const auto name = pf.text();
-  std::string out;
-  out.reserve(kDevices.size() + name.view().size() + 1);
-  return out.append(kDevices).append(name.view()).append(1, '/');
-}
 
 std::string ofed_dir(const model::PciAddress& pf, uint16_t index) {
   // Room for the file's name too: made once for the file.
@@ -41,11 +34,6 @@ int write_on(Sysfs& sysfs, const model::PciAddress& pf, std::string rel, std::st
 // A VF's three OFED files, in the order they are written (a call stops at a failure).
 constexpr OfedGuidError::File kOfedFiles[] = {
     OfedGuidError::File::kNode, OfedGuidError::File::kPort, OfedGuidError::File::kPolicy};
-
-// What finishes a call started through `sysfs`.
-StartedOnDevice<int>::Finish finisher(Sysfs& sysfs) {
-  return [&sysfs](DeviceCalls::Pending call) { return sysfs.finish_on_device(std::move(call)); };
-}
 
 int last_err(const std::vector<DeviceOpResult>& got) { return got.back().err; }
 
