@@ -101,7 +101,10 @@ class SystemHosts final : public PassHosts {
     host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
     wait_for_modules(sysfs, in.config, in.roots.kernel_log, waiting);
     const auto whole = model::selectable(in.config);
-    return host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}, &whole);
+    // Each PF's pass reads its own port's state: a firmware holding that read holds up
+    // its PF alone, not the plan of every PF.
+    return host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}, &whole,
+                           /*port_states=*/false);
   }
   std::unique_ptr<PfOs> pf_os(const BringupInputs& in, host::UdevWait& udev) override {
     return std::make_unique<SystemPfOs>(in, udev);

@@ -132,7 +132,8 @@ model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t in
 // name, its ports' state is not read, nor its VFs' GUIDs.
 std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress& pci,
                                            uint16_t vendor, bool with_vfs,
-                                           const model::Selectable* whole = nullptr) {
+                                           const model::Selectable* whole = nullptr,
+                                           bool port_states = true) {
   const auto dir = "bus/pci/devices/" + pci.str() + "/";
   if (sysfs.exists(dir + "physfn")) {
     return std::nullopt;
@@ -189,7 +190,7 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
     std::sort(ports.begin(), ports.end(), [](const std::string& a, const std::string& b) {
       return a.size() != b.size() ? a.size() < b.size() : a < b;
     });
-    read_ports(sysfs, pci, ib_dir, ports, pf, managed);
+    read_ports(sysfs, pci, ib_dir, ports, pf, managed && port_states);
   }
   pf.ofed_sriov = sysfs.exists(dir + "sriov/0/port");
   for (std::size_t k = 0; with_vfs && k < linked.size(); ++k) {
@@ -280,7 +281,8 @@ void find_vf_drivers(Sysfs& sysfs, const HostPaths& paths, model::HostInfo& host
 
 }  // namespace
 
-model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Selectable* whole) {
+model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Selectable* whole,
+                          bool port_states) {
   model::HostInfo host;
   std::ifstream(paths.proc_root + "/sys/kernel/osrelease") >> host.kernel_release;
   // Every loaded module by name; the versions of the RDMA stack's, which the
@@ -303,7 +305,8 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Sel
         auto pci = model::PciAddress::parse(names[i]);
         const auto vendor = number<uint16_t>(sysfs, "bus/pci/devices/" + names[i] + "/vendor", 16);
         if (pci && vendor && of_interest(sysfs, names[i], pci.value(), *vendor, whole)) {
-          read[i] = read_function(sysfs, pci.value(), *vendor, /*with_vfs=*/true, whole);
+          read[i] =
+              read_function(sysfs, pci.value(), *vendor, /*with_vfs=*/true, whole, port_states);
         }
       }
     } catch (...) {

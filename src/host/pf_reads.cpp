@@ -21,7 +21,8 @@ void read_ports(Sysfs& sysfs, const model::PciAddress& pci, const std::string& i
   std::vector<DeviceOp> ops;
   for (const auto& p : ports) {
     const auto port_dir = ib_dir + "ports/" + p + "/";
-    pf.ports.push_back({text(sysfs, port_dir + "link_layer").value_or("Unknown"), "", ""});
+    pf.ports.push_back(
+        {text(sysfs, port_dir + "link_layer").value_or("Unknown"), "", "", "", !with_state});
     if (with_state && ops.size() + 2 <= DeviceCalls::kMaxOps) {
       ops.push_back({DeviceOp::Kind::kRead, port_dir + "state", {}});
       ops.push_back({DeviceOp::Kind::kRead, port_dir + "phys_state", {}});

@@ -340,6 +340,8 @@ Task<model::PfStatus> pf_pass(const model::PfTarget& target, const model::Config
   PfPass pass(run, progress);
 
   pass.step(StepNames::kHardware);
+  auto found = find_hardware(run, host);
+  co_await found;
   const bool checked = !pass.failed(check_hardware(run, table, host));
   // Made after the check has read the PF: autoprobe found off (a predecessor died
   // mid-pass) is turned on however this pass ends, even when the check failed.

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -358,6 +359,34 @@ TEST(VfreadydFault, APfItDoesNotManageWhosePortStateHangsHoldsNothingUp) {
   FakeHost host(t);
   expect_held_up_by_nothing(
       sh(vfreadyd_command(host, config_with_long_device_calls(host), "--once"), 60s));
+}
+
+// A firmware command that never answers holds the read of one managed PF's port: each
+// PF's pass reads its own port's state, so the other seven make their VFs while that
+// read waits out its bound (ten minutes here). Read with the plan, it held every PF.
+TEST(VfreadydFault, AHungPortStateReadHoldsUpNoOtherPf) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kFaulty)["faults"] = {{"port_state_hangs", true}};
+  FakeHost host(t);
+  ServiceDaemon daemon(host, config_with_long_device_calls(host), "--no-bus");
+  const auto numvfs_written = [&] {
+    std::set<std::string> pfs;
+    for (const auto& w : host.writes()) {
+      const auto at = w.find("/sriov_numvfs 8 0");
+      if (at != std::string::npos && at >= 12) {
+        pfs.insert(w.substr(at - 12, 12));
+      }
+    }
+    return pfs;
+  };
+  EXPECT_TRUE(wait_until([&] { return numvfs_written().size() == 7; }, 60s))
+      << testing::PrintToString(numvfs_written()) << daemon.log();
+  EXPECT_FALSE(numvfs_written().contains(kFaulty));
+  EXPECT_THAT(daemon.log(), Not(HasSubstr("stuck")));
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);  // the firmware answers: the PF comes up too
+  EXPECT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  EXPECT_EQ(daemon.stop(), 0);
 }
 
 // Another tool's sriov_numvfs write that hangs on a storage NIC holds its device lock,

@@ -26,9 +26,11 @@ struct HostPaths {
 // what it lacks. Of one that `whole` says no
 // config entry can select, no device call: its VFs counted by their virtfn links, its
 // ports' state and its VFs' GUIDs not read (a driver or firmware that holds such a call
-// holds no bring-up up). `whole` null: every function with them.
+// holds no bring-up up). `whole` null: every function with them. Without `port_states`,
+// no port's state is read (PortInfo::state_unread): the daemon's passes read their own
+// PF's, so that a firmware holding one such read holds up that PF alone.
 model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths,
-                          const model::Selectable* whole = nullptr);
+                          const model::Selectable* whole = nullptr, bool port_states = true);
 // Which of `modules` are not loaded (no /sys/module/<name>).
 std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::string>& modules);
 // One PF (nullopt when there is no such function, or it is a VF), with its VFs unless

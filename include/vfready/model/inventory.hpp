@@ -23,6 +23,9 @@ struct PortInfo {
   // Why its state could not be read (the driver could not query the port: "Input/output
   // error (EIO)"), empty when it was; the state is then "".
   std::string state_error{};
+  // Its state was not read: the daemon's host read leaves port 1's to the PF's own pass
+  // (step "hardware"), so that a firmware holding the read holds that PF alone.
+  bool state_unread = false;
 };
 
 // Whether a port state as sysfs gives it ("4: ACTIVE") is ACTIVE.

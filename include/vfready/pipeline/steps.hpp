@@ -30,7 +30,10 @@ model::Problem stuck_problem(PfRun& run);
 // call, instead of one per call that met it.
 void settle_stuck(PfRun& run);
 
-// Step "hardware": present, driver bound, firmware, link layer, SR-IOV capacity.
+// Step "hardware", first: the PF as the host read found it, into run.info, and port 1's
+// state where that read left it to the pass (PortInfo::state_unread).
+Task<Done> find_hardware(PfRun& run, const model::HostInfo& host);
+// Then: present, driver bound, firmware, link layer, port, SR-IOV capacity, as found.
 StepResult check_hardware(PfRun& run, const model::CompatTable& table, const model::HostInfo& host);
 
 // Step "vfs": sriov_numvfs as configured, never destroying VFs in use. New VFs stay
