@@ -224,7 +224,7 @@ void become_helper(int socket) {
   serve();
 }
 
-int fork_detached(int* err, void (*become)(int)) {
+int fork_detached(int* err, void (*become)(int), int* pid) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     *err = errno;
@@ -238,9 +238,13 @@ int fork_detached(int* err, void (*become)(int)) {
     return -1;
   }
   if (child == 0) {
-    // Forks the process and exits: it is then nobody's child of ours to reap.
+    // Forks the process and exits: it is then nobody's child of ours to reap. It says
+    // first who the grandchild is, in the first message of our end (before any answer:
+    // the grandchild answers only what it is asked, and nothing is asked yet).
     const pid_t grandchild = ::fork();
     if (grandchild != 0) {
+      const int32_t told = grandchild;
+      static_cast<void>(::send(sv[1], &told, sizeof told, MSG_NOSIGNAL | MSG_DONTWAIT));
       ::_exit(grandchild < 0 ? 1 : 0);
     }
     become(sv[1]);
@@ -256,10 +260,12 @@ int fork_detached(int* err, void (*become)(int)) {
     ::close(sv[0]);
     return -1;
   }
+  int32_t told = 0;
+  *pid = ::recv(sv[0], &told, sizeof told, MSG_DONTWAIT) == sizeof told ? told : 0;
   return sv[0];
 }
 
-int spawn(int* err) { return fork_detached(err, become_helper); }
+int spawn(int* err, int* pid) { return fork_detached(err, become_helper, pid); }
 
 std::string encode(std::span<const DeviceOp> ops, std::optional<std::string_view> root) {
   std::string out;

@@ -19,11 +19,12 @@ inline constexpr std::size_t kBatch = 14;
 
 // A new helper, detached from the daemon (its parent exits at once, so nothing has to
 // reap it), holding no descriptor of the daemon's but its end of the socket. Answers our
-// end, or -1 with *err set.
-int spawn(int* err);
+// end, or -1 with *err set; *pid is the helper's process.
+int spawn(int* err, int* pid);
 // Forks twice: the grandchild, detached, runs `become` (which must not return) on its
-// end of a new socket pair. Answers our end, or -1 with *err set.
-int fork_detached(int* err, void (*become)(int));
+// end of a new socket pair. Answers our end, or -1 with *err set; *pid is the
+// grandchild's process (0 when it could not be told).
+int fork_detached(int* err, void (*become)(int), int* pid);
 // In a new process: keeps only `socket` (as fd 3) and stdio, takes signals as a process
 // does by default, and is `name` in `ps`.
 void keep_only(int socket, const char* name);

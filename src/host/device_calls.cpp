@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "device_call_helper.hpp"
@@ -107,9 +109,11 @@ DeviceCalls::Helper DeviceCalls::spawn(int* err) {
   {
     std::lock_guard lock(mu_);  // one message at a time, and the descriptor kept meanwhile
     if (spawner_ >= 0) {
-      const int fd = helper::spawn_through(spawner_);
+      static_cast<void>(spawned_pid_locked(0));  // what it said so far, taken out of its way
+      const uint32_t serial = ++last_serial_ == 0 ? ++last_serial_ : last_serial_;
+      const int fd = helper::spawn_through(spawner_, serial);
       if (fd >= 0) {
-        return {fd, true};
+        return {fd, true, 0, serial};
       }
       // Gone: from here on, our own forks. Behind (EAGAIN), or short of memory or
       // descriptors for this one: this helper only.
@@ -118,7 +122,28 @@ DeviceCalls::Helper DeviceCalls::spawn(int* err) {
       }
     }
   }
-  return {helper::spawn(err)};
+  int pid = 0;
+  const int fd = helper::spawn(err, &pid);
+  return {fd, false, pid, 0};
+}
+
+int DeviceCalls::spawned_pid_locked(uint32_t serial) {
+  constexpr std::size_t kKept = 256;
+  helper::Spawned told;
+  while (spawner_ >= 0 && helper::take_spawned(spawner_, &told)) {
+    spawned_.emplace_back(told.serial, told.pid);
+  }
+  if (spawned_.size() > kKept) {
+    spawned_.erase(spawned_.begin(), spawned_.end() - kKept);
+  }
+  const auto it = std::find_if(spawned_.begin(), spawned_.end(),
+                               [&](const auto& s) { return s.first == serial; });
+  if (serial == 0 || it == spawned_.end()) {
+    return 0;
+  }
+  const int pid = it->second;
+  spawned_.erase(it);
+  return pid > 0 ? pid : 0;
 }
 
 void DeviceCalls::close_idle() {
@@ -135,7 +160,9 @@ void DeviceCalls::close_idle() {
 void DeviceCalls::release(Helper helper) {
   std::lock_guard lock(mu_);
   if (idle_.size() < kMaxIdle) {
-    idle_.push_back({helper.fd, false});  // it has answered: it is there
+    // It has answered: it is there.
+    const int pid = helper.pid != 0 ? helper.pid : spawned_pid_locked(helper.serial);
+    idle_.push_back({helper.fd, false, pid, 0});
   } else {
     ::close(helper.fd);
   }
@@ -157,6 +184,8 @@ DeviceCalls::Pending& DeviceCalls::Pending::operator=(Pending&& other) noexcept 
     until_ = other.until_;
     sent_ = other.sent_;
     from_spawner_ = other.from_spawner_;
+    helper_pid_ = other.helper_pid_;
+    serial_ = other.serial_;
   }
   return *this;
 }
@@ -239,6 +268,8 @@ DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
   p.until_ = until;
   p.sent_ = Clock::now();
   p.from_spawner_ = h.from_spawner;
+  p.helper_pid_ = h.pid;
+  p.serial_ = h.serial;
   out.pending = std::move(p);
   return out;
 }
@@ -274,9 +305,10 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
     if (untaken) {
       replace_spawner_locked(-1);
     }
-    left_behind_.push_back({{std::exchange(call.fd_, -1)},
-                            {call.device_, describe(helper::decode_request(call.request_)),
-                             call.deadline_, call.started_, untaken}});
+    StuckCall stuck{call.device_, describe(helper::decode_request(call.request_)), call.deadline_,
+                    call.started_, untaken};
+    stuck.helper_pid = call.helper_pid_ != 0 ? call.helper_pid_ : spawned_pid_locked(call.serial_);
+    left_behind_.push_back({{std::exchange(call.fd_, -1)}, std::move(stuck)});
     results.push_back({kStuck, {}});
     return results;
   }
@@ -294,7 +326,7 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
                          kHelperGone});
     return results;  // its socket closes with `call`
   }
-  release({std::exchange(call.fd_, -1)});
+  release({std::exchange(call.fd_, -1), false, call.helper_pid_, call.serial_});
   return results;
 }
 
@@ -322,59 +354,6 @@ std::vector<DeviceOpResult> DeviceCalls::run(const std::string& device,
     }
   }
   return results;
-}
-
-void DeviceCalls::reap_locked() {
-  std::vector<char> answer;
-  for (auto it = left_behind_.begin(); it != left_behind_.end();) {
-    pollfd p{it->helper.fd, POLLIN, 0};
-    if (::poll(&p, 1, 0) <= 0) {
-      ++it;
-      continue;
-    }
-    answer.resize(helper::max_answer());
-    const ssize_t n = ::recv(it->helper.fd, answer.data(), answer.size(), MSG_DONTWAIT);
-    std::vector<DeviceOpResult> got;
-    int err = kHelperGone;  // it died without answering
-    if (n > 0 && helper::decode(answer.data(), static_cast<std::size_t>(n), &got)) {
-      err = 0;
-      for (const auto& r : got) {
-        err = err != 0 ? err : r.err;
-      }
-    }
-    ::close(it->helper.fd);  // it exits: one that was stuck once is not used again
-    returned_.push_back({std::move(it->call), err});
-    it = left_behind_.erase(it);
-  }
-}
-
-std::optional<StuckCall> DeviceCalls::stuck(const std::string& device) {
-  std::lock_guard lock(mu_);
-  reap_locked();
-  for (const auto& l : left_behind_) {
-    if (l.call.device == device) {
-      return l.call;
-    }
-  }
-  return std::nullopt;
-}
-
-std::vector<StuckCall> DeviceCalls::stuck_calls() {
-  std::lock_guard lock(mu_);
-  reap_locked();
-  std::vector<StuckCall> out;
-  for (const auto& l : left_behind_) {
-    out.push_back(l.call);
-  }
-  return out;
-}
-
-std::vector<ReturnedCall> DeviceCalls::collect() {
-  std::lock_guard lock(mu_);
-  reap_locked();
-  std::vector<ReturnedCall> out;
-  out.swap(returned_);
-  return out;
 }
 
 }  // namespace vfready::host

@@ -16,8 +16,8 @@ namespace {
 
 constexpr int kSpawnerSocket = 3;  // as a helper's (keep_only)
 
-// A one-byte message with room for one descriptor (SCM_RIGHTS): what the daemon sends
-// the spawner for each helper.
+// A message of the helper's serial with room for one descriptor (SCM_RIGHTS): what the
+// daemon sends the spawner for each helper.
 struct DescriptorMessage {
   DescriptorMessage() {
     msg.msg_iov = &iov;
@@ -27,15 +27,15 @@ struct DescriptorMessage {
   }
   DescriptorMessage(const DescriptorMessage&) = delete;
   DescriptorMessage& operator=(const DescriptorMessage&) = delete;
-  char byte = 0;
-  iovec iov{&byte, 1};
+  uint32_t serial = 0;
+  iovec iov{&serial, sizeof serial};
   alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
   msghdr msg{};
 };
 
-// One descriptor out of a message on `socket`: -1 when the message carries none; -2 when
-// the daemon has closed its end (or the socket failed).
-int receive_descriptor(int socket) {
+// One descriptor out of a message on `socket`, with its serial: -1 when the message
+// carries none; -2 when the daemon has closed its end (or the socket failed).
+int receive_descriptor(int socket, uint32_t* serial) {
   DescriptorMessage m;
   ssize_t n = 0;
   do {
@@ -44,6 +44,7 @@ int receive_descriptor(int socket) {
   if (n <= 0) {
     return -2;
   }
+  *serial = m.serial;
   // One descriptor, or none taken: any that came with a message of another shape are
   // closed (only the daemon has the other end, but nothing it did not mean is kept).
   int fd = -1;
@@ -81,20 +82,25 @@ int receive_descriptor(int socket) {
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGCHLD, &ignore, nullptr);
   while (true) {
-    const int end = receive_descriptor(kSpawnerSocket);
+    Spawned told{};
+    const int end = receive_descriptor(kSpawnerSocket, &told.serial);
     if (end == -2) {
       ::_exit(0);  // the daemon closed its end (exited, or forks its helpers itself)
     }
     if (end < 0) {
       continue;
     }
-    if (::fork() == 0) {
+    told.pid = ::fork();
+    if (told.pid == 0) {
       struct sigaction by_default {};
       by_default.sa_handler = SIG_DFL;
       ::sigaction(SIGCHLD, &by_default, nullptr);  // as every other process has it
       become_helper(end);  // takes fd 3 over: the helper holds none of the spawner's
     }
     ::close(end);
+    // Who the helper is, for the daemon to name it should its call not return. Never
+    // waits: a daemon that reads none of these loses the ones past its socket's room.
+    static_cast<void>(::send(kSpawnerSocket, &told, sizeof told, MSG_DONTWAIT | MSG_NOSIGNAL));
   }
 }
 
@@ -105,14 +111,18 @@ int receive_descriptor(int socket) {
 
 }  // namespace
 
-int start_spawner(int* err) { return fork_detached(err, become_spawner); }
+int start_spawner(int* err) {
+  int pid = 0;
+  return fork_detached(err, become_spawner, &pid);
+}
 
-int spawn_through(int spawner) {
+int spawn_through(int spawner, uint32_t serial) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     return -1;
   }
   DescriptorMessage m;
+  m.serial = serial;
   cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
@@ -124,12 +134,16 @@ int spawn_through(int spawner) {
   } while (n < 0 && errno == EINTR);
   const int saved = errno;
   ::close(sv[1]);  // in flight to the spawner, which holds it now
-  if (n != 1) {
+  if (n != sizeof m.serial) {
     ::close(sv[0]);
     errno = n < 0 ? saved : EPIPE;
     return -1;
   }
   return sv[0];
+}
+
+bool take_spawned(int spawner, Spawned* told) {
+  return ::recv(spawner, told, sizeof *told, MSG_DONTWAIT) == sizeof *told;
 }
 
 }  // namespace vfready::host::helper

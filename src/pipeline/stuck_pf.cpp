@@ -1,32 +1,50 @@
 // SPDX-License-Identifier: Apache-2.0
 // A PF whose driver did not return from a call: one problem that says which call.
 #include <algorithm>
+#include <string>
 
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {
 
+namespace {
+
+// Why a call that did not return has not, as far as its helper process tells.
+std::string why_not_returned(const host::StuckCall& stuck, const std::string& waited) {
+  if (stuck.untaken) {
+    return " was not taken up by a helper process" + waited +
+           " (vfready-spawn, which forks them, made none: is it stopped?); vfreadyd forks "
+           "its helpers itself from now on, and the PF is left alone until the call is made "
+           "and returns";
+  }
+  const auto pid = std::to_string(stuck.helper_pid);
+  if (stuck.helper_state == 'T' || stuck.helper_state == 't') {
+    return " did not return" + waited + ": its helper process (vfready-call, pid " + pid +
+           ") is stopped (state T: sent SIGSTOP, or held by a debugger), not held by the "
+           "driver; kill -CONT " +
+           pid + " lets it answer, and the PF is left alone until it does";
+  }
+  const std::string helper =
+      stuck.helper_pid > 0
+          ? "its helper process (vfready-call, pid " + pid + ", state " +
+                (stuck.helper_state != 0 ? std::string(1, stuck.helper_state) : "?") + ")"
+          : "a helper process (vfready-call)";
+  return " did not return" + waited + "; " + helper +
+         " waits for it in the kernel, and the PF is left alone until it returns. A driver "
+         "holding it shows in the kernel log (a hung task after 120 s), and its helper in "
+         "state D (ps -o pid,stat,wchan:32 -C vfready-call)";
+}
+
+}  // namespace
+
 model::Problem stuck_problem(PfRun& run) {
   const auto& pf = run.target.pci;
   std::string call = run.info.stuck.value_or("a call into its driver");
-  std::string waited;
-  const auto stuck = run.os.calls.stuck(pf);
-  if (stuck) {
+  std::string why = why_not_returned(host::StuckCall{}, "");
+  if (const auto stuck = run.os.calls.stuck(pf)) {
     call = stuck->call;
-    waited = " within " + std::to_string(stuck->deadline.count()) + " ms";
+    why = why_not_returned(*stuck, " within " + std::to_string(stuck->deadline.count()) + " ms");
   }
-  const std::string why =
-      stuck && stuck->untaken
-          ? " was not taken up by a helper process" + waited +
-                " (vfready-spawn, which forks them, made none: is it stopped?); vfreadyd forks "
-                "its helpers itself from now on, and the PF is left alone until the call is "
-                "made and returns"
-          : " did not return" + waited +
-                "; a helper process (vfready-call) waits for it, and the PF is left alone "
-                "until it returns. A driver holding it shows in the kernel log (a hung task "
-                "after 120 s), and the helper in state D (ps -o pid,stat,wchan:32 -C "
-                "vfready-call); a helper in "
-                "state T was stopped by someone (SIGSTOP): kill -CONT it";
   return model::problem(model::EventKind::kPfStuck, "PF " + pf.str() + " is stuck: " + call + why,
                         pf.str());
 }

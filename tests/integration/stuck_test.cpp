@@ -6,6 +6,10 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "bus_commands.hpp"
@@ -46,7 +50,82 @@ nlohmann::json status_json(const PrivateBus& bus) {
   return ::testing::AssertionSuccess();
 }
 
+// The helpers (vfready-call) of vfreadyd `daemon`, those in its network namespace, that
+// are in write(2) (system call 1) now.
+std::vector<pid_t> helpers_writing(pid_t daemon) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  const auto netns =
+      std::filesystem::read_symlink("/proc/" + std::to_string(daemon) + "/ns/net", ec);
+  std::filesystem::directory_iterator it("/proc", ec);
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    std::error_code ignored;
+    if (name.find_first_not_of("0123456789") == std::string::npos &&
+        read_file(it->path().string() + "/comm") == "vfready-call\n" &&
+        std::filesystem::read_symlink(it->path() / "ns/net", ignored) == netns &&
+        read_file(it->path().string() + "/syscall").starts_with("1 ")) {
+      out.push_back(std::stoi(name));
+    }
+  }
+  return out;
+}
+
+// A process's state as /proc/<pid>/stat gives it ('T' stopped); 0 when it is gone.
+char state_of(pid_t pid) {
+  const auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');
+  return close == std::string::npos || close + 2 >= stat.size() ? '\0' : stat[close + 2];
+}
+
 }  // namespace
+
+// A helper someone stopped (SIGSTOP) in the middle of its call is told from a driver
+// that holds the call: the PF is stuck, and its problem names the helper, says it is
+// stopped and not held by the driver, and how to let it go on; once it goes on, its
+// answer brings the PF up.
+TEST(VfreadydStuck, TellsAStoppedHelperFromAHungDriverAndGoesOnOnceItIsContinued) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.function(kHung)["faults"] = {{"numvfs_write_hangs", true}};
+  FakeHost host(t);
+  auto config = nlohmann::json::parse(read_file(repo_config()));
+  config["pfs"][0]["select"]["pci"] = {kHung};
+  config["pfs"][0]["vfs"] = 2;
+  config["timeouts"]["numvfs_ms"] = 1000;
+  ServiceDaemon daemon(host, write_config(host, config.dump()), "--no-bus");
+  std::vector<pid_t> writing;
+  ASSERT_TRUE(wait_until(
+      [&] {
+        writing = helpers_writing(daemon.process().pid());
+        return !writing.empty();
+      },
+      20s))
+      << daemon.log();
+  ASSERT_EQ(writing.size(), 1U);
+  const pid_t helper = writing.front();
+  ASSERT_EQ(::kill(helper, SIGSTOP), 0);
+  // The driver returns from the write: the helper stops on its way out, before it answers.
+  ASSERT_EQ(::kill(host.pid(), SIGUSR1), 0);
+  ASSERT_TRUE(wait_until([&] { return state_of(helper) == 'T'; }, 10s)) << state_of(helper);
+  ASSERT_TRUE(wait_until(
+      [&] { return daemon.log().find("is stuck: write 2 to ") != std::string::npos; }, 30s))
+      << daemon.log();
+  // A pass now meets the PF stuck, and says what its helper's state is now.
+  daemon.process().signal(SIGHUP);
+  const auto pid = std::to_string(helper);
+  const bool said = wait_until(
+      [&] {
+        return daemon.log().find("its helper process (vfready-call, pid " + pid +
+                                 ") is stopped (state T") != std::string::npos;
+      },
+      30s);
+  ASSERT_EQ(::kill(helper, SIGCONT), 0);
+  ASSERT_TRUE(said) << daemon.log();
+  EXPECT_THAT(daemon.log(), HasSubstr("not held by the driver; kill -CONT " + pid));
+  ASSERT_TRUE(daemon.notify().wait_for("READY=1", 60s)) << daemon.log();
+  EXPECT_EQ(daemon.stop(), 0);
+}
 
 TEST(VfreadydStuck, AHungPfIsStuckAloneAcrossPassesAndRestartsUntilItsDriverRecovers) {
   VFREADY_REQUIRE_ROOT();

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +46,10 @@ class DeviceCallsTest : public ::testing::Test {
              milliseconds(5000))
         .back()
         .text;
+  }
+  static std::string got_file(const std::string& file) {
+    std::ifstream in(file);
+    return {std::istreambuf_iterator<char>(in), {}};
   }
   // Waits until a call left behind returns, at most `bound`.
   static std::vector<vfready::host::ReturnedCall> returned(DeviceCalls& calls, milliseconds bound) {
@@ -174,6 +179,38 @@ TEST_F(DeviceCallsTest, ACallPastItsDeadlineLeavesItsDeviceStuckUntilItReturns) 
   EXPECT_EQ(back[0].err, 0);
   EXPECT_FALSE(calls.stuck("0000:18:00.0").has_value());
   EXPECT_EQ(calls.run("0000:18:00.0", read, milliseconds(5000)).back().text, "1");
+}
+
+// A call left behind names the helper that makes it, forked by the caller or by a
+// spawner, and says its state as it is when asked: here waiting in open(2) of a FIFO
+// ('S'), then stopped ('T').
+TEST_F(DeviceCallsTest, ACallLeftBehindNamesItsHelperAndItsStateNow) {
+  for (const bool spawner : {false, true}) {
+    SCOPED_TRACE(spawner ? "a spawner's helper" : "a helper of the caller's own");
+    DeviceCalls calls;
+    ASSERT_TRUE(!spawner || calls.start_spawner());
+    const auto fifo = path(spawner ? "numvfs-spawned" : "numvfs-forked");
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    const std::vector<DeviceOp> hang = {{Kind::kWrite, fifo, "8"}};
+    ASSERT_EQ(calls.run("0000:18:00.0", hang, milliseconds(200)).back().err, kStuck);
+    const auto stuck = calls.stuck("0000:18:00.0");
+    ASSERT_TRUE(stuck.has_value());
+    ASSERT_GT(stuck->helper_pid, 0);
+    EXPECT_EQ(got_file("/proc/" + std::to_string(stuck->helper_pid) + "/comm"), "vfready-call\n");
+    EXPECT_EQ(stuck->helper_state, 'S');
+    ASSERT_EQ(::kill(stuck->helper_pid, SIGSTOP), 0);
+    const auto until = std::chrono::steady_clock::now() + milliseconds(10000);
+    while (calls.stuck("0000:18:00.0")->helper_state != 'T' &&
+           std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+    EXPECT_EQ(calls.stuck("0000:18:00.0")->helper_state, 'T');
+    ASSERT_EQ(::kill(stuck->helper_pid, SIGCONT), 0);
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    ASSERT_GE(reader, 0);
+    EXPECT_EQ(returned(calls, milliseconds(10000)).size(), 1U);
+    ::close(reader);
+  }
 }
 
 // Waits until `fd` is readable, at most `bound`.

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "vfready/host/clock.hpp"
@@ -57,6 +58,8 @@ class DeviceCalls {
     Clock::time_point until_;
     Clock::time_point sent_;     // when the request went into the socket
     bool from_spawner_ = false;  // a helper just asked of the spawner, not yet heard from
+    int helper_pid_ = 0;         // its helper's process, where known yet
+    uint32_t serial_ = 0;        // its helper's number with the spawner (0: not its)
   };
   // What start() gives: the call under way, or (no call made) its answer at once: kStuck
   // when the device is stuck, the errno when no helper could be had.
@@ -106,6 +109,8 @@ class DeviceCalls {
   struct Helper {
     int fd = -1;                // our end of its socket
     bool from_spawner = false;  // just asked of the spawner (not one that has answered)
+    int pid = 0;                // its process; 0 until the spawner has said
+    uint32_t serial = 0;        // what the spawner was asked for it by (0: a fork of ours)
   };
   struct LeftBehind {
     Helper helper;
@@ -122,12 +127,19 @@ class DeviceCalls {
   // before, if any, closed. Under mu_.
   void replace_spawner_locked(int spawner);
   void reap_locked();
+  // The process of the helper the spawner was asked for as `serial` (0: not known), from
+  // what the spawner has said so far. Under mu_.
+  int spawned_pid_locked(uint32_t serial);
 
   // The loop and the planner's readers of a pass (which read sriov_numvfs through
   // helpers on their own threads) share the pool.
   std::mutex mu_;
   std::vector<Helper> idle_;
   int spawner_ = -1;
+  uint32_t last_serial_ = 0;
+  // What the spawner said of the helpers it forked and nobody has asked for yet: serial
+  // and process, the latest few hundred.
+  std::vector<std::pair<uint32_t, int>> spawned_;
   std::vector<LeftBehind> left_behind_;
   std::vector<ReturnedCall> returned_;
 };

@@ -28,6 +28,11 @@ struct StuckCall {
   // driver, but the process that forks helpers (vfready-spawn) made none. Still left
   // behind: a helper made later makes the call then.
   bool untaken = false;
+  // The helper process that makes the call (vfready-call), 0 when not known, and its
+  // state as /proc said when this was asked (DeviceCalls::stuck()): 'D' waiting in the
+  // kernel (the driver holds it), 'T' stopped (SIGSTOP, a debugger), 0 when not read.
+  int helper_pid = 0;
+  char helper_state = 0;
 };
 
 // A call left behind that has since returned.

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// DeviceCalls' calls left behind: which devices they keep stuck, which helper makes each
+// and in what state it is, and which have returned.
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "device_call_helper.hpp"
+#include "vfready/host/device_calls.hpp"
+
+namespace vfready::host {
+
+namespace {
+
+// A stuck call with its helper's state as /proc has it now: 'D' (in the kernel), 'T'
+// (stopped), ... ; none when the process is not a helper (gone, its pid taken again).
+StuckCall as_now(StuckCall call) {
+  if (call.helper_pid <= 0) {
+    return call;
+  }
+  std::ifstream in("/proc/" + std::to_string(call.helper_pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  if (stat.find(" (vfready-call) ") == std::string::npos || close == std::string::npos ||
+      close + 2 >= stat.size()) {
+    return call;
+  }
+  call.helper_state = stat[close + 2];
+  return call;
+}
+
+}  // namespace
+
+void DeviceCalls::reap_locked() {
+  std::vector<char> answer;
+  for (auto it = left_behind_.begin(); it != left_behind_.end();) {
+    pollfd p{it->helper.fd, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) {
+      ++it;
+      continue;
+    }
+    answer.resize(helper::max_answer());
+    const ssize_t n = ::recv(it->helper.fd, answer.data(), answer.size(), MSG_DONTWAIT);
+    std::vector<DeviceOpResult> got;
+    int err = kHelperGone;  // it died without answering
+    if (n > 0 && helper::decode(answer.data(), static_cast<std::size_t>(n), &got)) {
+      err = 0;
+      for (const auto& r : got) {
+        err = err != 0 ? err : r.err;
+      }
+    }
+    ::close(it->helper.fd);  // it exits: one that was stuck once is not used again
+    returned_.push_back({std::move(it->call), err});
+    it = left_behind_.erase(it);
+  }
+}
+
+std::optional<StuckCall> DeviceCalls::stuck(const std::string& device) {
+  std::lock_guard lock(mu_);
+  reap_locked();
+  for (const auto& l : left_behind_) {
+    if (l.call.device == device) {
+      return as_now(l.call);
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<StuckCall> DeviceCalls::stuck_calls() {
+  std::lock_guard lock(mu_);
+  reap_locked();
+  std::vector<StuckCall> out;
+  for (const auto& l : left_behind_) {
+    out.push_back(as_now(l.call));
+  }
+  return out;
+}
+
+std::vector<ReturnedCall> DeviceCalls::collect() {
+  std::lock_guard lock(mu_);
+  reap_locked();
+  std::vector<ReturnedCall> out;
+  out.swap(returned_);
+  return out;
+}
+
+}  // namespace vfready::host
