@@ -55,6 +55,9 @@ class PassHosts {
   // The calls into drivers that were stuck and have since returned (their PFs may be
   // brought up again), each once.
   virtual std::vector<host::ReturnedCall> returned(const BringupInputs& in) = 0;
+  // Readable while returned() has something to tell (host::DeviceCalls::returns_fd());
+  // -1 when there is no such descriptor.
+  virtual int returns_fd(const BringupInputs& in) = 0;
   // A pass is over: what is kept only for passes (idle helpers) may go.
   virtual void pass_over(const BringupInputs& in) = 0;
   // For the daemon's drift watch, opened before the first pass reads anything. Throws

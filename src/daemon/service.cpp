@@ -227,7 +227,7 @@ void Service::on_bringup_finished() {
   }
   publish();
   files_.flush();
-  watch_stuck();  // before systemd hears of the pass: one look each second from now
+  watch_returns();  // before systemd hears of the pass
   tell_systemd(ready);
   inputs_.hosts->pass_over(inputs_);
   if (options_.once) {

@@ -77,9 +77,10 @@ class Service {
   // autoprobe a pass under way has off gets it on again first.
   void quit(int code);
   void on_signal(int signo);
-  // While a PF is stuck, looks every second whether its call has returned, and brings
-  // the PF up again when it has.
-  void watch_stuck();
+  // Between passes, watches the helpers left behind (their calls' returns, read from
+  // their sockets: host::DeviceCalls::returns_fd()) and brings up again the PFs each
+  // held as it returns. A return during a pass waits for the pass's end, which takes it.
+  void watch_returns();
   // The calls that have returned since they were left stuck, and those whose helper died:
   // each logged, its PFs marked for a pass. Whether there was any.
   bool take_returned();
@@ -124,8 +125,8 @@ class Service {
   // A configuration read while a pass ran, applied when it ends.
   std::optional<BringupInputs> pending_;
   bool pass_scheduled_ = false;
-  bool reconcile_queued_ = false;  // a pass over every PF once the running one ends
-  bool stuck_watched_ = false;
+  bool reconcile_queued_ = false;               // a pass over every PF once the running one ends
+  std::optional<EventLoop::Id> returns_watch_;  // watch_returns()'s source, while it watches
   std::vector<Clock::time_point> internal_errors_;  // the recent ones
   bool ready_sent_ = false;
   bool first_done_ = false;

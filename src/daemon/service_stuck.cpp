@@ -2,6 +2,8 @@
 // PFs left stuck by a call that did not return, brought up again once it has.
 #include "stuck_pfs.hpp"
 
+#include <poll.h>
+
 #include <algorithm>
 
 #include "log.hpp"
@@ -28,18 +30,28 @@ HeldPfs pfs_held_by(const model::DaemonStatus& status, const std::string& key) {
   return out;
 }
 
-void Service::watch_stuck() {
-  const bool any = std::any_of(status_.pfs.begin(), status_.pfs.end(),
-                               [](const auto& pf) { return pf.state == model::PfState::kStuck; });
-  if (stuck_watched_ || !any) {
+void Service::watch_returns() {
+  if (returns_watch_ || options_.once) {
     return;
   }
-  stuck_watched_ = true;
-  loop_.add_timer(Clock::now() + std::chrono::seconds(1), [this] {
-    stuck_watched_ = false;
-    take_returned();
-    schedule_pass();
-    watch_stuck();
+  const int fd = inputs_.hosts->returns_fd(inputs_);
+  if (fd < 0) {
+    log::warn({},
+              "cannot watch the calls left in drivers for their return (out of "
+              "descriptors?): a PF stuck in one is brought up again by the next pass "
+              "(vfreadyctl reconcile)");
+    return;
+  }
+  returns_watch_ = loop_.add_fd(fd, POLLIN, [this](short) {
+    loop_.remove(*returns_watch_);
+    returns_watch_.reset();
+    if (bringup_ && !bringup_->finished()) {
+      return;  // the pass's end takes what returned, and watches again
+    }
+    if (take_returned()) {
+      schedule_pass();
+    }
+    watch_returns();
   });
 }
 
@@ -84,7 +96,7 @@ bool Service::wait_for_stuck_at_boot() {
   }
   // A restart would not help: its reads meet the same driver, and the calls left in the
   // kernel are what the PFs wait on. Each stuck PF is brought up again when its call
-  // returns (watch_stuck), and READY=1 follows once the node is ready; systemd's start
+  // returns (watch_returns), and READY=1 follows once the node is ready; systemd's start
   // timeout bounds the wait (TimeoutStartSec=), kubelet staying back meanwhile.
   log::error({}, "not ready: " + std::to_string(stuck) + " of " +
                      std::to_string(status_.pfs.size()) +

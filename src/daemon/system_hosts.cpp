@@ -112,6 +112,7 @@ class SystemHosts final : public PassHosts {
   std::vector<host::ReturnedCall> returned(const BringupInputs& in) override {
     return in.calls->collect();
   }
+  int returns_fd(const BringupInputs& in) override { return in.calls->returns_fd(); }
   // Helpers hold copies of the daemon's pages as it was at their fork: none is kept idle
   // between passes (a drift repair spawns the few it needs).
   void pass_over(const BringupInputs& in) override { in.calls->close_idle(); }

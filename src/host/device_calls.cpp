@@ -69,6 +69,11 @@ DeviceCalls::~DeviceCalls() {
   for (const auto& l : left_behind_) {
     ::close(l.helper.fd);  // the helper exits when its call returns
   }
+  for (const int fd : {returns_, told_}) {
+    if (fd >= 0) {
+      ::close(fd);
+    }
+  }
 }
 
 DeviceCalls::Helper DeviceCalls::acquire(int* err) {
@@ -255,6 +260,7 @@ DeviceCalls::Started DeviceCalls::start_until(const std::string& device,
       returned_.push_back(
           {{device, describe(helper::decode_request(request)), deadline, started, false},
            kHelperGone});
+      tell_returned_locked();
       return out;
     }
   }
@@ -308,7 +314,7 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
     StuckCall stuck{call.device_, describe(helper::decode_request(call.request_)), call.deadline_,
                     call.started_, untaken};
     stuck.helper_pid = call.helper_pid_ != 0 ? call.helper_pid_ : spawned_pid_locked(call.serial_);
-    left_behind_.push_back({{std::exchange(call.fd_, -1)}, std::move(stuck)});
+    leave_behind_locked({std::exchange(call.fd_, -1)}, std::move(stuck));
     results.push_back({kStuck, {}});
     return results;
   }
@@ -324,6 +330,7 @@ std::vector<DeviceOpResult> DeviceCalls::finish(Pending call) {
     returned_.push_back({{call.device_, describe(helper::decode_request(call.request_)),
                           call.deadline_, call.started_, false},
                          kHelperGone});
+    tell_returned_locked();
     return results;  // its socket closes with `call`
   }
   release({std::exchange(call.fd_, -1), false, call.helper_pid_, call.serial_});

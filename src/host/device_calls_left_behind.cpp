@@ -2,9 +2,12 @@
 // DeviceCalls' calls left behind: which devices they keep stuck, which helper makes each
 // and in what state it is, and which have returned.
 #include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -53,8 +56,12 @@ void DeviceCalls::reap_locked() {
         err = err != 0 ? err : r.err;
       }
     }
+    if (returns_ >= 0) {
+      ::epoll_ctl(returns_, EPOLL_CTL_DEL, it->helper.fd, nullptr);
+    }
     ::close(it->helper.fd);  // it exits: one that was stuck once is not used again
     returned_.push_back({std::move(it->call), err});
+    tell_returned_locked();
     it = left_behind_.erase(it);
   }
 }
@@ -85,7 +92,56 @@ std::vector<ReturnedCall> DeviceCalls::collect() {
   reap_locked();
   std::vector<ReturnedCall> out;
   out.swap(returned_);
+  uint64_t count = 0;
+  if (told_ >= 0) {
+    static_cast<void>(::read(told_, &count, sizeof count));  // nothing to tell now
+  }
   return out;
+}
+
+void DeviceCalls::leave_behind_locked(Helper helper, StuckCall call) {
+  if (returns_ >= 0) {
+    epoll_event e{};
+    e.events = EPOLLIN;
+    e.data.fd = helper.fd;
+    ::epoll_ctl(returns_, EPOLL_CTL_ADD, helper.fd, &e);
+  }
+  left_behind_.push_back({helper, std::move(call)});
+}
+
+void DeviceCalls::tell_returned_locked() {
+  const uint64_t one = 1;
+  if (told_ >= 0) {
+    static_cast<void>(::write(told_, &one, sizeof one));
+  }
+}
+
+int DeviceCalls::returns_fd() {
+  std::lock_guard lock(mu_);
+  if (returns_ >= 0) {
+    return returns_;
+  }
+  told_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  returns_ = told_ < 0 ? -1 : ::epoll_create1(EPOLL_CLOEXEC);
+  if (returns_ < 0) {
+    if (told_ >= 0) {
+      ::close(told_);
+      told_ = -1;
+    }
+    return -1;
+  }
+  epoll_event e{};
+  e.events = EPOLLIN;
+  e.data.fd = told_;
+  ::epoll_ctl(returns_, EPOLL_CTL_ADD, told_, &e);
+  for (const auto& l : left_behind_) {
+    e.data.fd = l.helper.fd;
+    ::epoll_ctl(returns_, EPOLL_CTL_ADD, l.helper.fd, &e);
+  }
+  if (!returned_.empty()) {
+    tell_returned_locked();
+  }
+  return returns_;
 }
 
 }  // namespace vfready::host

@@ -43,6 +43,7 @@ class MemoryHosts final : public daemon::PassHosts {
   std::vector<host::ReturnedCall> returned(const daemon::BringupInputs& /*in*/) override {
     return host_->collect_returned();
   }
+  int returns_fd(const daemon::BringupInputs& /*in*/) override { return host_->returns_fd(); }
   void pass_over(const daemon::BringupInputs& /*in*/) override {}
   std::unique_ptr<daemon::DriftOs> drift_os(const daemon::BringupInputs& /*in*/) override {
     return std::make_unique<Drift>(host_);

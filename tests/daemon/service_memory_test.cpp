@@ -179,7 +179,7 @@ TEST_F(AServiceOnMemory, BringsAStuckPfUpOnceItsCallReturns) {
           stuck = pf.pci.str();
         }
       }
-      host->unstick(stuck);  // the driver returns; the service looks each second
+      host->unstick(stuck);  // the driver returns; the service hears it
       host::Clock::skip(std::chrono::seconds(1));
     } else if (starts_with(m, "STATUS=ready: 2/2")) {
       ::raise(SIGTERM);
@@ -295,7 +295,7 @@ TEST_F(AServiceOnMemory, BringsUpThePfsAStuckLinkRequestHeldOnceItReturns) {
       stuck_with = status.pfs.at(0).problems;
       EXPECT_EQ(status.pfs.at(0).state, model::PfState::kStuck);
       EXPECT_EQ(status.pfs.at(1).state, model::PfState::kReady) << "not in that pass";
-      host->unstick(host::kLinksKey);  // the driver lets go; the service looks each second
+      host->unstick(host::kLinksKey);  // the driver lets go; the service hears it
       host::Clock::skip(std::chrono::seconds(1));
     } else if (status.passes_finished == 3 && starts_with(m, "STATUS=ready")) {
       ::raise(SIGTERM);

@@ -219,6 +219,28 @@ bool readable(int fd, milliseconds bound) {
   return ::poll(&p, 1, static_cast<int>(bound.count())) == 1;
 }
 
+// The descriptor the daemon's loop watches turns readable when a call left behind
+// returns, and not before; collect() takes what it tells.
+TEST_F(DeviceCallsTest, TheReturnsDescriptorTurnsReadableWhenACallLeftBehindReturns) {
+  DeviceCalls calls;
+  const int returns = calls.returns_fd();
+  ASSERT_GE(returns, 0);
+  EXPECT_EQ(calls.returns_fd(), returns);
+  ASSERT_EQ(mkfifo(path("sriov_numvfs").c_str(), 0600), 0);
+  const std::vector<DeviceOp> hang = {{Kind::kWrite, path("sriov_numvfs"), "8"}};
+  ASSERT_EQ(calls.run("0000:18:00.0", hang, milliseconds(200)).back().err, kStuck);
+  EXPECT_FALSE(readable(returns, milliseconds(0)));
+  const int reader = ::open(path("sriov_numvfs").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  EXPECT_TRUE(readable(returns, milliseconds(10000)));
+  const auto back = calls.collect();
+  ::close(reader);
+  ASSERT_EQ(back.size(), 1U);
+  EXPECT_EQ(back[0].err, 0);
+  EXPECT_FALSE(readable(returns, milliseconds(0)));
+  EXPECT_FALSE(calls.stuck("0000:18:00.0").has_value());
+}
+
 TEST_F(DeviceCallsTest, AStartedCallAnswersThroughItsDescriptor) {
   DeviceCalls calls;
   put("uevent", "DRIVER=mlx5_core\n");

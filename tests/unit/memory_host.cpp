@@ -128,12 +128,37 @@ void MemoryHost::unstick(const std::string& pf_pci, int err) {
   }
   returned_.push_back({it->second, err});
   stuck_.erase(it);
+  if (returns_) {
+    const uint64_t one = 1;
+    static_cast<void>(::write(*returns_, &one, sizeof one));
+  }
   std::erase_if(failures_, [](const auto& f) { return f.second.err == host::kStuck; });
 }
 
 std::vector<host::ReturnedCall> MemoryHost::collect_returned() {
   std::lock_guard lock(mu_);
+  uint64_t count = 0;
+  if (returns_) {
+    static_cast<void>(::read(*returns_, &count, sizeof count));
+  }
   return std::exchange(returned_, {});
+}
+
+int MemoryHost::returns_fd() {
+  std::lock_guard lock(mu_);
+  if (!returns_) {
+    returns_ = std::shared_ptr<int>(new int(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), [](int* fd) {
+      if (*fd >= 0) {
+        ::close(*fd);
+      }
+      delete fd;
+    });
+    if (!returned_.empty()) {
+      const uint64_t one = 1;
+      static_cast<void>(::write(*returns_, &one, sizeof one));
+    }
+  }
+  return *returns_;
 }
 
 int MemoryHost::call_on(const model::PciAddress& pf, const std::string& name,

@@ -67,6 +67,9 @@ class MemoryHost final : public host::SriovReads,
   // calls failed with kStuck succeed from now on, and collect_returned() tells it once.
   void unstick(const std::string& pf_pci, int err = 0);
   std::vector<host::ReturnedCall> collect_returned();
+  // Readable while collect_returned() has calls to tell (an eventfd, as
+  // host::DeviceCalls::returns_fd() is readable).
+  int returns_fd();
   // The MTU no link goes above (0: none), as an IPoIB netdev's is at most its broadcast
   // group's whatever it is given (ipoib_change_mtu(): min(mcast_mtu, admin_mtu)).
   uint32_t mtu_cap = 0;
@@ -215,6 +218,8 @@ class MemoryHost final : public host::SriovReads,
   std::map<std::string, Failure> failures_;
   std::map<std::string, host::StuckCall> stuck_;  // PF -> the call that did not return
   std::vector<host::ReturnedCall> returned_;
+  // returns_fd(): made at the first ask, closed with the host.
+  std::shared_ptr<int> returns_;
   std::vector<int> held_;           // eventfds of the held probes not released yet, oldest first
   std::set<std::string> held_pfs_;  // hold_probes_of()
   // A started call held until release_probe() or held_bound: `make` makes it then;

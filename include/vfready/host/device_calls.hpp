@@ -104,6 +104,12 @@ class DeviceCalls {
   // The calls left behind that have returned since the last collect(): their devices
   // are no longer stuck.
   std::vector<ReturnedCall> collect();
+  // A descriptor that is readable while collect() has something to tell: a helper left
+  // behind has answered (its socket is in the set) or died, or a helper died mid-call.
+  // The daemon's loop watches it for life, and collects when it turns readable: a stuck
+  // PF is brought up again as its call returns. Made at the first ask; -1 when it cannot
+  // be made (out of descriptors).
+  int returns_fd();
 
  private:
   struct Helper {
@@ -130,6 +136,10 @@ class DeviceCalls {
   // The process of the helper the spawner was asked for as `serial` (0: not known), from
   // what the spawner has said so far. Under mu_.
   int spawned_pid_locked(uint32_t serial);
+  // A call left behind, into left_behind_ and the set of returns_fd().
+  void leave_behind_locked(Helper helper, StuckCall call);
+  // returned_ gained a call: returns_fd() turns readable.
+  void tell_returned_locked();
 
   // The loop and the planner's readers of a pass (which read sriov_numvfs through
   // helpers on their own threads) share the pool.
@@ -142,6 +152,8 @@ class DeviceCalls {
   std::vector<std::pair<uint32_t, int>> spawned_;
   std::vector<LeftBehind> left_behind_;
   std::vector<ReturnedCall> returned_;
+  int returns_ = -1;  // epoll set: told_, and the socket of every helper left behind
+  int told_ = -1;     // eventfd: returned_ has calls to tell
 };
 
 }  // namespace vfready::host
