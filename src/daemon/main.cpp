@@ -146,12 +146,9 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   // One malloc arena: the passes run on the loop, and the planner's threads only read the
-  // host before them. An arena of the planner's own kept what it freed out of the loop's
-  // reach: at 2,032 VFs, 11.2 MiB of peak RSS with four arenas, 10.6 with one, and no more
-  // CPU (one bench run each, docs/performance.md). When a pass had a worker thread per
-  // PF, an arena each kept a megabyte or more at 16 PFs, and two cost some 60 us of CPU
-  // per VF in contention. glibc's MALLOC_ARENA_MAX (or glibc.malloc.arena_max in
-  // GLIBC_TUNABLES) still decides, when set.
+  // host before them. An arena of the planner's own would keep what it freed out of the
+  // loop's reach, as peak RSS (docs/performance.md says by how much). glibc's
+  // MALLOC_ARENA_MAX (or glibc.malloc.arena_max in GLIBC_TUNABLES) still decides, when set.
   const char* tunables = std::getenv("GLIBC_TUNABLES");  // NOLINT(concurrency-mt-unsafe)
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr &&      // NOLINT(concurrency-mt-unsafe)
       (tunables == nullptr || std::strstr(tunables, "glibc.malloc.arena_max") == nullptr)) {

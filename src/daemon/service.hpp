@@ -81,6 +81,9 @@ class Service {
   // their sockets: host::DeviceCalls::returns_fd()) and brings up again the PFs each
   // held as it returns. A return during a pass waits for the pass's end, which takes it.
   void watch_returns();
+  // Where the returns cannot be watched (no descriptor for them): a look each second
+  // while some PF is stuck.
+  void look_for_returns_later();
   // The calls that have returned since they were left stuck, and those whose helper died:
   // each logged, its PFs marked for a pass. Whether there was any.
   bool take_returned();
@@ -127,6 +130,7 @@ class Service {
   bool pass_scheduled_ = false;
   bool reconcile_queued_ = false;               // a pass over every PF once the running one ends
   std::optional<EventLoop::Id> returns_watch_;  // watch_returns()'s source, while it watches
+  bool returns_looked_for_ = false;             // look_for_returns_later()'s timer is set
   std::vector<Clock::time_point> internal_errors_;  // the recent ones
   bool ready_sent_ = false;
   bool first_done_ = false;

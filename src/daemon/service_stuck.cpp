@@ -31,23 +31,48 @@ HeldPfs pfs_held_by(const model::DaemonStatus& status, const std::string& key) {
 }
 
 void Service::watch_returns() {
-  if (returns_watch_ || options_.once) {
+  if (options_.once) {
     return;
   }
   const int fd = inputs_.hosts->returns_fd(inputs_);
   if (fd < 0) {
-    log::warn({},
-              "cannot watch the calls left in drivers for their return (out of "
-              "descriptors?): a PF stuck in one is brought up again by the next pass "
-              "(vfreadyctl reconcile)");
+    if (returns_watch_) {
+      loop_.remove(*returns_watch_);
+      returns_watch_.reset();
+    }
+    look_for_returns_later();
     return;
   }
-  returns_watch_ = loop_.add_fd(fd, POLLIN, [this](short) {
-    loop_.remove(*returns_watch_);
-    returns_watch_.reset();
-    if (bringup_ && !bringup_->finished()) {
-      return;  // the pass's end takes what returned, and watches again
-    }
+  if (returns_watch_) {
+    return;
+  }
+  try {
+    returns_watch_ = loop_.add_fd(fd, POLLIN, [this](short) {
+      loop_.remove(*returns_watch_);
+      returns_watch_.reset();
+      if (bringup_ && !bringup_->finished()) {
+        return;  // the pass's end takes what returned, and watches again
+      }
+      if (take_returned()) {
+        schedule_pass();
+      }
+      watch_returns();
+    });
+  } catch (const std::exception& e) {
+    log::warn({}, std::string("cannot watch the calls left in drivers: ") + e.what());
+    look_for_returns_later();
+  }
+}
+
+void Service::look_for_returns_later() {
+  const bool any = std::any_of(status_.pfs.begin(), status_.pfs.end(),
+                               [](const auto& pf) { return pf.state == model::PfState::kStuck; });
+  if (returns_looked_for_ || !any) {
+    return;
+  }
+  returns_looked_for_ = true;
+  loop_.add_timer(Clock::now() + std::chrono::seconds(1), [this] {
+    returns_looked_for_ = false;
     if (take_returned()) {
       schedule_pass();
     }

@@ -105,6 +105,7 @@ void DeviceCalls::use_spawner(int spawner) {
 
 void DeviceCalls::replace_spawner_locked(int spawner) {
   if (spawner_ >= 0) {
+    static_cast<void>(spawned_pid_locked(0));  // what it has told of its helpers is kept
     ::close(spawner_);  // it exits once it has forked the helpers it was asked for
   }
   spawner_ = spawner;
@@ -166,8 +167,10 @@ void DeviceCalls::release(Helper helper) {
   std::lock_guard lock(mu_);
   if (idle_.size() < kMaxIdle) {
     // It has answered: it is there.
+    // Its pid may not be told yet (the spawner tells it after its fork, and a helper can
+    // answer before that): its serial is kept until it is.
     const int pid = helper.pid != 0 ? helper.pid : spawned_pid_locked(helper.serial);
-    idle_.push_back({helper.fd, false, pid, 0});
+    idle_.push_back({helper.fd, false, pid, pid == 0 ? helper.serial : 0});
   } else {
     ::close(helper.fd);
   }

@@ -104,7 +104,9 @@ void DeviceCalls::leave_behind_locked(Helper helper, StuckCall call) {
     epoll_event e{};
     e.events = EPOLLIN;
     e.data.fd = helper.fd;
-    ::epoll_ctl(returns_, EPOLL_CTL_ADD, helper.fd, &e);
+    // A socket the set cannot take (out of memory, past max_user_watches) would return
+    // unheard: returns_fd() then says there is no such descriptor any more.
+    blind_ = blind_ || ::epoll_ctl(returns_, EPOLL_CTL_ADD, helper.fd, &e) != 0;
   }
   left_behind_.push_back({helper, std::move(call)});
 }
@@ -118,8 +120,8 @@ void DeviceCalls::tell_returned_locked() {
 
 int DeviceCalls::returns_fd() {
   std::lock_guard lock(mu_);
-  if (returns_ >= 0) {
-    return returns_;
+  if (returns_ >= 0 || blind_) {
+    return blind_ ? -1 : returns_;
   }
   told_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   returns_ = told_ < 0 ? -1 : ::epoll_create1(EPOLL_CLOEXEC);
@@ -133,15 +135,15 @@ int DeviceCalls::returns_fd() {
   epoll_event e{};
   e.events = EPOLLIN;
   e.data.fd = told_;
-  ::epoll_ctl(returns_, EPOLL_CTL_ADD, told_, &e);
+  blind_ = ::epoll_ctl(returns_, EPOLL_CTL_ADD, told_, &e) != 0;
   for (const auto& l : left_behind_) {
     e.data.fd = l.helper.fd;
-    ::epoll_ctl(returns_, EPOLL_CTL_ADD, l.helper.fd, &e);
+    blind_ = blind_ || ::epoll_ctl(returns_, EPOLL_CTL_ADD, l.helper.fd, &e) != 0;
   }
   if (!returned_.empty()) {
     tell_returned_locked();
   }
-  return returns_;
+  return blind_ ? -1 : returns_;
 }
 
 }  // namespace vfready::host

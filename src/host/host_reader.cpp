@@ -23,10 +23,8 @@ namespace vfready::host {
 namespace {
 
 // Threads reading PCI functions at once, the caller's among them. Each read waits on a
-// FUSE or sysfs round trip more than on a CPU: three keep the bring-up of 16 PFs at four
-// threads (the loop, the planner and two more) and READY where sixteen had it
-// (`vfready_bench --only scale`: 1.26 and 1.52 times the floor at 20 and 5 ms probes,
-// against 1.21 and 1.52).
+// FUSE or sysfs round trip more than on a CPU: three bring READY as soon as sixteen did
+// (docs/performance.md), with fewer threads.
 constexpr std::size_t kReaders = 3;
 
 // The first netdev under a device's net/ and its ifindex.

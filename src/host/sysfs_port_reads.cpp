@@ -79,7 +79,9 @@ std::unique_ptr<StartedCall<PortRead>> SysfsSriovHost::start_read_port(
       finisher(sysfs_), sysfs_.start_on_device(pf.str(), std::move(ops), deadlines_.other),
       [read](const std::vector<DeviceOpResult>& got) {
         PortRead out = read;
-        // The first read that failed; EIO when the helper answered fewer than both.
+        // The first read that failed. A helper answers both reads (a failed read stops
+        // nothing): fewer, and the call was not made or its helper died.
+        out.unasked = got.size() < 2 && (got.empty() || got.back().err != kStuck);
         out.err = got.size() < 2 ? EIO : 0;
         for (const auto& r : got) {
           if (r.err != 0) {

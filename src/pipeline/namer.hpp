@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "vfready/host/errno_name.hpp"
-#include "vfready/pipeline/started_call.hpp"
+#include "vfready/pipeline/call_answer.hpp"
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {

@@ -4,7 +4,7 @@
 #include <cerrno>
 
 #include "vfready/host/errno_name.hpp"
-#include "vfready/pipeline/started_call.hpp"
+#include "vfready/pipeline/call_answer.hpp"
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {
@@ -43,8 +43,11 @@ Task<Done> find_hardware(PfRun& run, const model::HostInfo& host) {
   first.state_unread = false;
   if (port.err == 0) {
     first.state = port.state;
-  } else if (port.err != host::kStuck && port.err != ENOENT && port.err != ENODEV) {
-    // The device going away (ENOENT, ENODEV) is the pass's to find; kStuck the check's.
+  } else if (!port.unasked && port.err != host::kStuck && port.err != ENOENT &&
+             port.err != ENODEV) {
+    // The driver's answer. The device going away (ENOENT, ENODEV) is the pass's to find;
+    // kStuck the check's; a read no helper made is left unread (validation reads the port
+    // again, and a helper that died brings its PF up again).
     first.state_error = host::errno_name(port.err);
   }
   run.status.port_state = first.state;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Step "vfs": make sriov_numvfs what the config says, never destroying VFs in use.
 #include "vfready/host/errno_name.hpp"
-#include "vfready/pipeline/started_call.hpp"
+#include "vfready/pipeline/call_answer.hpp"
 #include "vfready/pipeline/steps.hpp"
 
 namespace vfready::pipeline {

@@ -18,9 +18,14 @@ std::string why_not_returned(const host::StuckCall& stuck, const std::string& wa
            "and returns";
   }
   const auto pid = std::to_string(stuck.helper_pid);
-  if (stuck.helper_state == 'T' || stuck.helper_state == 't') {
+  if (stuck.helper_state == 't') {
     return " did not return" + waited + ": its helper process (vfready-call, pid " + pid +
-           ") is stopped (state T: sent SIGSTOP, or held by a debugger), not held by the "
+           ") is held by a debugger (state t, a tracing stop), not by the driver; the "
+           "call answers once the debugger lets it go, and the PF is left alone until it does";
+  }
+  if (stuck.helper_state == 'T') {
+    return " did not return" + waited + ": its helper process (vfready-call, pid " + pid +
+           ") is stopped (state T: sent SIGSTOP or another stop signal), not held by the "
            "driver; kill -CONT " +
            pid + " lets it answer, and the PF is left alone until it does";
   }

@@ -4,7 +4,7 @@
 #include <cerrno>
 
 #include "vfready/host/errno_name.hpp"
-#include "vfready/pipeline/started_call.hpp"
+#include "vfready/pipeline/call_answer.hpp"
 #include "vfready/pipeline/steps.hpp"
 #include "vfready/pipeline/vf_requests.hpp"
 
@@ -19,9 +19,8 @@ using Clock = VfRequest::Clock;
 // silent: one not announced by then (events lost, no udevd, the netdev moved away) is
 // looked for in sysfs. While udev announces other functions' netdevs it is behind with
 // its queue, not silent, and the add is waited for up to the udev bound: a look in sysfs
-// and libudev for each VF costs some fifty sysfs round trips, and at 16 PFs of 127 VFs
-// those looks kept udev behind (`vfready_bench --only scale`, 5 ms probes: 49 FUSE
-// requests a VF against 25, READY at 2.7 times the floor with renames against 1.7).
+// and libudev for each VF costs some fifty sysfs round trips, which at 16 PFs of 127 VFs
+// would keep udev further behind.
 constexpr auto kAnnounced = std::chrono::seconds(1);
 
 }  // namespace

@@ -411,6 +411,7 @@ std::unique_ptr<host::StartedCall<host::PortRead>> MemoryHost::start_read_port(
     read.err = host::kStuck;
   } else if (port_read_err != 0) {
     read.err = port_read_err;
+    read.unasked = port_read_err == host::kHelperGone;  // no answer of the driver's
   } else if (!pf->info.ports.empty()) {
     read.link_layer = pf->info.ports.front().link_layer;
     read.state = pf->info.ports.front().state;

@@ -5,9 +5,11 @@
 #include "pipeline_fixture.hpp"
 
 using testing::AllOf;
+using testing::Contains;
 using testing::ElementsAre;
 using testing::HasSubstr;
 using testing::IsEmpty;
+using testing::Not;
 using vfready::model::Guid;
 using vfready::model::texts;
 using vfready::model::VfInfo;
@@ -192,6 +194,32 @@ TEST_F(AStep, PortWaitsUntilActiveLookingAgainLater) {
       vfready::testing::drive_on_skipped_time(vfready::pipeline::await_port_active(r, later))
           .is_done());
   EXPECT_EQ(r.status.port_state, "4: ACTIVE");
+}
+
+// The daemon's host read leaves a managed PF's port state to its pass: step "hardware"
+// reads port 1 itself, and judges what the driver answers (a failed query fails the PF
+// before anything is written), not a read its helper did not make.
+TEST_F(AStep, HardwareReadsThePortStateTheHostReadLeftToIt) {
+  const auto pass = [&](int err) {
+    planned = target();
+    auto& port = info.functions.front().ports.front();
+    port.state.clear();
+    port.state_unread = true;
+    host.port_read_err = err;
+    steps.clear();
+    return bring_up_planned();
+  };
+  const auto eio = pass(EIO);
+  EXPECT_EQ(eio.state, vfready::model::PfState::kFailed);
+  EXPECT_THAT(texts(eio.problems), Contains(HasSubstr("the driver cannot query the port")));
+  EXPECT_TRUE(host.pf(kPf).info.vfs.empty()) << "a VF made before the port was judged";
+  const auto gone = pass(vfready::host::kHelperGone);
+  EXPECT_THAT(texts(gone.problems), Not(Contains(HasSubstr("the driver cannot query the port"))));
+  const auto before = host.port_reads;
+  const auto read = pass(0);
+  EXPECT_GT(host.port_reads, before);
+  EXPECT_EQ(read.state, vfready::model::PfState::kReady);
+  EXPECT_EQ(read.port_state, host.pf(kPf).info.ports.front().state);
 }
 
 TEST_F(AStep, ValidateFailsForAPfThatVanished) {

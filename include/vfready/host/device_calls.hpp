@@ -108,7 +108,8 @@ class DeviceCalls {
   // behind has answered (its socket is in the set) or died, or a helper died mid-call.
   // The daemon's loop watches it for life, and collects when it turns readable: a stuck
   // PF is brought up again as its call returns. Made at the first ask; -1 when it cannot
-  // be made (out of descriptors).
+  // be made (out of descriptors), or once a left-behind socket could not join its set:
+  // the caller then looks (collect()) from time to time instead.
   int returns_fd();
 
  private:
@@ -152,8 +153,9 @@ class DeviceCalls {
   std::vector<std::pair<uint32_t, int>> spawned_;
   std::vector<LeftBehind> left_behind_;
   std::vector<ReturnedCall> returned_;
-  int returns_ = -1;  // epoll set: told_, and the socket of every helper left behind
-  int told_ = -1;     // eventfd: returned_ has calls to tell
+  int returns_ = -1;    // epoll set: told_, and the socket of every helper left behind
+  int told_ = -1;       // eventfd: returned_ has calls to tell
+  bool blind_ = false;  // some left-behind socket is not in returns_
 };
 
 }  // namespace vfready::host

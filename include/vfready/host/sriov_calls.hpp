@@ -56,6 +56,9 @@ struct PortRead {
   bool rdma_over_netdev = false;         // model::PfInfo::rdma_over_netdev
   std::string link_layer;                // "InfiniBand", "Ethernet"; "" without one
   std::string state;                     // "4: ACTIVE"; "" without one
+  // The read was not made, or its helper died before it answered: `err` is vfready's
+  // trouble (no helper could be had, host::kHelperGone), not the driver's answer.
+  bool unasked = false;
 };
 
 // A VF's RDMA device (RoCE) and its port 1, as a pass reads it back: the NIC's RDMA
