@@ -141,7 +141,7 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
     now.name = name.value_or(event.name);
     // From sysfs, which answers without rtnl_lock and, for a name gone meanwhile, ENOENT
     // (SIOCGIFMTU would have the kernel look for a module of that name). 0: not judged on it.
-    now.mtu = name ? os_->reads().netdev_mtu(*name).value_or(0) : 0;
+    now.mtu = name ? os_->netdev_mtu(*name).value_or(0) : 0;
     drift = drift_of(status_, index(), now);
   }
   return drift;
@@ -168,7 +168,7 @@ std::optional<Drift> DriftWatch::judge_new_netdev(int ifindex) {
   if (!name) {
     return std::nullopt;  // gone again, or not in this namespace
   }
-  const auto device = os_->reads().device_of_netdev(*name);
+  const auto device = os_->device_of_netdev(*name);
   if (!device.pci) {
     return std::nullopt;  // a virtual device (veth, bridge): not ours
   }

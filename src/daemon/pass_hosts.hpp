@@ -30,14 +30,18 @@ class PfOs {
 };
 
 // What the drift watch reads the host through: its link events, its links as they are
-// now, and sysfs for the device under a new netdev.
+// now, and sysfs for a netdev's MTU and the device under it. Nothing that takes a
+// driver's lock: the watch reads on the loop.
 class DriftOs {
  public:
   virtual ~DriftOs() = default;
   virtual host::LinkEvents& events() = 0;
   // The name link `ifindex` has now; nullopt when it is gone (host::link_name).
   virtual std::optional<std::string> link_name(int ifindex) = 0;
-  virtual host::SriovReads& reads() = 0;
+  // The MTU of netdev `name`, as sysfs has it; nullopt when it cannot be read.
+  virtual std::optional<uint32_t> netdev_mtu(const std::string& name) = 0;
+  // The device under netdev `name` and its PF, from sysfs links (no driver's lock).
+  virtual host::NetdevDevice device_of_netdev(const std::string& name) = 0;
 };
 
 class PassHosts {

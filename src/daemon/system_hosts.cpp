@@ -83,7 +83,12 @@ class SystemDriftOs final : public DriftOs {
   explicit SystemDriftOs(const BringupInputs& in) : sysfs_(in.roots.sysfs), sriov_(sysfs_) {}
   host::LinkEvents& events() override { return monitor_; }
   std::optional<std::string> link_name(int ifindex) override { return host::link_name(ifindex); }
-  host::SriovReads& reads() override { return sriov_; }
+  std::optional<uint32_t> netdev_mtu(const std::string& name) override {
+    return sriov_.netdev_mtu(name);
+  }
+  host::NetdevDevice device_of_netdev(const std::string& name) override {
+    return sriov_.device_of_netdev(name);
+  }
 
  private:
   host::LinkMonitor monitor_;  // first: nothing that changes after is missed

@@ -77,16 +77,6 @@ std::optional<StuckCall> DeviceCalls::stuck(const std::string& device) {
   return std::nullopt;
 }
 
-std::vector<StuckCall> DeviceCalls::stuck_calls() {
-  std::lock_guard lock(mu_);
-  reap_locked();
-  std::vector<StuckCall> out;
-  for (const auto& l : left_behind_) {
-    out.push_back(as_now(l.call));
-  }
-  return out;
-}
-
 std::vector<ReturnedCall> DeviceCalls::collect() {
   std::lock_guard lock(mu_);
   reap_locked();

@@ -373,10 +373,4 @@ Task<model::PfStatus> pf_pass(const model::PfTarget& target, const model::Config
   co_return finish(run, start);
 }
 
-model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& config,
-                            const model::CompatTable& table, const model::HostInfo& host,
-                            PfHost& os, NameRegistry& names, const ProgressFn& progress) {
-  return drive(pf_pass(target, config, table, host, os, names, progress));
-}
-
 }  // namespace vfready::pipeline

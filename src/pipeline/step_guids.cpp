@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Step "guids": every VF gets its GUID while unbound, then one probe; a bound VF with
 // a wrong GUID is set, unbound and probed again, unless a pod uses it. The probes
-// themselves run beside this step (bring_up_pf).
+// themselves run beside this step (pf_pass).
 #include <algorithm>
 #include <cerrno>
 #include <memory>

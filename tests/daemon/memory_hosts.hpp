@@ -63,7 +63,12 @@ class MemoryHosts final : public daemon::PassHosts {
       auto link = memory->get(ifindex);
       return link ? std::optional(link->name) : std::nullopt;
     }
-    host::SriovReads& reads() override { return *memory; }
+    std::optional<uint32_t> netdev_mtu(const std::string& name) override {
+      return memory->netdev_mtu(name);
+    }
+    host::NetdevDevice device_of_netdev(const std::string& name) override {
+      return memory->device_of_netdev(name);
+    }
     std::shared_ptr<MemoryHost> memory;  // outlives the feed
     std::unique_ptr<host::LinkEvents> feed;
   };

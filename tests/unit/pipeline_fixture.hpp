@@ -53,8 +53,8 @@ class PipelineTest : public ::testing::Test {
   // The pass over the plan made before (`planned`): the host may have changed since.
   model::PfStatus bring_up_planned() {
     names.configure({kPf});
-    return pipeline::bring_up_pf(planned, config, table, info, os, names,
-                                 [&](const char* s) { steps.emplace_back(s); });
+    return pipeline::drive(pipeline::pf_pass(planned, config, table, info, os, names,
+                                             [&](const char* s) { steps.emplace_back(s); }));
   }
 
   // The same, its waits on skipped time (drive_on_skipped_time): bounds of minutes come

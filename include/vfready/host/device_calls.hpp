@@ -99,8 +99,6 @@ class DeviceCalls {
   void close_idle();
   // The call that keeps `device` stuck, if one does.
   std::optional<StuckCall> stuck(const std::string& device);
-  // Every call left behind that has not returned.
-  std::vector<StuckCall> stuck_calls();
   // The calls left behind that have returned since the last collect(): their devices
   // are no longer stuck.
   std::vector<ReturnedCall> collect();

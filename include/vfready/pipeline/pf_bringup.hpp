@@ -35,9 +35,5 @@ using ProgressFn = std::function<void(const char* step)>;
 Task<model::PfStatus> pf_pass(const model::PfTarget& target, const model::Config& config,
                               const model::CompatTable& table, const model::HostInfo& host,
                               PfHost& os, NameRegistry& names, const ProgressFn& progress);
-// pf_pass() driven to its end on this thread.
-model::PfStatus bring_up_pf(const model::PfTarget& target, const model::Config& config,
-                            const model::CompatTable& table, const model::HostInfo& host,
-                            PfHost& os, NameRegistry& names, const ProgressFn& progress);
 
 }  // namespace vfready::pipeline

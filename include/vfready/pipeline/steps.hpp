@@ -18,7 +18,7 @@
 #include "vfready/pipeline/task.hpp"
 #include "vfready/pipeline/vf_requests.hpp"
 
-// The steps of one PF's bring-up, in the order bring_up_pf runs them. Each first looks
+// The steps of one PF's bring-up, in the order pf_pass runs them. Each first looks
 // at what is there and does only what is missing, so a second pass (or a pass after a
 // crash) changes nothing that is already right. PF steps answer for the PF: a failed
 // one ends its pass. VF steps answer for one VF: a failed one is that VF's problem.
