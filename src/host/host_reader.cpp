@@ -129,7 +129,7 @@ model::VfInfo read_vf_links(Sysfs& sysfs, const std::string& pf_dir, uint16_t in
 // to minutes) while no PF of vfready's is read: its VFs are those its virtfn links
 // name, its ports' state is not read, nor its VFs' GUIDs.
 std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress& pci,
-                                           uint16_t vendor, bool with_vfs,
+                                           uint16_t vendor,
                                            const model::Selectable* whole = nullptr,
                                            bool port_states = true) {
   const auto dir = "bus/pci/devices/" + pci.str() + "/";
@@ -191,8 +191,8 @@ std::optional<model::PfInfo> read_function(Sysfs& sysfs, const model::PciAddress
     read_ports(sysfs, pci, ib_dir, ports, pf, managed && port_states);
   }
   pf.ofed_sriov = sysfs.exists(dir + "sriov/0/port");
-  for (std::size_t k = 0; with_vfs && k < linked.size(); ++k) {
-    pf.vfs.push_back(read_vf_links(sysfs, dir, linked[k], pf.netdev_type == 1));
+  for (const uint16_t index : linked) {
+    pf.vfs.push_back(read_vf_links(sysfs, dir, index, pf.netdev_type == 1));
   }
   if (managed && pf.ofed_sriov && !pf.vfs.empty()) {
     read_vf_guids(sysfs, pci, dir, pf.vfs);
@@ -223,11 +223,6 @@ std::optional<model::Guid> read_vf_port_guid(Sysfs& sysfs, const model::PciAddre
   vf.index = index;
   read_vf_rdma_guids(sysfs, dir, vf);
   return vf.effective_guid;
-}
-
-std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci, bool with_vfs) {
-  const auto vendor = number<uint16_t>(sysfs, "bus/pci/devices/" + pci.str() + "/vendor", 16);
-  return vendor ? read_function(sysfs, pci, *vendor, with_vfs) : std::nullopt;
 }
 
 std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::string>& modules) {
@@ -303,8 +298,7 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Sel
         auto pci = model::PciAddress::parse(names[i]);
         const auto vendor = number<uint16_t>(sysfs, "bus/pci/devices/" + names[i] + "/vendor", 16);
         if (pci && vendor && of_interest(sysfs, names[i], pci.value(), *vendor, whole)) {
-          read[i] =
-              read_function(sysfs, pci.value(), *vendor, /*with_vfs=*/true, whole, port_states);
+          read[i] = read_function(sysfs, pci.value(), *vendor, whole, port_states);
         }
       }
     } catch (...) {

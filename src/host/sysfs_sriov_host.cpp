@@ -64,10 +64,6 @@ std::vector<DeviceOp> ofed_ops(std::span<const std::pair<uint16_t, model::Guid>>
 
 }  // namespace
 
-std::optional<model::PfInfo> SysfsSriovHost::read_pf(const model::PciAddress& pf, bool with_vfs) {
-  return host::read_pf(sysfs_, pf, with_vfs);
-}
-
 std::optional<model::PciAddress> SysfsSriovHost::vf_address(const model::PciAddress& pf,
                                                             uint16_t index) {
   return read_vf_address(sysfs_, pf_dir(pf), index);

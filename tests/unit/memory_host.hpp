@@ -111,7 +111,9 @@ class MemoryHost final : public host::SriovReads,
   std::vector<std::string> calls_named(const std::string& name);
 
   // --- host::SriovReads
-  std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) override;
+  // The PF as it is now, its VFs too unless `with_vfs` is false; nullopt when there is
+  // no such PF.
+  std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs);
   model::VfInfo read_vf(const model::PciAddress& pf, uint16_t index);
   std::optional<model::PciAddress> vf_address(const model::PciAddress& pf, uint16_t index) override;
   bool has_ofed_sriov(const model::PciAddress& pf) override;

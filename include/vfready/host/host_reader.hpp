@@ -33,10 +33,6 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths,
                           const model::Selectable* whole = nullptr, bool port_states = true);
 // Which of `modules` are not loaded (no /sys/module/<name>).
 std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::string>& modules);
-// One PF (nullopt when there is no such function, or it is a VF), with its VFs unless
-// `with_vfs` is false.
-std::optional<model::PfInfo> read_pf(Sysfs& sysfs, const model::PciAddress& pci,
-                                     bool with_vfs = true);
 // What binding changed: the VF's netdev name, or (without one) its driver. No ifindex:
 // callers ask netlink for it, where it costs no sysfs access.
 model::VfInfo read_vf_binding(Sysfs& sysfs, const std::string& pf_dir, uint16_t index);

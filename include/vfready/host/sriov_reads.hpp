@@ -36,9 +36,6 @@ struct NetdevDevice {
 class SriovReads {
  public:
   virtual ~SriovReads() = default;
-  // The PF as it is now, its VFs too unless `with_vfs` is false; nullopt when there is
-  // no such PF (absent, or a VF).
-  virtual std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) = 0;
   // Where VF `index` is on PCI; nullopt when the PF has no such VF.
   virtual std::optional<model::PciAddress> vf_address(const model::PciAddress& pf,
                                                       uint16_t index) = 0;

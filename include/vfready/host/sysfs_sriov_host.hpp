@@ -27,7 +27,6 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   SysfsSriovHost(Sysfs& sysfs, DeviceDeadlines deadlines = {}, std::string kernel_log = "/dev/kmsg")
       : sysfs_(sysfs), deadlines_(deadlines), kernel_log_(std::move(kernel_log)) {}
 
-  std::optional<model::PfInfo> read_pf(const model::PciAddress& pf, bool with_vfs) override;
   std::optional<model::PciAddress> vf_address(const model::PciAddress& pf, uint16_t index) override;
   bool has_ofed_sriov(const model::PciAddress& pf) override;
   VfBinding vf_binding(const model::PciAddress& pf, uint16_t index) override;
