@@ -63,6 +63,17 @@ std::vector<VfStruct> vfs_value(const std::vector<model::VfStatus>& vfs) {
   return out;
 }
 
+// The names of the properties whose value is not the same: what PropertiesChanged lists.
+std::vector<std::string> changed_names(std::initializer_list<std::pair<const char*, bool>> same) {
+  std::vector<std::string> out;
+  for (const auto& [name, is_same] : same) {
+    if (!is_same) {
+      out.emplace_back(name);
+    }
+  }
+  return out;
+}
+
 std::unique_ptr<sdbus::IConnection> open(const std::string& address) {
   return address.empty() ? sdbus::createSystemBusConnection()
                          : sdbus::createSessionBusConnectionWithAddress(address);
@@ -84,22 +95,16 @@ class PfObject final : public sdbus::AdaptorInterfaces<org::vfready::vfready1::P
   PfObject& operator=(const PfObject&) = delete;
 
   void update(const model::PfStatus& pf) {
-    std::vector<std::string> changed;
-    const auto check = [&](const char* name, bool same) {
-      if (!same) {
-        changed.emplace_back(name);
-      }
-    };
-    check("Name", pf.name == pf_.name);
-    check("State", pf.state == pf_.state);
-    check("Step", pf.step == pf_.step);
-    check("LinkLayer", pf.link_layer == pf_.link_layer);
-    check("PortState", pf.port_state == pf_.port_state);
-    check("Problems", pf.problems == pf_.problems);
-    check("ProblemCodes", pf.problems == pf_.problems);
-    check("Warnings", pf.warnings == pf_.warnings);
-    check("Steps", pf.steps == pf_.steps);
-    check("VFs", vfs_value(pf.vfs) == vfs_value(pf_.vfs));
+    const auto changed = changed_names({{"Name", pf.name == pf_.name},
+                                        {"State", pf.state == pf_.state},
+                                        {"Step", pf.step == pf_.step},
+                                        {"LinkLayer", pf.link_layer == pf_.link_layer},
+                                        {"PortState", pf.port_state == pf_.port_state},
+                                        {"Problems", pf.problems == pf_.problems},
+                                        {"ProblemCodes", pf.problems == pf_.problems},
+                                        {"Warnings", pf.warnings == pf_.warnings},
+                                        {"Steps", pf.steps == pf_.steps},
+                                        {"VFs", vfs_value(pf.vfs) == vfs_value(pf_.vfs)}});
     pf_ = pf;
     if (!changed.empty()) {
       getObject().emitPropertiesChangedSignal(INTERFACE_NAME, changed);
@@ -134,25 +139,18 @@ class ManagerObject final
     registerAdaptor();
   }
   virtual ~ManagerObject() { unregisterAdaptor(); }
-  ManagerObject(const ManagerObject&) = delete;
-  ManagerObject& operator=(const ManagerObject&) = delete;
 
   void update(const model::DaemonStatus& s, bool pfs_changed) {
-    std::vector<std::string> changed;
-    const auto check = [&](const char* name, bool same) {
-      if (!same) {
-        changed.emplace_back(name);
-      }
-    };
-    check("State", s.state == status_.state);
-    check("ConfigGeneration", s.config_generation == status_.config_generation);
-    check("StatusText", s.text == status_.text);
-    check("Problems", s.problems == status_.problems);
-    check("ProblemCodes", s.problems == status_.problems);
-    check("Steps", model::overall_steps(s.pfs) == model::overall_steps(status_.pfs));
-    check("PFs", !pfs_changed);
-    check("VFCount", model::vf_count(s) == model::vf_count(status_));
-    check("RecentEvents", events_value(s) == events_value(status_));
+    const auto changed =
+        changed_names({{"State", s.state == status_.state},
+                       {"ConfigGeneration", s.config_generation == status_.config_generation},
+                       {"StatusText", s.text == status_.text},
+                       {"Problems", s.problems == status_.problems},
+                       {"ProblemCodes", s.problems == status_.problems},
+                       {"Steps", model::overall_steps(s.pfs) == model::overall_steps(status_.pfs)},
+                       {"PFs", !pfs_changed},
+                       {"VFCount", model::vf_count(s) == model::vf_count(status_)},
+                       {"RecentEvents", events_value(s) == events_value(status_)}});
     status_ = s;
     if (!changed.empty()) {
       getObject().emitPropertiesChangedSignal(INTERFACE_NAME, changed);
@@ -166,11 +164,6 @@ class ManagerObject final
     const auto* message = getObject().getCurrentlyProcessedMessage();
     if (message == nullptr || message->getCredsUid() != 0) {
       throw sdbus::Error(kAccessDenied, std::string(method) + " is only allowed to root");
-    }
-  }
-  static void run(const std::function<std::optional<std::string>()>& handler) {
-    if (auto refusal = handler()) {
-      throw sdbus::Error(kRefusedError, *refusal);
     }
   }
   const model::PfStatus& pf(const std::string& key) {
@@ -203,10 +196,18 @@ class ManagerObject final
       return handlers_.reconcile();
     });
   }
-  void Reload() override {
+  void Reload(sdbus::Result<>&& result) override {
     answer([&] {
       require_root("Reload");
-      run(handlers_.reload);
+      // Answered when the daemon has read the configuration: later, from its loop.
+      handlers_.reload([reply = std::make_shared<sdbus::Result<>>(std::move(result))](
+                           const std::optional<std::string>& refusal) {
+        try {
+          refusal ? reply->returnError(sdbus::Error(kRefusedError, model::printable(*refusal)))
+                  : reply->returnResults();
+        } catch (const sdbus::Error&) {  // the caller or the connection is gone
+        }
+      });
     });
   }
   std::string Version() override { return status_.version; }
@@ -249,8 +250,6 @@ class ServerImpl final : public Server {
     connection_->requestName(kBusName);
   }
   ~ServerImpl() override = default;  // the objects go first, then the connection
-  ServerImpl(const ServerImpl&) = delete;
-  ServerImpl& operator=(const ServerImpl&) = delete;
 
   void publish(const model::DaemonStatus& raw) override {
     // D-Bus carries valid UTF-8 only; netdev names (and so messages) may be any bytes.

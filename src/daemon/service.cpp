@@ -111,7 +111,8 @@ void Service::start_watching() {
   if (options_.bus_address) {
     bus_ = std::make_unique<BusConnector>(
         loop_, *options_.bus_address,
-        bus::Handlers{[this] { return reconcile(); }, [this] { return reload(); }},
+        bus::Handlers{[this] { return reconcile(); },
+                      [this](bus::Handlers::Answer answer) { reload(std::move(answer)); }},
         [this] { publish(); });
     bus_->start();
   }

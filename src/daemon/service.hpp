@@ -10,6 +10,8 @@
 
 #include "bringup.hpp"
 #include "bus_connector.hpp"
+#include "config_files.hpp"
+#include "config_reads.hpp"
 #include "drift_watch.hpp"
 #include "event_loop.hpp"
 #include "host_roots.hpp"
@@ -96,7 +98,12 @@ class Service {
   // A pass over every PF: now, or queued behind the running one. Its number (the status's
   // passes_finished reaches it when it has its outcome).
   uint64_t reconcile();
-  std::optional<std::string> reload();
+  // Reads the configuration anew (off the loop), then applies it or refuses it; `done`
+  // is told the refusal, if any.
+  void reload(std::function<void(std::optional<std::string>)> done);
+  // A reload's read, judged as a start judges it: put in force (now, or when the running
+  // pass ends) or refused. The refusal, if any. `reloading`: RELOADING=1 was sent.
+  std::optional<std::string> apply_reload(Result<LoadedConfig> loaded, bool reloading);
   // Drops from the status the PFs the configuration in force does not select.
   void keep_only_configured_pfs();
   void publish();
@@ -113,6 +120,7 @@ class Service {
   EventLoop::Id bringup_id_ = 0;
   std::unique_ptr<BusConnector> bus_;
   StatusFiles files_{loop_, status_, inputs_.config.publish};
+  ConfigReads config_reads_{loop_, options_.config_path, options_.compat_paths};
   std::unique_ptr<DriftWatch> drift_;
   std::set<std::string> dirty_;  // PFs a reconcile pass should look at
   // Events that came during a pass of their PF, to judge again when it ends.

@@ -11,22 +11,30 @@
 
 namespace vfready::daemon {
 
-std::optional<std::string> Service::reload() {
+void Service::reload(std::function<void(std::optional<std::string>)> done) {
   // systemd's reload protocol applies once the service has started; before READY=1 a
   // reload is read all the same, and applied after the first pass.
-  const std::string ready = ready_sent_ ? "READY=1\n" : "";
-  if (ready_sent_) {
+  const bool told = ready_sent_;
+  if (told) {
     notifier_.notify("RELOADING=1\nSTATUS=Reloading " + options_.config_path);
   }
-  // Read off the loop, which waits for it a second at most.
-  constexpr std::chrono::milliseconds kReadBound{1000};
-  auto loaded = load_config_within(options_.config_path, options_.compat_paths, kReadBound);
+  // Read by a reader process the loop waits for (ConfigReads), never by the loop.
+  config_reads_.read([this, told, done = std::move(done)](Result<host::ConfigTexts> texts) {
+    auto refused = apply_reload(parse_config_texts(texts), told);
+    if (done) {
+      done(std::move(refused));
+    }
+  });
+}
+
+std::optional<std::string> Service::apply_reload(Result<LoadedConfig> loaded, bool reloading) {
+  const std::string ready = reloading ? "READY=1\n" : "";
   // Judged as a start judges it (--check-config's exit 3): a plan on this host, as the
   // last pass read it.
   std::optional<Error> refused = loaded ? std::nullopt : std::optional<Error>(loaded.error());
   const auto host = bringup_ && bringup_->host() ? bringup_->host() : last_host_;
   if (loaded && host) {
-    if (auto plan = model::make_plan(loaded.value().first, *host); !plan) {
+    if (auto plan = model::make_plan(loaded->config, *host); !plan) {
       refused = plan.error();
     }
   }
@@ -43,20 +51,18 @@ std::optional<std::string> Service::reload() {
   reload_refused_.reset();
   restore_standing_problems();
   auto read = std::move(loaded).value();
-  auto config = Result<model::Config>(std::move(read.first));
-  auto table = Result<model::CompatTable>(std::move(read.second));
   log::info({}, "read " + options_.config_path);
   if (bringup_ && !bringup_->finished()) {
     // Never lost: applied when the running pass ends, the latest of several winning.
-    pending_ = BringupInputs{config.value(), table.value(), inputs_.roots,
-                             inputs_.calls,  inputs_.udev,  inputs_.hosts};
+    pending_ = BringupInputs{std::move(read.config), std::move(read.table), inputs_.roots,
+                             inputs_.calls,          inputs_.udev,          inputs_.hosts};
     const std::string text = "New configuration read; it applies when the running pass ends";
     log::info({}, text);
     notifier_.notify(ready + "STATUS=" + text);
     return std::nullopt;
   }
-  inputs_.config = config.value();
-  inputs_.table = table.value();
+  inputs_.config = std::move(read.config);
+  inputs_.table = std::move(read.table);
   files_.configure(inputs_.config.publish);
   keep_only_configured_pfs();
   ++status_.config_generation;

@@ -14,9 +14,11 @@ namespace vfready::daemon {
 void Service::on_signal(int signo) {
   switch (signo) {
     case SIGHUP:
-      if (auto refused = reload()) {
-        log::error({}, "reload: " + *refused);
-      }
+      reload([](const std::optional<std::string>& refused) {
+        if (refused) {
+          log::error({}, "reload: " + *refused);
+        }
+      });
       return;
     case SIGUSR2:
       if (options_.stall_on_sigusr2) {

@@ -167,3 +167,38 @@ TEST(VfreadydConfigFiles, RefusesADropInOnAFileSystemWhereAReadCanHangAndKeepsSe
   ASSERT_EQ(kill(host.pid(), SIGUSR1), 0);  // the driver recovers
   EXPECT_FALSE(hung.wait(10s).timed_out);
 }
+
+// A reload's read is a process of its own (vfready-config): a file whose file system
+// stops answering (a drop-in on a FUSE mount whose server is stopped: here the fake
+// host's) holds that reader, never the loop. The reload is refused after its bound,
+// another at once while the reader waits; the loop serves meanwhile; once the file
+// system answers again and the reader has ended, a reload is read.
+TEST(VfreadydReload, AFileSystemThatStopsAnsweringHoldsItsReaderNotTheLoop) {
+  VFREADY_REQUIRE_ROOT();
+  FakeHost host(TopologyBuilder::reference().probe_ms(1));
+  const auto path = write_config(host, read_file(repo_config()));
+  PrivateBus bus(PrivateBus::Policy::kShipped);
+  ServiceDaemon daemon(host, path, "--bus-address " + bus.address());
+  ASSERT_TRUE(serving(daemon, bus));
+  const auto dir = host.root() + "/etc/vfready.d";
+  ASSERT_EQ(sh("mkdir -p " + dir + " && ln -s " + host.pci("0000:18:00.0", "vendor") + " " + dir +
+               "/50-fuse.json")
+                .exit_code,
+            0);
+  ASSERT_EQ(kill(host.pid(), SIGSTOP), 0);
+  const auto first = sh(vfreadyctl(bus, "reload"), 20s);
+  const auto second = sh(vfreadyctl(bus, "reload"), 20s);
+  const auto status = sh(vfreadyctl(bus, "status"), 10s);
+  ASSERT_EQ(sh("rm " + dir + "/50-fuse.json").exit_code, 0);
+  ASSERT_EQ(kill(host.pid(), SIGCONT), 0);
+  EXPECT_EQ(first.exit_code, 1);
+  EXPECT_THAT(first.err, HasSubstr(path + ": reading the configuration did not finish within"));
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_THAT(second.err, HasSubstr("an earlier read of the configuration has not returned"));
+  EXPECT_EQ(status.exit_code, 0) << "the loop serves while the reader waits";
+  EXPECT_THAT(problem_codes(bus), HasSubstr("reload-refused"));
+  // The reader gets its answer (a file not on a local file system), and ends.
+  EXPECT_TRUE(wait_until([&] { return sh(vfreadyctl(bus, "reload"), 20s).exit_code == 0; }, 30s));
+  EXPECT_THAT(problem_codes(bus), Not(HasSubstr("reload-refused")));
+  EXPECT_EQ(daemon.stop(), 0);
+}

@@ -25,11 +25,13 @@ inline constexpr const char* kPfPathPrefix = "/org/vfready/vfready1/pf/";
 std::string pf_path(const std::string& pci);
 
 // What the daemon does for the methods that change the node. reconcile answers the
-// number of the pass that serves it; reload an error message to refuse the call, or
-// nothing.
+// number of the pass that serves it. reload answers later (its read is off the loop),
+// through `Answer`: an error message to refuse the call, or nothing; the call's reply
+// waits for it.
 struct Handlers {
+  using Answer = std::function<void(std::optional<std::string>)>;
   std::function<uint64_t()> reconcile;
-  std::function<std::optional<std::string>()> reload;
+  std::function<void(Answer)> reload;
 };
 
 // What the loop waits on for the bus: fd, poll events and a deadline.
