@@ -60,30 +60,30 @@ BusConnector::BusConnector(EventLoop& loop, std::string address, bus::Handlers h
 
 BusConnector::~BusConnector() = default;
 
-void BusConnector::start() {
-  // The server comes back through an eventfd; the worker may outlive this object (a bus
-  // that never answers), so what it shares is owned by shared_ptr.
-  struct Pending {
-    std::mutex mu;
-    std::unique_ptr<bus::Server> server;
-    std::string error;
-    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    ~Pending() {
-      if (fd >= 0) {
-        close(fd);
-      }
+namespace {
+
+// What the connecting thread hands the loop: the server, or why there is none. That
+// thread is sdbus-c++'s price (1.2 connects and takes the bus name with blocking calls,
+// and cannot adopt a connection made on the loop); it may outlive the connector (a bus
+// that never answers), so what it shares is owned by shared_ptr, under its mutex.
+struct Connecting {
+  Connecting() = default;
+  Connecting(const Connecting&) = delete;
+  Connecting& operator=(const Connecting&) = delete;
+  ~Connecting() {
+    if (fd >= 0) {
+      close(fd);
     }
-  };
-  auto pending = std::make_shared<Pending>();
-  if (pending->fd < 0) {
-    // Out of descriptors (or memory): no way to hear the connection made; try later.
-    log::warn({}, "eventfd: " + host::errno_name(errno) + "; trying D-Bus again in " +
-                      std::to_string(retry_.count()) + " s");
-    loop_.add_timer(Clock::now() + retry_, [this] { start(); });
-    retry_ = std::min(retry_ * 2, std::chrono::seconds(30));
-    return;
   }
-  std::thread([pending, address = address_, handlers = handlers_] {
+  std::mutex mu;  // the connecting thread's, and the loop's once fd is readable
+  std::unique_ptr<bus::Server> server;
+  std::string error;
+  int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);  // readable once it has connected or failed
+};
+
+void connect_in_background(const std::shared_ptr<Connecting>& connecting,
+                           const std::string& address, const bus::Handlers& handlers) {
+  std::thread([connecting, address, handlers] {
     std::unique_ptr<bus::Server> server;
     std::string error;
     try {
@@ -91,24 +91,34 @@ void BusConnector::start() {
     } catch (const std::exception& e) {
       error = e.what();
     }
-    std::lock_guard lock(pending->mu);
-    pending->server = std::move(server);
-    pending->error = std::move(error);
+    std::lock_guard lock(connecting->mu);
+    connecting->server = std::move(server);
+    connecting->error = std::move(error);
     const uint64_t one = 1;
-    static_cast<void>(write(pending->fd, &one, sizeof one));
+    static_cast<void>(write(connecting->fd, &one, sizeof one));
   }).detach();
+}
+
+}  // namespace
+
+void BusConnector::start() {
+  auto connecting = std::make_shared<Connecting>();
+  if (connecting->fd < 0) {
+    // Out of descriptors (or memory): no way to hear the connection made.
+    try_later("eventfd: " + host::errno_name(errno));
+    return;
+  }
+  connect_in_background(connecting, address_, handlers_);
   const auto id = std::make_shared<EventLoop::Id>(0);
-  *id = loop_.add_fd(pending->fd, POLLIN, [this, pending, id](short) {
+  *id = loop_.add_fd(connecting->fd, POLLIN, [this, connecting, id](short) {
     loop_.remove(*id);
-    std::lock_guard lock(pending->mu);
-    if (!pending->server) {
+    std::lock_guard lock(connecting->mu);
+    if (!connecting->server) {
       // At early boot the bus may not be up yet: the job goes on, the bus comes later.
-      log::warn({}, pending->error + "; trying again in " + std::to_string(retry_.count()) + " s");
-      loop_.add_timer(Clock::now() + retry_, [this] { start(); });
-      retry_ = std::min(retry_ * 2, std::chrono::seconds(30));
+      try_later(connecting->error);
       return;
     }
-    server_ = std::move(pending->server);
+    server_ = std::move(connecting->server);
     lost_ = false;
     source_ = loop_.add(
         std::make_shared<BusSource>(*server_, [this](const std::exception& e) { on_lost(e); }));
@@ -116,6 +126,12 @@ void BusConnector::start() {
     log::info({}, std::string("serving ") + bus::kBusName + " on D-Bus");
     connected_();
   });
+}
+
+void BusConnector::try_later(const std::string& why) {
+  log::warn({}, why + "; trying D-Bus again in " + std::to_string(retry_.count()) + " s");
+  loop_.add_timer(Clock::now() + retry_, [this] { start(); });
+  retry_ = std::min(retry_ * 2, std::chrono::seconds(30));
 }
 
 void BusConnector::on_lost(const std::exception& e) {

@@ -31,6 +31,8 @@ class BusConnector {
 
  private:
   void on_lost(const std::exception& e);
+  // A connection could not be had (`why`): start() again after the back-off.
+  void try_later(const std::string& why);
 
   EventLoop& loop_;
   std::string address_;

@@ -86,6 +86,26 @@ void add_options(CLI::App& app, Options& o, std::string& log_target) {
       "Netlink acts on the network namespace vfreadyd runs in.");
 }
 
+// The configuration vfreadyd starts with (the config, then the tables, each read and
+// parsed); nullopt when there is none, said on stderr and where the mode says it.
+std::optional<vfready::daemon::LoadedConfig> load_at_start(const Options& o) {
+  const auto& s = o.service;
+  auto config = vfready::daemon::load_config(s.config_path);
+  auto table = config ? vfready::daemon::load_compat_tables(s.compat_paths)
+                      : vfready::Result<vfready::model::CompatTable>(config.error());
+  if (config && table) {
+    return vfready::daemon::LoadedConfig{std::move(config).value(), std::move(table).value()};
+  }
+  const auto& why = !config ? config.error().message : table.error().message;
+  std::cerr << "vfreadyd: " << why << '\n';
+  if (o.check_config && o.json) {
+    std::cout << vfready::model::plan_error_json({s.config_path}, why);
+  } else if (!o.check_config && !s.once) {
+    vfready::daemon::write_start_failure(s.config_path, why);
+  }
+  return std::nullopt;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "vfreadyd: creates SR-IOV VFs on InfiniBand HCAs, gives them GUIDs and stable names,\n"
@@ -115,24 +135,16 @@ int run(int argc, char** argv) {
     return vfready::daemon::print_generated_config(s.roots,
                                                    VFREADY_DATADIR "/vfready/vfready.schema.json");
   }
-  auto config = vfready::daemon::load_config(s.config_path);
-  auto table = config ? vfready::daemon::load_compat_tables(s.compat_paths)
-                      : vfready::Result<vfready::model::CompatTable>(config.error());
-  if (!config || !table) {
-    const auto& why = !config ? config.error().message : table.error().message;
-    std::cerr << "vfreadyd: " << why << '\n';
-    if (o.check_config && o.json) {
-      std::cout << vfready::model::plan_error_json({s.config_path}, why);
-    } else if (!o.check_config && !s.once) {
-      vfready::daemon::write_start_failure(s.config_path, why);
-    }
+  auto loaded = load_at_start(o);
+  if (!loaded) {
     return 1;
   }
   if (o.check_config) {
-    return vfready::daemon::print_plan(config.value(), table.value(), s.roots, o.json);
+    return vfready::daemon::print_plan(loaded->config, loaded->table, s.roots, o.json);
   }
 
-  vfready::daemon::BringupInputs inputs{config.value(), table.value(), s.roots};
+  vfready::daemon::BringupInputs inputs{std::move(loaded->config), std::move(loaded->table),
+                                        s.roots};
   // Before the service's threads and its passes' memory: the spawner forks the helpers
   // of calls into drivers, each a copy of this small image (helper_spawner.hpp). Without
   // one, each helper is a fork of the daemon as it is then.

@@ -16,7 +16,7 @@ namespace vfready::daemon {
 
 // One PF's task and what it is made of; never moved once its task exists (the task
 // holds references to its target and host).
-struct PfPasses::Driven {
+struct PfPasses::RunningPf {
   std::size_t index = 0;
   const model::PfTarget* target = nullptr;  // PassPf's
   std::unique_ptr<PfOs> os;
@@ -55,13 +55,13 @@ void watch(int epoll, int fd) {
 
 }  // namespace
 
-PfPasses::PfPasses(Hooks hooks, int also)
-    : hooks_(std::move(hooks)), epoll_(::epoll_create1(EPOLL_CLOEXEC)), also_(also) {
+PfPasses::PfPasses(Hooks hooks, int planner_fd)
+    : hooks_(std::move(hooks)), epoll_(::epoll_create1(EPOLL_CLOEXEC)), planner_fd_(planner_fd) {
   if (epoll_ < 0) {
     throw std::system_error(errno, std::generic_category(), "epoll_create1");
   }
   try {
-    watch(epoll_, also_);
+    watch(epoll_, planner_fd_);
   } catch (...) {
     ::close(epoll_);
     throw;
@@ -94,7 +94,7 @@ void PfPasses::start(std::vector<PassPf> pfs, const BringupInputs& in,
   host_ = std::move(host);
   udev_ = std::move(udev);
   names_ = std::move(names);
-  std::vector<Driven*> started;
+  std::vector<RunningPf*> started;
   for (auto& pf : pfs) {
     start_one(pf);
     started.push_back(pfs_.back().get());
@@ -105,7 +105,7 @@ void PfPasses::start(std::vector<PassPf> pfs, const BringupInputs& in,
 }
 
 void PfPasses::start_one(PassPf pf) {
-  auto& d = *pfs_.emplace_back(std::make_unique<Driven>());
+  auto& d = *pfs_.emplace_back(std::make_unique<RunningPf>());
   d.index = pf.index;
   d.target = pf.target;
   d.progress = [this, index = d.index](const char* step) { hooks_.step(index, step); };
@@ -129,12 +129,12 @@ bool PfPasses::turn() {
     fail_all(std::system_error(errno, std::generic_category(), "epoll_wait"));
     return false;
   }
-  bool also = false;
+  bool planner_told = false;
   auto& ready = ready_;
   ready.clear();
   for (int i = 0; i < n; ++i) {
     const int fd = events_[static_cast<std::size_t>(i)].data.fd;
-    also = also || fd == also_;
+    planner_told = planner_told || fd == planner_fd_;
     if (fd >= 0 && static_cast<std::size_t>(fd) < by_fd_.size()) {
       const auto& owners = by_fd_[static_cast<std::size_t>(fd)];
       ready.insert(ready.end(), owners.begin(), owners.end());
@@ -163,10 +163,10 @@ bool PfPasses::turn() {
     recompute_until();
   }
   let_go_if_ended();
-  return also;
+  return planner_told;
 }
 
-void PfPasses::resume(Driven& d) {
+void PfPasses::resume(RunningPf& d) {
   try {
     std::exchange(d.slot.resume, {}).resume();
   } catch (const std::exception& e) {
@@ -176,7 +176,7 @@ void PfPasses::resume(Driven& d) {
   end_if_done(d);
 }
 
-void PfPasses::end_if_done(Driven& d) {
+void PfPasses::end_if_done(RunningPf& d) {
   if (d.ended) {
     return;
   }
@@ -196,7 +196,7 @@ void PfPasses::end_if_done(Driven& d) {
   end(d, std::move(status));
 }
 
-void PfPasses::end(Driven& d, model::PfStatus status) {
+void PfPasses::end(RunningPf& d, model::PfStatus status) {
   d.ended = true;
   d.task.reset();
   d.os.reset();
@@ -212,38 +212,19 @@ void PfPasses::let_go_if_ended() {
   }
 }
 
-void PfPasses::follow(const std::vector<Driven*>& resumed) {
+void PfPasses::follow(const std::vector<RunningPf*>& resumed) {
   // Only the passes that went on can wait on other fds than they did: theirs are taken
   // out of the set and entered again (one may be a file it opened since, under the
   // number of one it closed); the others' are as they were.
   auto& left = left_;  // fds a pass no longer waits on
   left.clear();
-  Driven* entering = nullptr;  // the pass whose fds are being entered
+  RunningPf* entering = nullptr;  // the pass whose fds are being entered
   try {
-    for (Driven* d : resumed) {
+    for (RunningPf* d : resumed) {
       entering = d;
-      for (const int fd : d->watching) {
-        auto& owners = by_fd_[static_cast<std::size_t>(fd)];
-        std::erase(owners, d);
-        if (owners.empty()) {
-          left.push_back(fd);
-        }
-      }
-      d->watching.clear();
-      if (d->ended) {
-        continue;
-      }
-      for (const int fd : d->slot.wait.fds) {
-        watch(epoll_, fd);  // first: it throws for an fd that is none (below 0)
-        const auto at = static_cast<std::size_t>(fd);
-        if (at >= by_fd_.size()) {
-          by_fd_.resize(at + 1);
-        }
-        auto& owners = by_fd_[at];
-        if (std::find(owners.begin(), owners.end(), d) == owners.end()) {
-          owners.push_back(d);
-          d->watching.push_back(fd);
-        }
+      unwatch(*d);
+      if (!d->ended) {
+        watch_wait(*d);
       }
     }
   } catch (const std::exception& e) {
@@ -265,6 +246,32 @@ void PfPasses::follow(const std::vector<Driven*>& resumed) {
     if (by_fd_[static_cast<std::size_t>(fd)].empty()) {
       // Closed already (EBADF, or ENOENT: closing it took it out) is as good.
       static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr));
+    }
+  }
+}
+
+void PfPasses::unwatch(RunningPf& d) {
+  for (const int fd : d.watching) {
+    auto& owners = by_fd_[static_cast<std::size_t>(fd)];
+    std::erase(owners, &d);
+    if (owners.empty()) {
+      left_.push_back(fd);
+    }
+  }
+  d.watching.clear();
+}
+
+void PfPasses::watch_wait(RunningPf& d) {
+  for (const int fd : d.slot.wait.fds) {
+    watch(epoll_, fd);  // first: it throws for an fd that is none (below 0)
+    const auto at = static_cast<std::size_t>(fd);
+    if (at >= by_fd_.size()) {
+      by_fd_.resize(at + 1);
+    }
+    auto& owners = by_fd_[at];
+    if (std::find(owners.begin(), owners.end(), &d) == owners.end()) {
+      owners.push_back(&d);
+      d.watching.push_back(fd);
     }
   }
 }

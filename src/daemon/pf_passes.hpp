@@ -35,14 +35,14 @@ class PfPasses {
     std::function<void(std::size_t pf, const char* step)> step;        // a PF's step starts
     std::function<void(std::size_t pf, model::PfStatus status)> done;  // a PF's pass ended
   };
-  // `also`: one more fd to watch in the set (the planner's channel); turn() says when
+  // `planner_fd`: one more fd to watch in the set (the planner's channel); turn() says when
   // it is readable. Throws std::system_error when no epoll set can be made.
-  PfPasses(Hooks hooks, int also);
+  PfPasses(Hooks hooks, int planner_fd);
   ~PfPasses();
   PfPasses(const PfPasses&) = delete;
   PfPasses& operator=(const PfPasses&) = delete;
 
-  // The epoll set, readable when some pass's wait (or `also`) is: the same for life.
+  // The epoll set, readable when some pass's wait (or `planner_fd`) is: the same for life.
   [[nodiscard]] int fd() const { return epoll_; }
   // The earliest bound of a pass's wait; none while no pass runs.
   [[nodiscard]] std::optional<Clock::time_point> until() const { return until_; }
@@ -51,44 +51,48 @@ class PfPasses {
   void start(std::vector<PassPf> pfs, const BringupInputs& in,
              std::shared_ptr<const model::HostInfo> host, std::shared_ptr<host::UdevWait> udev,
              std::shared_ptr<pipeline::NameRegistry> names);
-  // Resumes each pass whose wait has come; true when `also` is readable.
+  // Resumes each pass whose wait has come; true when `planner_fd` is readable.
   bool turn();
   // The daemon's end, which unwinds no pass: each PF whose autoprobe a pass under way has
   // off is turned on again.
   void let_autoprobe_go() { autoprobe_guards_.let_go(); }
 
  private:
-  struct Driven;
+  struct RunningPf;
   void start_one(PassPf pf);
-  void resume(Driven& d);
-  void end_if_done(Driven& d);
-  void end(Driven& d, model::PfStatus status);
+  void resume(RunningPf& d);
+  void end_if_done(RunningPf& d);
+  void end(RunningPf& d, model::PfStatus status);
   // Once every pass has ended: what they shared (the udev wait, the host) let go.
   void let_go_if_ended();
   // The set made to follow the waits of the passes in `resumed` (the others' are as
   // they were: a pass that waits keeps the fds it waits on open). Ended passes wait on
   // nothing.
-  void follow(const std::vector<Driven*>& resumed);
+  void follow(const std::vector<RunningPf*>& resumed);
+  // The fds `d` waited on, out of its hands; those no pass waits on now into left_.
+  void unwatch(RunningPf& d);
+  // The fds of `d`'s wait, into the set and by_fd_. Throws when epoll_ctl fails.
+  void watch_wait(RunningPf& d);
   void fail_all(const std::exception& e);
   void recompute_until();  // until_, from the passes' waits
 
   Hooks hooks_;
   int epoll_ = -1;
-  int also_ = -1;
+  int planner_fd_ = -1;
   BringupInputs in_;
   std::shared_ptr<const model::HostInfo> host_;
   std::shared_ptr<host::UdevWait> udev_;
   std::shared_ptr<pipeline::NameRegistry> names_;
   pipeline::AutoprobeGuards autoprobe_guards_;  // before pfs_: outlives their guards
-  std::vector<std::unique_ptr<Driven>> pfs_;
+  std::vector<std::unique_ptr<RunningPf>> pfs_;
   // fd -> the passes that wait on it (none: not in the set). Changed for the passes that
   // went on only: a turn costs what they wait on, not what every pass does.
-  std::vector<std::vector<Driven*>> by_fd_;
+  std::vector<std::vector<RunningPf*>> by_fd_;
   std::vector<epoll_event> events_;  // epoll_wait's, kept between turns
   // A turn's lists, kept between turns (their room is taken once): the passes whose fds
   // are readable, those resumed, the fds no pass waits on any more (follow()).
-  std::vector<Driven*> ready_;
-  std::vector<Driven*> resumed_;
+  std::vector<RunningPf*> ready_;
+  std::vector<RunningPf*> resumed_;
   std::vector<int> left_;
   std::optional<Clock::time_point> until_;
 };

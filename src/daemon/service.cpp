@@ -196,21 +196,9 @@ void Service::on_bringup_finished() {
   // Calls whose helper died (or that came back from stuck) while the pass ran: their PFs
   // again, their effects read back, before a pass that is not ready is judged (at boot
   // too); after a ready one, as the next pass.
-  constexpr int kRetriesInRow = 3;
-  const bool returned = !options_.once && take_returned();
-  if (returned && !ready && retries_in_row_ < kRetriesInRow) {
-    ++retries_in_row_;
-    auto only = std::move(dirty_);
-    dirty_.clear();
-    publish();
-    try {
-      start_bringup(std::move(only), /*continues=*/true);  // its outcome is the pass's
-      return;
-    } catch (const std::exception& e) {
-      log::error({}, std::string("bringing PFs up again failed: ") + e.what());
-    }
+  if (bring_returned_up_again(ready)) {
+    return;
   }
-  retries_in_row_ = 0;
   const bool first = !first_done_;
   first_done_ = true;
   ++status_.passes_finished;
@@ -232,11 +220,7 @@ void Service::on_bringup_finished() {
   tell_systemd(ready);
   inputs_.hosts->pass_over(inputs_);
   if (options_.once) {
-    static_cast<void>(std::fputs(
-        model::render_status(model::to_json(model::printable(status_)), false, /*vfs=*/true)
-            .c_str(),
-        stdout));
-    quit(ready ? 0 : 1);
+    print_once_and_quit(ready);
     return;
   }
   if (!ready_sent_ && !ready && !wait_for_stuck_at_boot()) {
@@ -247,6 +231,32 @@ void Service::on_bringup_finished() {
     return;
   }
   start_next_pass();
+}
+
+bool Service::bring_returned_up_again(bool ready) {
+  constexpr int kRetriesInRow = 3;
+  const bool returned = !options_.once && take_returned();
+  if (returned && !ready && retries_in_row_ < kRetriesInRow) {
+    ++retries_in_row_;
+    auto only = std::move(dirty_);
+    dirty_.clear();
+    publish();
+    try {
+      start_bringup(std::move(only), /*continues=*/true);  // its outcome is the pass's
+      return true;
+    } catch (const std::exception& e) {
+      log::error({}, std::string("bringing PFs up again failed: ") + e.what());
+    }
+  }
+  retries_in_row_ = 0;
+  return false;
+}
+
+void Service::print_once_and_quit(bool ready) {
+  static_cast<void>(std::fputs(
+      model::render_status(model::to_json(model::printable(status_)), false, /*vfs=*/true).c_str(),
+      stdout));
+  quit(ready ? 0 : 1);
 }
 
 void Service::tell_systemd(bool ready) {

@@ -70,6 +70,12 @@ class Service {
   // The drift watch and the bus: what a daemon that keeps running listens to.
   void start_watching();
   void on_bringup_finished();
+  // Calls whose helper died (or that came back from stuck) while the pass ran: their PFs
+  // again, as the pass's continuation, when it is not ready (three times in a row at
+  // most). Whether such a pass started.
+  bool bring_returned_up_again(bool ready);
+  // --once: the status on stdout, and the loop's end with the outcome.
+  void print_once_and_quit(bool ready);
   // READY=1 (once), or the outcome as STATUS= (with ERRNO= when not ready).
   void tell_systemd(bool ready);
   // What comes after a pass: drift deferred during it, a pending reload, a queued

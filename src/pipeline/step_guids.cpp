@@ -41,8 +41,8 @@ Task<T> answer_beside(std::unique_ptr<host::StartedCall<T>> call, GuidFeed& feed
 }
 
 // Until the requests want more GUIDs: they go on meanwhile.
-Task<Done> until_hungry(GuidFeed& feed) {
-  while (feed.fed()) {
+Task<Done> until_probes_want_more(GuidFeed& feed) {
+  while (feed.enough_wait_for_probes()) {
     co_await feed.waiting_on();
     feed.resume();
   }
@@ -324,7 +324,7 @@ Task<Done> assign_guids(PfRun& run, GuidFeed& feed) {
   run.vfs.reserve(run.target.vf.size());
   for (const auto& vt : run.target.vf) {
     if (batch.empty()) {
-      auto fed = until_hungry(feed);  // before the next write
+      auto fed = until_probes_want_more(feed);  // before the next write
       co_await fed;
     }
     VfWork vs;

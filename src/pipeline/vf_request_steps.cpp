@@ -48,7 +48,7 @@ VfRequests::Answer VfRequests::step(VfRequest& r, Clock::time_point now) {
     case Step::kUnbinding:
       return unbinding(r, now);
     case Step::kFinished:
-    case Step::kLeft:
+    case Step::kToReadBack:
       break;
   }
   return Answer::kEnded;
@@ -128,7 +128,7 @@ VfRequests::Answer VfRequests::probe_failed(VfRequest& r, model::Problem problem
   run_.vfs[r.at].problems.push_back(std::move(problem));
   // A first probe that failed is read back with the VFs not probed, its netdev looked
   // for again; a second one ends the VF.
-  r.step = r.reprobed ? Step::kFinished : Step::kLeft;
+  r.step = r.reprobed ? Step::kFinished : Step::kToReadBack;
   return Answer::kEnded;
 }
 

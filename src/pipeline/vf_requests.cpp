@@ -15,6 +15,43 @@ namespace {
 using Step = VfRequest::Step;
 using Clock = VfRequest::Clock;
 
+// What request `r` waits on, added to `w`: its call's socket and deadline, or its naming's
+// wait. Nothing for a step that waits on udev (VfRequests::waiting_on adds udev's fd once).
+void add_wait_of(const VfRequest& r, Wait& w) {
+  const auto on_call = [&w](const auto& call) {
+    w.until = std::min(w.until, call->until());
+    if (call->fd() >= 0) {
+      w.fds.push_back(call->fd());
+    }
+  };
+  switch (r.step) {
+    case Step::kProbing:
+      on_call(r.probe_call);
+      break;
+    case Step::kReadBack:
+      on_call(r.read_call);
+      break;
+    case Step::kResetGuid:
+      if (r.guid_call) {
+        on_call(r.guid_call);
+      } else {
+        on_call(r.link_guid_call);
+      }
+      break;
+    case Step::kUnbinding:
+      on_call(r.unbind_call);
+      break;
+    case Step::kName:
+      if (r.naming) {
+        w.until = std::min(w.until, r.naming->slot.wait.until);
+        w.fds.insert(w.fds.end(), r.naming->slot.wait.fds.begin(), r.naming->slot.wait.fds.end());
+      }
+      break;
+    default:
+      break;
+  }
+}
+
 }  // namespace
 
 VfRequests::VfRequests(PfRun& run, std::size_t expected) : run_(run) {
@@ -116,7 +153,7 @@ void VfRequests::list_waiting(VfRequest& r) {
 
 void VfRequests::prune() {
   std::erase_if(live_, [&](std::size_t i) {
-    return requests_[i].step == Step::kFinished || requests_[i].step == Step::kLeft;
+    return requests_[i].step == Step::kFinished || requests_[i].step == Step::kToReadBack;
   });
 }
 
@@ -134,7 +171,7 @@ bool VfRequests::advance_one(VfRequest& r) {
       naming_line_.insert(static_cast<std::size_t>(&r - requests_.data()));
       return moved;
     }
-    const bool ended_before = r.step == Step::kFinished || r.step == Step::kLeft;
+    const bool ended_before = r.step == Step::kFinished || r.step == Step::kToReadBack;
     const auto answer = step(r, Clock::now());
     if (answer == Answer::kEnded && !ended_before) {
       --unfinished_;
@@ -280,44 +317,12 @@ const Wait& VfRequests::waiting_on() {
   w.fds.clear();
   w.until = Clock::time_point::max();
   bool on_udev = false;
-  const auto on_call = [&w](const auto& call) {
-    w.until = std::min(w.until, call->until());
-    if (call->fd() >= 0) {
-      w.fds.push_back(call->fd());
-    }
-  };
   if (!on_udev_.empty()) {  // the most of them, while udev is behind
     w.until = std::min(w.until, udev_due_);
     on_udev = true;
   }
   for (const auto i : waiting_) {
-    const auto& r = requests_[i];
-    switch (r.step) {
-      case Step::kProbing:
-        on_call(r.probe_call);
-        break;
-      case Step::kReadBack:
-        on_call(r.read_call);
-        break;
-      case Step::kResetGuid:
-        if (r.guid_call) {
-          on_call(r.guid_call);
-        } else {
-          on_call(r.link_guid_call);
-        }
-        break;
-      case Step::kUnbinding:
-        on_call(r.unbind_call);
-        break;
-      case Step::kName:
-        if (r.naming) {
-          w.until = std::min(w.until, r.naming->slot.wait.until);
-          w.fds.insert(w.fds.end(), r.naming->slot.wait.fds.begin(), r.naming->slot.wait.fds.end());
-        }
-        break;
-      default:
-        break;
-    }
+    add_wait_of(requests_[i], w);
   }
   if (on_udev && udev_fd_ >= 0) {
     w.fds.push_back(udev_fd_);

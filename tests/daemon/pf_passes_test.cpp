@@ -46,7 +46,7 @@ class APfPasses : public ::testing::Test {
     targets = plan->pfs;
     ASSERT_EQ(targets.size(), 2U);
   }
-  void TearDown() override { ::close(also); }
+  void TearDown() override { ::close(planner_fd); }
 
   void start() {
     std::vector<PassPf> pfs;
@@ -84,11 +84,11 @@ class APfPasses : public ::testing::Test {
   std::shared_ptr<pipeline::NameRegistry> names = std::make_shared<pipeline::NameRegistry>();
   std::map<std::size_t, model::PfStatus> done;
   std::vector<std::pair<std::size_t, std::string>> steps;
-  int also = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  int planner_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   PfPasses passes{
       {.step = [this](std::size_t pf, const char* step) { steps.emplace_back(pf, step); },
        .done = [this](std::size_t pf, model::PfStatus s) { done[pf] = std::move(s); }},
-      also};
+      planner_fd};
 };
 
 TEST_F(APfPasses, BringsEachPfUpAndTellsItsStepsAndItsEnd) {

@@ -152,7 +152,7 @@ class AVfRequest : public PipelineTest {
     requests.add(0);
     EXPECT_EQ(requests.requests().at(0).step, held_at);
     requests.run();  // nothing releases it: its bound passes
-    EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
+    EXPECT_EQ(requests.requests().at(0).step, Step::kToReadBack);
     EXPECT_EQ(run.vfs.at(0).problems.size(), 1U);
     if (run.vfs.at(0).problems.empty()) {
       return "";
@@ -214,7 +214,7 @@ TEST_F(AVfRequest, FailsAVfItsProbeDidNotBindOnceTheReadBackSaysSo) {
   EXPECT_EQ(requests.requests().at(0).step, Step::kReadBack);
   ASSERT_TRUE(host.release_probe());
   requests.advance();
-  EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
+  EXPECT_EQ(requests.requests().at(0).step, Step::kToReadBack);
   ASSERT_EQ(run.vfs.at(0).problems.size(), 1U);
   EXPECT_THAT(run.vfs.at(0).problems.at(0).text, HasSubstr("is not bound to mlx5_core"));
 }
@@ -345,7 +345,7 @@ TEST_F(AVfRequest, LeavesAVfWhoseFirstProbeFailedToTheRestOfThePass) {
   requests.add(1);
   udev.done_with(vf_pci(1), vf(1).ifindex);
   const auto finished = requests.run();
-  EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
+  EXPECT_EQ(requests.requests().at(0).step, Step::kToReadBack);
   EXPECT_EQ(finished, std::set<std::size_t>{1});
   ASSERT_EQ(run.vfs.at(0).problems.size(), 1U);
   EXPECT_EQ(run.vfs.at(0).problems[0].kind, model::EventKind::kVfProbeFailed);
@@ -367,7 +367,7 @@ TEST_F(AVfRequest, SaysAReadBackThatFailedFailedNotThatTheVfIsUnbound) {
   pipeline::VfRequests requests(run);
   requests.add(0);
   requests.run();
-  EXPECT_EQ(requests.requests().at(0).step, Step::kLeft);
+  EXPECT_EQ(requests.requests().at(0).step, Step::kToReadBack);
   ASSERT_EQ(run.vfs.at(0).problems.size(), 1U);
   EXPECT_EQ(run.vfs.at(0).problems[0].kind, model::EventKind::kVfProbeFailed);
   EXPECT_THAT(run.vfs.at(0).problems[0].text,
@@ -786,7 +786,7 @@ TEST_F(AVfRequest, WhoseProbeFailsIsNoLongerWokenByItsFunctionsEvents) {
   host.probe_fails.insert(vf_pci(0));
   pipeline::VfRequests requests(run);
   requests.add(0);
-  ASSERT_EQ(requests.requests().at(0).step, Step::kLeft);
+  ASSERT_EQ(requests.requests().at(0).step, Step::kToReadBack);
   EXPECT_THAT(udev.watched, IsEmpty());
 }
 
@@ -800,7 +800,7 @@ TEST_F(AVfRequest, IsAnsweredAtOnceWhenItsPfIsStuckBeforeItsProbe) {
   const auto finished = requests.run();
   EXPECT_TRUE(finished.empty());
   for (std::size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(requests.requests().at(i).step, Step::kLeft) << i;
+    EXPECT_EQ(requests.requests().at(i).step, Step::kToReadBack) << i;
     ASSERT_EQ(run.vfs.at(i).problems.size(), 1U) << i;
     EXPECT_EQ(run.vfs.at(i).problems[0].kind, model::EventKind::kPfStuck) << i;
   }

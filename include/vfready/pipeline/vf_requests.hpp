@@ -48,18 +48,18 @@ struct NamingUnderWay {
 
 struct VfRequest {
   enum class Step : uint8_t {
-    kProbe,      // waiting for its turn to probe
-    kProbing,    // its probe is under way
-    kReadBack,   // its binding and GUID read back, beside the next VF's probe
-    kNetdev,     // waiting for udev's add to name its netdev
-    kUdev,       // waiting for udev to be done with it
-    kName,       // name, altnames, MTU
-    kValidate,   // its GUID and names read back
-    kReprobe,    // waiting for its turn to set its GUID again and probe once more
-    kResetGuid,  // its GUID written again (OFED's files), in its turn
-    kUnbinding,  // unbound from its driver, in its turn, before its second probe
-    kFinished,   // judged
-    kLeft,       // its probe failed: the rest of the pass reads it back with the VFs not probed
+    kProbe,       // waiting for its turn to probe
+    kProbing,     // its probe is under way
+    kReadBack,    // its binding and GUID read back, beside the next VF's probe
+    kNetdev,      // waiting for udev's add to name its netdev
+    kUdev,        // waiting for udev to be done with it
+    kName,        // name, altnames, MTU
+    kValidate,    // its GUID and names read back
+    kReprobe,     // waiting for its turn to set its GUID again and probe once more
+    kResetGuid,   // its GUID written again (OFED's files), in its turn
+    kUnbinding,   // unbound from its driver, in its turn, before its second probe
+    kFinished,    // judged
+    kToReadBack,  // its probe failed: the rest of the pass reads it back with the VFs not probed
   };
   using Clock = host::Clock;
 
@@ -204,7 +204,7 @@ class GuidFeed {
   // The VF at run.vfs[at], its GUID set (or failed): to its probe.
   virtual void to_probe(std::size_t at) = 0;
   // Whether enough VFs wait for their probe that the next GUIDs may wait.
-  [[nodiscard]] virtual bool fed() const = 0;
+  [[nodiscard]] virtual bool enough_wait_for_probes() const = 0;
   // What the requests wait on now, and their next steps once it came (VfRequests').
   [[nodiscard]] virtual const Wait& waiting_on() = 0;
   virtual void resume() = 0;
@@ -219,7 +219,9 @@ class VfRequestFeed final : public GuidFeed {
   static constexpr std::size_t kAhead = 8;
   explicit VfRequestFeed(VfRequests& requests) : requests_(requests) {}
   void to_probe(std::size_t at) override { requests_.add(at); }
-  [[nodiscard]] bool fed() const override { return requests_.probes_in_line() >= kAhead; }
+  [[nodiscard]] bool enough_wait_for_probes() const override {
+    return requests_.probes_in_line() >= kAhead;
+  }
   [[nodiscard]] const Wait& waiting_on() override { return requests_.waiting_on(); }
   void resume() override { requests_.resume(); }
 
