@@ -82,29 +82,26 @@ double Bringup::since_epoch_ms() const {
 }
 
 void Bringup::start() {
-  channel_ = std::make_shared<PassChannel>();
-  PfPasses::Hooks hooks;
-  hooks.step = [this](std::size_t pf, const char* step) { on_step(pf, step); };
-  hooks.done = [this](std::size_t pf, model::PfStatus status) { on_done(pf, std::move(status)); };
-  passes_ = std::make_unique<PfPasses>(std::move(hooks), channel_->fd());
   started_ = Clock::now();
   status_.state = model::DaemonState::kConfiguring;
   status_.text = "Reading the host";
   status_.problems.clear();
   hooks_.progress(status_.text, std::chrono::milliseconds(30000));
-  const char* doing = "listening to udev";
   try {
     // On the loop, which reads udev's events, and before anything is read or made: no
     // netdev's udev event is missed.
     udev_ = in_.hosts->listen(in_);
-    doing = "starting the planner's thread";
-    start_planner(channel_, in_);
+    planner_ = std::make_unique<PassPlanner>(in_);
   } catch (const std::exception& e) {
-    PassMessage m{.kind = PassMessage::Kind::kStopped};
-    m.problems.push_back(model::problem(model::EventKind::kHostReadFailed,
-                                        std::string(doing) + " failed: " + e.what()));
-    channel_->post(std::move(m));  // told as the planner would, at the loop's next turn
+    // Told as the planner would, at the loop's next turn.
+    planner_ = std::make_unique<PassPlanner>(
+        in_, model::problem(model::EventKind::kHostReadFailed,
+                            std::string("listening to udev failed: ") + e.what()));
   }
+  PfPasses::Hooks hooks;
+  hooks.step = [this](std::size_t pf, const char* step) { on_step(pf, step); };
+  hooks.done = [this](std::size_t pf, model::PfStatus status) { on_done(pf, std::move(status)); };
+  passes_ = std::make_unique<PfPasses>(std::move(hooks), planner_->fd());
 }
 
 PollSpec Bringup::prepare() {
@@ -117,8 +114,11 @@ void Bringup::dispatch(short /*revents*/) {
     return;
   }
   if (passes_->turn()) {
-    for (auto& m : channel_->take()) {
+    for (auto& m : planner_->take()) {
       on_message(m);
+    }
+    if (planner_->ended()) {
+      passes_->forget_planner();  // its fd stays readable (the worker's end closed)
     }
   }
   if (!finished_ && !targets_.empty() && left_ == 0) {

@@ -87,7 +87,7 @@ class Bringup final : public EventSource {
   std::shared_ptr<pipeline::NameRegistry> names_;
   BringupHooks hooks_;
   std::set<std::string> only_;
-  std::shared_ptr<PassChannel> channel_;
+  std::unique_ptr<PassPlanner> planner_;
   std::shared_ptr<host::UdevWait> udev_;  // the pass's: every PF's pass waits through it
   std::vector<model::PfTarget> targets_;  // set once (on_planned): passes point into it
   std::shared_ptr<const model::HostInfo> host_;

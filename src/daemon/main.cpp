@@ -33,8 +33,8 @@ struct Options {
   vfready::daemon::log::Target log_target = vfready::daemon::log::Target::kAuto;
 };
 
-// Exits without running destructors: the planner's threads may still be blocked in a
-// sysfs read that the kernel never finishes, and must not be waited for.
+// Exits without running destructors: the bus connector's thread may still wait for a bus
+// that does not answer, and must not be waited for.
 [[noreturn]] void leave(int code) {
   static_cast<void>(std::fflush(nullptr));
   _exit(code);
@@ -157,10 +157,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // One malloc arena: the passes run on the loop, and the planner's threads only read the
-  // host before them. An arena of the planner's own would keep what it freed out of the
-  // loop's reach, as peak RSS (docs/performance.md says by how much). glibc's
-  // MALLOC_ARENA_MAX (or glibc.malloc.arena_max in GLIBC_TUNABLES) still decides, when set.
+  // One malloc arena: the passes run on the loop, and the host's reader (a worker process)
+  // has threads of its own only in its own process. An arena of another thread would keep
+  // what it freed out of the loop's reach, as peak RSS (docs/performance.md says by how
+  // much). glibc's MALLOC_ARENA_MAX (or glibc.malloc.arena_max in GLIBC_TUNABLES) still
+  // decides, when set.
   const char* tunables = std::getenv("GLIBC_TUNABLES");  // NOLINT(concurrency-mt-unsafe)
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr &&      // NOLINT(concurrency-mt-unsafe)
       (tunables == nullptr || std::strstr(tunables, "glibc.malloc.arena_max") == nullptr)) {
@@ -170,6 +171,6 @@ int main(int argc, char** argv) {
     return run(argc, argv);
   } catch (const std::exception& e) {
     std::cerr << "vfreadyd: " << e.what() << '\n';
-    leave(1);  // the planner may still run: no destructors behind its back
+    leave(1);  // the bus connector may still run: no destructors behind its back
   }
 }

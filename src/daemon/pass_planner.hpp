@@ -2,9 +2,7 @@
 #pragma once
 
 #include <cstddef>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -15,6 +13,7 @@
 #include "vfready/host/device_calls.hpp"
 #include "vfready/host/udev.hpp"
 #include "vfready/host/udev_wait.hpp"
+#include "vfready/host/worker_process.hpp"
 #include "vfready/model/compat_table.hpp"
 #include "vfready/model/config.hpp"
 #include "vfready/model/plan.hpp"
@@ -22,10 +21,12 @@
 #include "vfready/model/status.hpp"
 #include "vfready/pipeline/name_registry.hpp"
 
-// The planner of a pass: the thread that waits for the required modules, reads the
-// host (sysfs; what takes a device lock, in helpers) and makes the plan, and
-// tells the loop through a channel. It may outlive the pass (a reload or a stop does not
-// wait for it): what it touches is its own copy or owned by shared_ptr.
+// The planner of a pass: a worker process (vfready-read, host::fork_worker) waits for
+// the required modules and reads the host (sysfs; what takes a device lock, in its own
+// helpers, whose calls left behind it hands to the daemon's DeviceCalls), and tells the
+// loop what it read; the loop makes the plan from it. No thread of the daemon's reads
+// the host, and none waits for the worker: it may outlive the pass (a reload or a stop
+// does not wait for it), and exits when it next tells a daemon that no longer listens.
 namespace vfready::daemon {
 
 struct BringupInputs {
@@ -53,25 +54,36 @@ struct PassMessage {
   std::vector<model::Problem> warnings{};
 };
 
-// Messages in order, and an eventfd that is readable while some wait.
-class PassChannel {
+class PassPlanner {
  public:
-  PassChannel();
-  ~PassChannel();
-  PassChannel(const PassChannel&) = delete;
-  PassChannel& operator=(const PassChannel&) = delete;
+  // Starts the worker, which reads the host as `in` says (`in` outlives this object).
+  explicit PassPlanner(const BringupInputs& in);
+  // A planner that tells kStopped with `problem` at once (its worker could not start).
+  PassPlanner(const BringupInputs& in, model::Problem problem);
+  ~PassPlanner();
+  PassPlanner(const PassPlanner&) = delete;
+  PassPlanner& operator=(const PassPlanner&) = delete;
+  // Readable while take() has something to tell, until it has told its end.
   [[nodiscard]] int fd() const { return fd_; }
-  void post(PassMessage m);
-  // Every message waiting (never blocks).
-  std::deque<PassMessage> take();
+  // What has come, in order: kWaiting, then one kPlanned or kStopped (the end). Never
+  // waits.
+  std::vector<PassMessage> take();
+  // The end is told: fd() need not be watched (it may stay readable).
+  [[nodiscard]] bool ended() const { return ended_; }
 
  private:
-  std::mutex mu_;  // the planner's thread posts, the loop takes
-  std::deque<PassMessage> queue_;
-  int fd_;
+  // No worker: take() tells kStopped with `problem`.
+  void fail(model::Problem problem);
+  // The end: kStopped with one problem of kind `kind`.
+  static PassMessage stopped(model::EventKind kind, std::string text);
+  const BringupInputs& in_;
+  int fd_ = -1;
+  host::RecordReader records_;
+  std::optional<PassMessage> failed_;  // told at the first take(): no worker
+  bool ended_ = false;
 };
 
-// Reads the host, makes the plan and checks the driver; posts kPlanned or kStopped.
-void start_planner(std::shared_ptr<PassChannel> channel, BringupInputs in);
+// The plan of a pass on `host` as read, or why there is none: what the planner tells.
+PassMessage plan_pass(const BringupInputs& in, std::shared_ptr<const model::HostInfo> host);
 
 }  // namespace vfready::daemon

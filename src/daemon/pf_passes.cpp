@@ -250,6 +250,13 @@ void PfPasses::follow(const std::vector<RunningPf*>& resumed) {
   }
 }
 
+void PfPasses::forget_planner() {
+  if (planner_fd_ >= 0) {
+    static_cast<void>(::epoll_ctl(epoll_, EPOLL_CTL_DEL, planner_fd_, nullptr));
+    planner_fd_ = -1;
+  }
+}
+
 void PfPasses::unwatch(RunningPf& d) {
   for (const int fd : d.watching) {
     auto& owners = by_fd_[static_cast<std::size_t>(fd)];

@@ -53,6 +53,8 @@ class PfPasses {
              std::shared_ptr<pipeline::NameRegistry> names);
   // Resumes each pass whose wait has come; true when `planner_fd` is readable.
   bool turn();
+  // The planner has told its end: `planner_fd` is no longer watched.
+  void forget_planner();
   // The daemon's end, which unwinds no pass: each PF whose autoprobe a pass under way has
   // off is turned on again.
   void let_autoprobe_go() { autoprobe_guards_.let_go(); }

@@ -25,7 +25,7 @@ std::chrono::milliseconds device_call_bound(const model::Config& config) {
 // Required modules may still be loading when vfreadyd starts (openibd, rdma-hw.target, a
 // driver container): waits for them, up to timeouts.modules_ms, unless the kernel log
 // already shows one failed to load (it does not fit the kernel): then at once. sysfs has
-// no event for a module's arrival, so this looks every 100 ms, on the planner's thread.
+// no event for a module's arrival, so this looks every 100 ms, in the planner's worker process.
 void wait_for_modules(host::Sysfs& sysfs, const model::Config& config,
                       const std::string& kernel_log,
                       const std::function<void(std::string)>& waiting) {

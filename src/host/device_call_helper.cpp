@@ -224,7 +224,7 @@ void become_helper(int socket) {
   serve();
 }
 
-int fork_detached(int* err, void (*become)(int), int* pid) {
+int fork_detached(int* err, const std::function<void(int)>& become, int* pid) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     *err = errno;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,7 +25,7 @@ int spawn(int* err, int* pid);
 // Forks twice: the grandchild, detached, runs `become` (which must not return) on its
 // end of a new socket pair. Answers our end, or -1 with *err set; *pid is the
 // grandchild's process (0 when it could not be told).
-int fork_detached(int* err, void (*become)(int), int* pid);
+int fork_detached(int* err, const std::function<void(int)>& become, int* pid);
 // In a new process: keeps only `socket` (as fd 3) and stdio, takes signals as a process
 // does by default, and is `name` in `ps`.
 void keep_only(int socket, const char* name);

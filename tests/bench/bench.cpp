@@ -675,8 +675,9 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double target) 
 
 // User-space instructions of vfreadyd's process per VF, 16 PFs x 127 VFs at 5 ms probes,
 // from start to READY=1 and its exit on SIGTERM, counted by valgrind's callgrind (this
-// machine's CPUs, virtual ones, count no instructions for perf). The helper processes'
-// instructions (system calls, mostly) are not counted. Under valgrind vfreadyd runs many
+// machine's CPUs, virtual ones, count no instructions for perf), with those of its host
+// readers (the planner's worker). The helper processes' instructions (system calls,
+// mostly) are not counted. Under valgrind vfreadyd runs many
 // times slower (its threads one at a time), so that more of its waits end at their bounds
 // and its status file is written more often than in a plain run: a count of the work,
 // not a time.
@@ -697,13 +698,32 @@ void instructions(std::vector<Figure>& out) {
   const auto r =
       run_vfready(host, path, "valgrind --tool=callgrind --callgrind-out-file=" + dir + "/out.%p",
                   std::chrono::minutes(10));
-  // "summary: <instructions>" in the file of vfreadyd's own process.
-  double total = -1;
-  std::ifstream in(dir + "/out." + std::to_string(r.pid));
-  for (std::string line; r.ready_ms >= 0 && std::getline(in, line);) {
-    if (line.starts_with("summary: ")) {
-      total = std::stod(line.substr(9));
+  // "summary: <instructions>" in the file of vfreadyd's own process, plus those of its
+  // host readers (the planner's worker processes, forks of vfreadyd: their files name
+  // encode_host), which do work of vfready's own, unlike the helpers' system calls.
+  const auto summary = [](const std::string& file, bool only_a_reader) {
+    std::ifstream in(file);
+    double found = -1;
+    bool reader = !only_a_reader;
+    for (std::string line; std::getline(in, line);) {
+      reader = reader || line.find("encode_host") != std::string::npos;
+      if (line.starts_with("summary: ")) {
+        found = std::stod(line.substr(9));
+      }
     }
+    return reader ? found : -1;
+  };
+  double total = r.ready_ms >= 0 ? summary(dir + "/out." + std::to_string(r.pid), false) : -1;
+  double readers = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    if (f.path().filename() != "out." + std::to_string(r.pid)) {
+      readers += std::max(0.0, summary(f.path().string(), true));
+    }
+  }
+  if (total >= 0) {
+    std::cerr << "vfready_bench: instructions: vfreadyd " << total / (16.0 * 127)
+              << " a VF, its host readers " << readers / (16.0 * 127) << " a VF\n";
+    total += readers;
   }
   if (total < 0) {
     std::cerr << "vfready_bench: no callgrind summary of vfreadyd (pid " << r.pid << "):\n"

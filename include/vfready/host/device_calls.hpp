@@ -110,6 +110,22 @@ class DeviceCalls {
   // the caller then looks (collect()) from time to time instead.
   int returns_fd();
 
+  // Calls left behind in a worker process (host::fork_worker) are handed to the owner:
+  // - forked(), in the worker (which closed every descriptor of the owner's): this copy
+  //   forgets the owner's helpers, spawner and sets without closing them; devices stuck
+  //   stay stuck (their calls are the owner's to hear of). Helpers from now on are the
+  //   worker's forks.
+  // - hand_over(), in the worker: the calls it left behind, each with its helper's socket,
+  //   out of this object (the caller sends and closes them).
+  // - adopt(), in the owner: such a call, its socket now ours, as if left behind here.
+  struct HandedCall {
+    int fd = -1;
+    StuckCall call;
+  };
+  void forked();
+  std::vector<HandedCall> hand_over();
+  void adopt(HandedCall handed);
+
  private:
   struct Helper {
     int fd = -1;                // our end of its socket
@@ -140,8 +156,9 @@ class DeviceCalls {
   // returned_ gained a call: returns_fd() turns readable.
   void tell_returned_locked();
 
-  // The loop and the planner's readers of a pass (which read sriov_numvfs through
-  // helpers on their own threads) share the pool.
+  // The host's readers share the pool: threads of the planner's worker process
+  // (host_reader.cpp), each with that process's copy; in vfreadyd itself only the loop
+  // calls.
   std::mutex mu_;
   std::vector<Helper> idle_;
   int spawner_ = -1;

@@ -2,7 +2,9 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "vfready/host/clock.hpp"
 
@@ -34,6 +36,11 @@ struct StuckCall {
   int helper_pid = 0;
   char helper_state = 0;
 };
+
+// A stuck call as bytes (to hand it from a worker process to the daemon), and back:
+// nullopt when the bytes are not one.
+std::string encode_stuck(const StuckCall& call);
+std::optional<StuckCall> decode_stuck(std::string_view bytes);
 
 // A call left behind that has since returned.
 struct ReturnedCall {

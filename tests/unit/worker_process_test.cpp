@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+// A worker process (host::fork_worker) and the daemon's DeviceCalls: what the worker
+// leaves behind is handed to the daemon, which then hears it return; what the daemon had
+// left behind stays stuck in the worker. A write to a FIFO nobody reads blocks in open(2)
+// as a write to a wedged driver blocks on its device lock. No root needed.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+
+#include "gtest/gtest.h"
+#include "temp_dir.hpp"
+#include "vfready/host/device_calls.hpp"
+#include "vfready/host/worker_process.hpp"
+
+namespace {
+
+using std::chrono::milliseconds;
+using vfready::host::DeviceCalls;
+using vfready::host::DeviceOp;
+using vfready::host::kStuck;
+using vfready::host::Record;
+
+constexpr const char* kHeld = "0000:18:00.0";  // stuck in the daemon before the fork
+constexpr const char* kHung = "0000:40:00.0";  // stuck in the worker
+
+bool readable(int fd, milliseconds bound) {
+  pollfd p{fd, POLLIN, 0};
+  return ::poll(&p, 1, static_cast<int>(bound.count())) == 1;
+}
+
+// The records of the worker at `fd` up to its end, 10 s at most, by kind.
+std::multimap<char, Record> records_of(int fd) {
+  vfready::host::RecordReader reader;
+  std::multimap<char, Record> out;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!reader.ended() && std::chrono::steady_clock::now() < until) {
+    if (readable(fd, milliseconds(100))) {
+      for (auto& r : reader.read(fd)) {
+        out.emplace(r.kind, std::move(r));
+      }
+    }
+  }
+  return out;
+}
+
+TEST(AWorker, HandsTheCallsItLeftBehindToTheDaemonWhichHearsThemReturn) {
+  vfready::testing::TempDir dir("vfready-worker");
+  const auto held = dir.path() + "/held";
+  const auto hung = dir.path() + "/hung";
+  ASSERT_EQ(::mkfifo(held.c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo(hung.c_str(), 0600), 0);
+  DeviceCalls calls;
+  const std::vector<DeviceOp> hold = {{DeviceOp::Kind::kWrite, held, "1"}};
+  ASSERT_EQ(calls.run(kHeld, hold, milliseconds(100)).back().err, kStuck);
+  const int returns = calls.returns_fd();
+  ASSERT_GE(returns, 0);
+
+  int err = 0;
+  const int worker = vfready::host::fork_worker(&err, "vfready-test", [&](int socket) {
+    calls.forked();
+    // The daemon's call is not this worker's to hear of: its device answers stuck.
+    const auto again = calls.run(kHeld, hold, milliseconds(5000)).back().err;
+    vfready::host::send_record(socket, 'a', std::to_string(again));
+    const std::vector<DeviceOp> hang = {{DeviceOp::Kind::kWrite, hung, "8"}};
+    const auto own = calls.run(kHung, hang, milliseconds(100)).back().err;
+    vfready::host::send_record(socket, 'o', std::to_string(own));
+    for (auto& handed : calls.hand_over()) {
+      vfready::host::send_record(socket, 's', vfready::host::encode_stuck(handed.call), handed.fd);
+    }
+  });
+  ASSERT_GE(worker, 0) << err;
+  auto records = records_of(worker);
+  ::close(worker);
+  ASSERT_EQ(records.count('a'), 1U);
+  EXPECT_EQ(records.find('a')->second.bytes, std::to_string(kStuck));
+  ASSERT_EQ(records.count('o'), 1U);
+  EXPECT_EQ(records.find('o')->second.bytes, std::to_string(kStuck));
+  ASSERT_EQ(records.count('s'), 1U) << "the worker's one call left behind";
+  auto& handed = records.find('s')->second;
+  ASSERT_GE(handed.fd, 0);
+  auto call = vfready::host::decode_stuck(handed.bytes);
+  ASSERT_TRUE(call);
+  EXPECT_EQ(call->device, kHung);
+  EXPECT_NE(call->call.find(hung), std::string::npos) << call->call;
+  EXPECT_GT(call->helper_pid, 0);
+  calls.adopt({std::exchange(handed.fd, -1), *call});
+
+  const auto stuck = calls.stuck(kHung);
+  ASSERT_TRUE(stuck);
+  EXPECT_EQ(stuck->helper_pid, call->helper_pid);
+  EXPECT_FALSE(readable(returns, milliseconds(0)));
+  // The driver lets the worker's call go: the daemon hears it through its returns fd.
+  const int reader = ::open(hung.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  EXPECT_TRUE(readable(returns, milliseconds(10000)));
+  const auto back = calls.collect();
+  ASSERT_EQ(back.size(), 1U);
+  EXPECT_EQ(back[0].stuck.device, kHung);
+  EXPECT_EQ(back[0].err, 0);
+  EXPECT_FALSE(calls.stuck(kHung));
+  EXPECT_TRUE(calls.stuck(kHeld)) << "the daemon's own call is still its own";
+  const int other = ::open(held.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ::close(reader);
+  ::close(other);
+}
+
+TEST(AStuckCall, GoesAsBytesAndComesBackWhole) {
+  vfready::host::StuckCall call;
+  call.device = "0000:18:00.0";
+  call.call = "write 8 to /sys/bus/pci/devices/0000:18:00.0/sriov_numvfs";
+  call.deadline = milliseconds(1234);
+  call.since = vfready::host::Clock::now();
+  call.untaken = true;
+  call.helper_pid = 4321;
+  const auto bytes = vfready::host::encode_stuck(call);
+  const auto back = vfready::host::decode_stuck(bytes);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->device, call.device);
+  EXPECT_EQ(back->call, call.call);
+  EXPECT_EQ(back->deadline, call.deadline);
+  EXPECT_EQ(back->since, call.since);
+  EXPECT_TRUE(back->untaken);
+  EXPECT_EQ(back->helper_pid, 4321);
+  for (std::size_t cut = 0; cut < bytes.size(); ++cut) {
+    EXPECT_FALSE(vfready::host::decode_stuck(bytes.substr(0, cut))) << "cut at " << cut;
+  }
+  EXPECT_FALSE(vfready::host::decode_stuck(bytes + "x"));
+}
+
+}  // namespace
