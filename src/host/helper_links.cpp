@@ -47,42 +47,4 @@ std::unique_ptr<StartedCall<LinkAnswer>> HelperLinks::start(const LinkRequest& r
       calls_->start(kLinksKey, {&op, 1}, deadline_), answer_of);
 }
 
-LinkAnswer HelperLinks::make(const LinkRequest& request) {
-  count(KernelCall::kNetlinkRequest);
-  const DeviceOp op = netlink_op(request);
-  return answer_of(calls_->run(kLinksKey, {&op, 1}, deadline_));
-}
-
-std::optional<Link> HelperLinks::get(int ifindex) {
-  return make({LinkRequest::Kind::kGet, ifindex}).link;
-}
-
-std::optional<Link> HelperLinks::by_name(const std::string& name) {
-  return make({LinkRequest::Kind::kByName, 0, name}).link;
-}
-
-int HelperLinks::rename(int ifindex, const std::string& name) {
-  return make({LinkRequest::Kind::kSet, ifindex, name}).err;
-}
-
-int HelperLinks::set_mtu(int ifindex, uint32_t mtu) {
-  return make({LinkRequest::Kind::kSet, ifindex, {}, mtu}).err;
-}
-
-int HelperLinks::rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) {
-  return make({LinkRequest::Kind::kSet, ifindex, name, mtu}).err;
-}
-
-int HelperLinks::add_altname(int ifindex, const std::string& name) {
-  return make({LinkRequest::Kind::kAddAltname, ifindex, name}).err;
-}
-
-int HelperLinks::del_altname(int ifindex, const std::string& name) {
-  return make({LinkRequest::Kind::kDelAltname, ifindex, name}).err;
-}
-
-int HelperLinks::set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) {
-  return make({LinkRequest::Kind::kSetVfGuids, pf_ifindex, {}, {}, vf, node, port}).err;
-}
-
 }  // namespace vfready::host

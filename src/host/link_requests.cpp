@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A link request made at once with a Links' own calls, and a request in words.
+// A link request made at once with a LinksAtOnce's own calls, and a request in words.
 #include <cerrno>
 #include <string>
 
@@ -61,7 +61,7 @@ std::string describe(const LinkRequest& request) {
   return "a netlink request";
 }
 
-std::unique_ptr<StartedCall<LinkAnswer>> Links::start(const LinkRequest& request) {
+std::unique_ptr<StartedCall<LinkAnswer>> LinksAtOnce::start(const LinkRequest& request) {
   const auto found = [](std::optional<Link> link) {
     const int err = link ? 0 : ENODEV;
     return answered(LinkAnswer{err, std::move(link)});

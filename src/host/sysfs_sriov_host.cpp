@@ -23,27 +23,11 @@ std::string ofed_dir(const model::PciAddress& pf, uint16_t index) {
   return out.append("sriov/").append(std::to_string(index)).append(1, '/');
 }
 
-// One write into the driver of `pf`: 0, the errno, or kStuck.
-int write_on(Sysfs& sysfs, const model::PciAddress& pf, std::string rel, std::string value,
-             std::chrono::milliseconds deadline) {
-  const auto got = sysfs.on_device(
-      pf.str(), {{DeviceOp::Kind::kWrite, std::move(rel), std::move(value)}}, deadline);
-  return got.back().err;
-}
-
 // A VF's three OFED files, in the order they are written (a call stops at a failure).
 constexpr OfedGuidError::File kOfedFiles[] = {
     OfedGuidError::File::kNode, OfedGuidError::File::kPort, OfedGuidError::File::kPolicy};
 
 int last_err(const std::vector<DeviceOpResult>& got) { return got.back().err; }
-
-// `ops` with their paths under `dir`, for a call made with whole paths.
-std::vector<DeviceOp> under(std::string_view dir, std::vector<DeviceOp> ops) {
-  for (auto& op : ops) {
-    op.path = std::string(dir).append(1, '/').append(op.path);
-  }
-  return ops;
-}
 
 // The VFs' OFED files as paths under the PF's sriov/ ("12/node"): short enough to take
 // no memory of their own.
@@ -111,29 +95,6 @@ std::optional<StuckCall> SysfsSriovHost::stuck(const model::PciAddress& pf) {
 // by the caller, not through a helper. So it is also written for a PF stuck in a call.
 int SysfsSriovHost::set_autoprobe(const model::PciAddress& pf, bool on) {
   return sysfs_.write(pf_dir(pf) + "sriov_drivers_autoprobe", on ? "1" : "0");
-}
-
-int SysfsSriovHost::set_num_vfs(const model::PciAddress& pf, uint16_t count) {
-  return write_on(sysfs_, pf, pf_dir(pf) + "sriov_numvfs", std::to_string(count),
-                  deadlines_.numvfs);
-}
-
-std::optional<OfedGuidError> SysfsSriovHost::set_vf_guid_ofed(const model::PciAddress& pf,
-                                                              uint16_t index, model::Guid guid,
-                                                              model::GuidPolicy policy) {
-  // One device call for the three files, named as a batch of one names them.
-  const std::pair<uint16_t, model::Guid> vf{index, guid};
-  const auto got = sysfs_.on_device(
-      pf.str(), under(pf_dir(pf) + "sriov", ofed_ops({&vf, 1}, policy)), deadlines_.other);
-  for (std::size_t i = 0; i < got.size() && i < 3; ++i) {
-    if (got[i].err != 0) {
-      return OfedGuidError{kOfedFiles[i], got[i].err};
-    }
-  }
-  if (got.size() < 3) {
-    return OfedGuidError{kOfedFiles[got.size()], EIO};  // not answered: cannot be
-  }
-  return std::nullopt;
 }
 
 namespace {
@@ -250,17 +211,6 @@ ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
   return out;
 }
 
-int SysfsSriovHost::probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) {
-  return last_err(sysfs_.on_device(pf.str(), under(kPciBus, probe_ops(vf)), deadlines_.probe));
-}
-
-ProbedVf SysfsSriovHost::read_probed_vf(const model::PciAddress& pf, const model::PciAddress& vf,
-                                        uint16_t index, bool ofed) {
-  return probed(pf, index,
-                sysfs_.on_device(pf.str(), under(kPciBus, read_back_ops(pf, vf, index, ofed)),
-                                 deadlines_.other));
-}
-
 std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_probe_vf(const model::PciAddress& pf,
                                                                  const model::PciAddress& vf) {
   return std::make_unique<StartedOnDevice<int>>(
@@ -310,11 +260,6 @@ std::unique_ptr<StartedCall<ReadGuids>> SysfsSriovHost::start_read_vf_guids(
         }
         return out;
       });
-}
-
-int SysfsSriovHost::unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
-                              const std::string& driver) {
-  return write_on(sysfs_, pf, "bus/pci/drivers/" + driver + "/unbind", vf.str(), deadlines_.other);
 }
 
 std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_unbind_vf(const model::PciAddress& pf,

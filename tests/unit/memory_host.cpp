@@ -519,6 +519,16 @@ int MemoryHost::set_num_vfs(const model::PciAddress& pci, uint16_t count) {
   return 0;
 }
 
+host::OfedGuidErrors MemoryHost::set_vf_guids_ofed(
+    const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
+    model::GuidPolicy policy) {
+  host::OfedGuidErrors out;
+  for (const auto& [index, guid] : vfs) {
+    out.push_back(set_vf_guid_ofed(pf, index, guid, policy));
+  }
+  return out;
+}
+
 std::optional<host::OfedGuidError> MemoryHost::set_vf_guid_ofed(const model::PciAddress& pci,
                                                                 uint16_t index, model::Guid guid,
                                                                 model::GuidPolicy policy) {
@@ -650,10 +660,10 @@ std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> MemoryHost::start_set_v
 std::unique_ptr<host::StartedCall<host::LinkAnswer>> MemoryHost::start(
     const host::LinkRequest& request) {
   if (!hold_link_requests) {
-    return host::Links::start(request);
+    return host::LinksAtOnce::start(request);
   }
   return held_call<host::LinkAnswer>(
-      [this, request] { return host::Links::start(request)->finish(); },
+      [this, request] { return host::LinksAtOnce::start(request)->finish(); },
       host::LinkAnswer{host::kStuck});
 }
 

@@ -23,7 +23,7 @@ namespace vfready::testing {
 
 class MemoryHost final : public host::SriovReads,
                          public host::SriovCalls,
-                         public host::Links,
+                         public host::LinksAtOnce,
                          public host::UdevWait {
  public:
   struct Vf {
@@ -126,14 +126,18 @@ class MemoryHost final : public host::SriovReads,
   std::vector<std::string> kernel_log_naming(const std::string& device) override;
   // --- host::SriovCalls
   int set_autoprobe(const model::PciAddress& pf, bool on) override;
-  int set_num_vfs(const model::PciAddress& pf, uint16_t count) override;
+  int set_num_vfs(const model::PciAddress& pf, uint16_t count);
   std::optional<host::OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
                                                       model::Guid guid,
-                                                      model::GuidPolicy policy) override;
+                                                      model::GuidPolicy policy);
+  // set_vf_guid_ofed for each VF in order: one error slot a VF.
+  host::OfedGuidErrors set_vf_guids_ofed(const model::PciAddress& pf,
+                                         std::span<const std::pair<uint16_t, model::Guid>> vfs,
+                                         model::GuidPolicy policy);
   // The probe (drivers_probe): 0 whether or not a driver took the VF.
-  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
+  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf);
   host::ProbedVf read_probed_vf(const model::PciAddress& pf, const model::PciAddress& vf,
-                                uint16_t index, bool ofed) override;
+                                uint16_t index, bool ofed);
   // With hold_probes, a started probe is under way until release_probe() (its fd turns
   // readable) or until `held_bound` passes; the probe is made when it is finished.
   std::unique_ptr<host::StartedCall<int>> start_probe_vf(const model::PciAddress& pf,
@@ -146,7 +150,7 @@ class MemoryHost final : public host::SriovReads,
                                                            const model::PciAddress& vf,
                                                            uint16_t index, bool ofed) override;
   int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
-                const std::string& driver) override;
+                const std::string& driver);
   // With hold_guid_writes or hold_unbinds, these started calls are held as probes are
   // (release_probe() lets the oldest held call of any kind answer).
   std::unique_ptr<host::StartedCall<host::OfedGuidErrors>> start_set_vf_guids_ofed(
@@ -168,7 +172,7 @@ class MemoryHost final : public host::SriovReads,
       const model::PciAddress& pf) override;
   std::optional<host::StuckCall> stuck(const model::PciAddress& pf) override;
 
-  // --- host::Links
+  // --- host::LinksAtOnce
   std::unique_ptr<host::StartedCall<host::LinkAnswer>> start(
       const host::LinkRequest& request) override;
   std::optional<host::Link> get(int ifindex) override;

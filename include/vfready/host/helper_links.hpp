@@ -26,22 +26,7 @@ class HelperLinks final : public Links {
 
   std::unique_ptr<StartedCall<LinkAnswer>> start(const LinkRequest& request) override;
 
-  // The requests below wait for their answer, bounded by the deadline: for callers that
-  // may wait (a pass awaits start() instead). A request that did not answer is kStuck (nullopt
-  // for a lookup).
-  std::optional<Link> get(int ifindex) override;
-  std::optional<Link> by_name(const std::string& name) override;
-  int rename(int ifindex, const std::string& name) override;
-  int set_mtu(int ifindex, uint32_t mtu) override;
-  int rename_and_set_mtu(int ifindex, const std::string& name, uint32_t mtu) override;
-  int add_altname(int ifindex, const std::string& name) override;
-  int del_altname(int ifindex, const std::string& name) override;
-  int set_vf_guids(int pf_ifindex, uint32_t vf, model::Guid node, model::Guid port) override;
-
  private:
-  // A request made in a helper, waited for (DeviceCalls::run).
-  LinkAnswer make(const LinkRequest& request);
-
   std::shared_ptr<DeviceCalls> calls_;
   std::chrono::milliseconds deadline_;
 };

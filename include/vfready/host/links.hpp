@@ -85,12 +85,20 @@ inline constexpr const char* kLinksKey = "rtnl_lock";
 // What a request does, in words ("rename of ifindex 7 to ib0v3"), for logs and stuck calls.
 std::string describe(const LinkRequest& request);
 
+// What a pass changes and reads links through: each request started (a host whose
+// requests may wait on rtnl_lock makes them where they wait, under a deadline).
 class Links {
  public:
   virtual ~Links() = default;
-  // `request`, started: a host whose requests may wait on rtnl_lock makes them where
-  // they wait under a deadline. The default makes it at once with the calls below.
-  virtual std::unique_ptr<StartedCall<LinkAnswer>> start(const LinkRequest& request);
+  virtual std::unique_ptr<StartedCall<LinkAnswer>> start(const LinkRequest& request) = 0;
+};
+
+// Links whose requests are made at once, the caller waiting for each: the tests' hosts
+// (MemoryHost, and NetlinkLinks as the tests' oracle of the kernel's links). start()
+// makes the request with the calls below and answers it at once.
+class LinksAtOnce : public Links {
+ public:
+  std::unique_ptr<StartedCall<LinkAnswer>> start(const LinkRequest& request) override;
   virtual std::optional<Link> get(int ifindex) = 0;
   // The link whose name or altname `name` is (the kernel keeps both in one table).
   virtual std::optional<Link> by_name(const std::string& name) = 0;
@@ -121,7 +129,7 @@ std::optional<std::vector<uint8_t>> plain_link_request_bytes(const LinkRequest& 
 std::vector<uint8_t> libnl_link_request_bytes(const LinkRequest& request);
 
 // The real thing, over libnl, from the calling thread. Not thread-safe: one per thread.
-class NetlinkLinks final : public Links {
+class NetlinkLinks final : public LinksAtOnce {
  public:
   NetlinkLinks();  // throws std::runtime_error when netlink cannot be opened
   ~NetlinkLinks() override;

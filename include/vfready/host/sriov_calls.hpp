@@ -96,57 +96,30 @@ class SriovCalls {
   // sriov_drivers_autoprobe: a flag of the PF that no driver's lock guards, so written
   // at once, stuck PF or not.
   virtual int set_autoprobe(const model::PciAddress& pf, bool on) = 0;
-  virtual int set_num_vfs(const model::PciAddress& pf, uint16_t count) = 0;
-  // Node and port GUID and the port policy, through OFED's sysfs.
-  virtual std::optional<OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
-                                                        model::Guid guid,
-                                                        model::GuidPolicy policy) = 0;
-  // set_vf_guid_ofed for several VFs (index, GUID) in order: one error slot per VF. A
-  // host may make them one call into the driver.
-  virtual OfedGuidErrors set_vf_guids_ofed(const model::PciAddress& pf,
-                                           std::span<const std::pair<uint16_t, model::Guid>> vfs,
-                                           model::GuidPolicy policy) {
-    OfedGuidErrors out;
-    for (const auto& [index, guid] : vfs) {
-      out.push_back(set_vf_guid_ofed(pf, index, guid, policy));
-    }
-    return out;
-  }
+  // Every call below is started, not made: it does not wait for the driver (a
+  // StartedCall's answer is taken once its fd is readable, or at its deadline).
+  // sriov_numvfs: 0, the errno or kStuck.
+  virtual std::unique_ptr<StartedCall<int>> start_set_num_vfs(const model::PciAddress& pf,
+                                                              uint16_t count) = 0;
   // Binds VF `vf` of PF `pf` to its driver (drivers_probe): 0, the errno or kStuck. The
-  // write succeeds whether or not a driver took the VF: read_probed_vf() tells.
-  virtual int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) = 0;
+  // write succeeds whether or not a driver took the VF: start_read_probed_vf() tells.
+  virtual std::unique_ptr<StartedCall<int>> start_probe_vf(const model::PciAddress& pf,
+                                                           const model::PciAddress& vf) = 0;
   // After the probe of VF `vf` (its index `index`): whether it is bound, by which driver,
   // and when it is, the GUID its port took (as SriovReads::vf_port_guid). `err` is 0, or
   // why it could not be read: kStuck (the PF is stuck), or the errno (a helper that
   // died, a read the driver failed). Apart from the probe, so that the PF's next probe
   // need not wait for it.
-  virtual ProbedVf read_probed_vf(const model::PciAddress& pf, const model::PciAddress& vf,
-                                  uint16_t index, bool ofed) = 0;
-  // probe_vf and read_probed_vf, started: they do not wait for the driver. A host that
-  // cannot start a call makes it at once (the defaults).
-  virtual std::unique_ptr<StartedCall<int>> start_probe_vf(const model::PciAddress& pf,
-                                                           const model::PciAddress& vf) {
-    return answered(probe_vf(pf, vf));
-  }
   virtual std::unique_ptr<StartedProbe> start_read_probed_vf(const model::PciAddress& pf,
                                                              const model::PciAddress& vf,
-                                                             uint16_t index, bool ofed) {
-    return std::make_unique<AnsweredProbe>(read_probed_vf(pf, vf, index, ofed));
-  }
-  // The calls above, started: they do not wait for the driver. A host that cannot start
-  // a call makes it at once (the defaults).
-  virtual std::unique_ptr<StartedCall<int>> start_set_num_vfs(const model::PciAddress& pf,
-                                                              uint16_t count) {
-    return answered(set_num_vfs(pf, count));
-  }
-  // set_vf_guids_ofed, started. Its answer may have fewer slots than VFs: a call stops
-  // at the first failed write, and the VFs after it are the caller's to write again
-  // (at least one slot, for the VF whose write failed).
+                                                             uint16_t index, bool ofed) = 0;
+  // Node and port GUID and the port policy of several VFs (index, GUID) in order, through
+  // OFED's sysfs: one error slot per VF. Its answer may have fewer slots than VFs: a call
+  // stops at the first failed write, and the VFs after it are the caller's to write
+  // again (at least one slot, for the VF whose write failed).
   virtual std::unique_ptr<StartedCall<OfedGuidErrors>> start_set_vf_guids_ofed(
       const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
-      model::GuidPolicy policy) {
-    return answered(set_vf_guids_ofed(pf, vfs, policy));
-  }
+      model::GuidPolicy policy) = 0;
   // The GUIDs the ports of PF `pf`'s VFs `indices` use, read back as
   // SriovReads::vf_port_guid reads one, started: reading OFED's sriov/<n>/port takes
   // the device's lock. At most kMaxGuidReads VFs a call.
@@ -161,14 +134,10 @@ class SriovCalls {
       const model::PciAddress& pf, std::span<const VfNetdev> vfs) = 0;
   // The PF and its port 1, as PortRead says.
   virtual std::unique_ptr<StartedCall<PortRead>> start_read_port(const model::PciAddress& pf) = 0;
-  // Unbinds VF `vf` of PF `pf` from `driver`.
-  virtual int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
-                        const std::string& driver) = 0;
+  // Unbinds VF `vf` of PF `pf` from `driver`: 0, the errno or kStuck.
   virtual std::unique_ptr<StartedCall<int>> start_unbind_vf(const model::PciAddress& pf,
                                                             const model::PciAddress& vf,
-                                                            const std::string& driver) {
-    return answered(unbind_vf(pf, vf, driver));
-  }
+                                                            const std::string& driver) = 0;
 };
 
 }  // namespace vfready::host

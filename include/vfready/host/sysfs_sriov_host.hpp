@@ -43,24 +43,15 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
   std::optional<StuckCall> stuck(const model::PciAddress& pf) override;
 
   int set_autoprobe(const model::PciAddress& pf, bool on) override;
-  int set_num_vfs(const model::PciAddress& pf, uint16_t count) override;
-  std::optional<OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
-                                                model::Guid guid,
-                                                model::GuidPolicy policy) override;
   // The probe: a write to drivers_probe, to a file its helper keeps open.
-  int probe_vf(const model::PciAddress& pf, const model::PciAddress& vf) override;
-  // The VF's uevent (its driver) and, with OFED's sriov/<n>/port, the GUID, in one device
-  // call.
-  ProbedVf read_probed_vf(const model::PciAddress& pf, const model::PciAddress& vf, uint16_t index,
-                          bool ofed) override;
-  // The same device calls, started.
   std::unique_ptr<StartedCall<int>> start_probe_vf(const model::PciAddress& pf,
                                                    const model::PciAddress& vf) override;
+  // The VF's uevent (its driver) and, with OFED's sriov/<n>/port, the GUID, in one device
+  // call.
   std::unique_ptr<StartedProbe> start_read_probed_vf(const model::PciAddress& pf,
                                                      const model::PciAddress& vf, uint16_t index,
                                                      bool ofed) override;
-  // The writes above, started (one device call each; autoprobe's is made at once, by
-  // set_autoprobe()).
+  // One device call each (autoprobe's write is made at once, by set_autoprobe()).
   std::unique_ptr<StartedCall<int>> start_set_num_vfs(const model::PciAddress& pf,
                                                       uint16_t count) override;
   // The VFs' files in one device call, which stops at a failed write.
@@ -76,8 +67,6 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
       const model::PciAddress& pf, std::span<const VfNetdev> vfs) override;
   // The port's link layer and state in one device call.
   std::unique_ptr<StartedCall<PortRead>> start_read_port(const model::PciAddress& pf) override;
-  int unbind_vf(const model::PciAddress& pf, const model::PciAddress& vf,
-                const std::string& driver) override;
   std::unique_ptr<StartedCall<int>> start_unbind_vf(const model::PciAddress& pf,
                                                     const model::PciAddress& vf,
                                                     const std::string& driver) override;
