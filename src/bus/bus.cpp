@@ -13,6 +13,7 @@
 
 #include "manager_adaptor.hpp"
 #include "pf_adaptor.hpp"
+#include "property_values.hpp"
 #include "vfready/model/printable.hpp"
 #include "vfready/model/status_json.hpp"
 
@@ -45,33 +46,16 @@ using VfStruct = sdbus::Struct<uint16_t, std::string, std::string, std::vector<s
                                std::string, std::vector<std::string>>;
 
 std::vector<StepStruct> steps_value(const std::vector<model::StepTiming>& steps) {
-  std::vector<StepStruct> out;
-  out.reserve(steps.size());
-  for (const auto& s : steps) {
-    out.emplace_back(s.name, model::to_string(s.state), s.started_ms, s.elapsed_ms);
-  }
-  return out;
+  return mapped<StepStruct>(steps, [](const auto& s) {
+    return StepStruct(s.name, model::to_string(s.state), s.started_ms, s.elapsed_ms);
+  });
 }
 
 std::vector<VfStruct> vfs_value(const std::vector<model::VfStatus>& vfs) {
-  std::vector<VfStruct> out;
-  out.reserve(vfs.size());
-  for (const auto& v : vfs) {
-    out.emplace_back(v.index, v.pci.str(), v.name, v.altnames, v.guid ? v.guid->str() : "",
-                     model::texts(v.problems));
-  }
-  return out;
-}
-
-// The names of the properties whose value is not the same: what PropertiesChanged lists.
-std::vector<std::string> changed_names(std::initializer_list<std::pair<const char*, bool>> same) {
-  std::vector<std::string> out;
-  for (const auto& [name, is_same] : same) {
-    if (!is_same) {
-      out.emplace_back(name);
-    }
-  }
-  return out;
+  return mapped<VfStruct>(vfs, [](const auto& v) {
+    return VfStruct(v.index, v.pci.str(), v.name, v.altnames, v.guid ? v.guid->str() : "",
+                    model::texts(v.problems));
+  });
 }
 
 std::unique_ptr<sdbus::IConnection> open(const std::string& address) {
@@ -199,14 +183,22 @@ class ManagerObject final
   void Reload(sdbus::Result<>&& result) override {
     answer([&] {
       require_root("Reload");
-      // Answered when the daemon has read the configuration: later, from its loop.
-      handlers_.reload([reply = std::make_shared<sdbus::Result<>>(std::move(result))](
-                           const std::optional<std::string>& refusal) {
-        try {
-          refusal ? reply->returnError(sdbus::Error(kRefusedError, model::printable(*refusal)))
-                  : reply->returnResults();
-        } catch (const sdbus::Error&) {  // the caller or the connection is gone
+      // Answered later, from the loop, once the configuration is read. Kept here, dropped
+      // before the connection it holds a raw pointer to; the daemon gets a weak handle.
+      std::erase_if(replies_, [](const auto& r) { return !r->has_value(); });
+      auto reply = replies_.emplace_back(
+          std::make_shared<std::optional<sdbus::Result<>>>(std::move(result)));
+      handlers_.reload([weak = std::weak_ptr(reply)](const std::optional<std::string>& refusal) {
+        const auto r = weak.lock();
+        if (!r || !r->has_value()) {
+          return;  // the connection it came on is gone
         }
+        try {
+          refusal ? (*r)->returnError(sdbus::Error(kRefusedError, model::printable(*refusal)))
+                  : (*r)->returnResults();
+        } catch (const sdbus::Error&) {  // the caller is gone
+        }
+        r->reset();
       });
     });
   }
@@ -221,25 +213,19 @@ class ManagerObject final
     return steps_value(model::overall_steps(status_.pfs));
   }
   std::vector<sdbus::ObjectPath> PFs() override {
-    std::vector<sdbus::ObjectPath> out;
-    for (const auto& pf : status_.pfs) {
-      out.emplace_back(pf_path(pf.pci.str()));
-    }
-    return out;
+    return mapped<sdbus::ObjectPath>(
+        status_.pfs, [](const auto& pf) { return sdbus::ObjectPath(pf_path(pf.pci.str())); });
   }
   uint32_t VFCount() override { return model::vf_count(status_); }
   std::vector<EventStruct> RecentEvents() override { return events_value(status_); }
   static std::vector<EventStruct> events_value(const model::DaemonStatus& s) {
-    std::vector<EventStruct> out;
-    out.reserve(s.recent_events.size());
-    for (const auto& e : s.recent_events) {
-      out.emplace_back(e.at_ms, e.pf, e.vf, e.message);
-    }
-    return out;
+    return mapped<EventStruct>(
+        s.recent_events, [](const auto& e) { return EventStruct(e.at_ms, e.pf, e.vf, e.message); });
   }
 
   Handlers handlers_;
   model::DaemonStatus status_;
+  std::vector<std::shared_ptr<std::optional<sdbus::Result<>>>> replies_;  // Reload's, unsent
 };
 
 class ServerImpl final : public Server {

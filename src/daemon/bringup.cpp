@@ -87,16 +87,18 @@ void Bringup::start() {
   status_.text = "Reading the host";
   status_.problems.clear();
   hooks_.progress(status_.text, std::chrono::milliseconds(30000));
+  const char* doing = "listening to udev";
   try {
     // On the loop, which reads udev's events, and before anything is read or made: no
     // netdev's udev event is missed.
     udev_ = in_.hosts->listen(in_);
+    doing = "starting the host's reader";
     planner_ = std::make_unique<PassPlanner>(in_);
   } catch (const std::exception& e) {
     // Told as the planner would, at the loop's next turn.
     planner_ = std::make_unique<PassPlanner>(
         in_, model::problem(model::EventKind::kHostReadFailed,
-                            std::string("listening to udev failed: ") + e.what()));
+                            std::string(doing) + " failed: " + e.what()));
   }
   PfPasses::Hooks hooks;
   hooks.step = [this](std::size_t pf, const char* step) { on_step(pf, step); };

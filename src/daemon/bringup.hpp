@@ -18,10 +18,10 @@
 #include "vfready/model/status.hpp"
 #include "vfready/pipeline/name_registry.hpp"
 
-// One bring-up of every configured PF, driven by the event loop: reading the host and
-// the driver check run on a thread of the pass (the planner), which posts its plan
-// through an eventfd; then every PF's pass is a task the loop drives (pf_passes.hpp),
-// all at once. The loop keeps the status and the log.
+// One bring-up of every configured PF, driven by the event loop: the host is read by a
+// worker process (the planner, pass_planner.hpp), whose socket the loop watches; the loop
+// plans and checks the driver on what it read; then every PF's pass is a task the loop
+// drives (pf_passes.hpp), all at once. The loop keeps the status and the log.
 namespace vfready::daemon {
 
 struct BringupHooks {

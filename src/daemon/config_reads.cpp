@@ -15,10 +15,11 @@ class ConfigReads::Waiting final : public host::EventSource {
     return {.fd = owner_.reader_->fd(), .events = POLLIN, .deadline = until_};
   }
   void dispatch(short revents) override {
-    if (revents == 0) {
-      owner_.leave_behind();
-    } else if (auto answer = owner_.reader_->take()) {
+    // At the bound too, what has come is taken first: an answer there is in time.
+    if (auto answer = owner_.reader_->take()) {
       owner_.finish(*answer);
+    } else if (revents == 0) {
+      owner_.leave_behind();
     }
   }
 

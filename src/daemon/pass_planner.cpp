@@ -4,6 +4,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <system_error>
 #include <utility>
@@ -24,8 +25,11 @@ void read_and_tell(const BringupInputs& in, int socket) {
   std::string failed;
   std::string host;
   try {
-    host = model::encode_host(in.hosts->read_host(
-        in, [socket](const std::string& waiting) { host::send_record(socket, 'w', waiting); }));
+    host = model::encode_host(in.hosts->read_host(in, [socket](const std::string& waiting) {
+      if (!host::send_record(socket, 'w', waiting)) {
+        ::_exit(0);  // the daemon no longer listens: nothing it read would be told
+      }
+    }));
   } catch (const std::exception& e) {
     failed = e.what();
   }
@@ -74,6 +78,36 @@ PassMessage PassPlanner::stopped(model::EventKind kind, std::string text) {
   return m;
 }
 
+std::optional<PassMessage> PassPlanner::told(host::Record& r) {
+  if (r.kind != 's' && r.fd >= 0) {
+    ::close(std::exchange(r.fd, -1));  // only a call left behind comes with one
+  }
+  if (r.kind == 'w') {
+    return PassMessage{.kind = PassMessage::Kind::kWaiting, .step = std::move(r.bytes)};
+  }
+  if (r.kind == 's') {
+    auto call = r.fd >= 0 ? host::decode_stuck(r.bytes) : std::nullopt;
+    if (call) {
+      in_.calls->adopt({std::exchange(r.fd, -1), std::move(*call)});
+    } else if (r.fd >= 0) {
+      ::close(r.fd);  // not a call left behind, as it should be
+    }
+    return std::nullopt;
+  }
+  if (r.kind == 'h') {
+    auto host = model::decode_host(r.bytes);
+    if (!host) {
+      return stopped(model::EventKind::kHostReadFailed,
+                     "reading the host failed: " + host.error().message);
+    }
+    return plan_pass(in_, std::make_shared<const model::HostInfo>(std::move(host).value()));
+  }
+  if (r.kind == 'e') {
+    return stopped(model::EventKind::kHostReadFailed, "reading the host failed: " + r.bytes);
+  }
+  return std::nullopt;  // no record of ours
+}
+
 std::vector<PassMessage> PassPlanner::take() {
   std::vector<PassMessage> out;
   if (ended_) {
@@ -81,33 +115,28 @@ std::vector<PassMessage> PassPlanner::take() {
   }
   if (failed_) {
     out.push_back(std::move(*failed_));
-  } else {
-    for (auto& r : records_.read(fd_)) {
-      if (r.kind == 'w') {
-        out.push_back({.kind = PassMessage::Kind::kWaiting, .step = std::move(r.bytes)});
-      } else if (auto call =
-                     r.kind == 's' && r.fd >= 0 ? host::decode_stuck(r.bytes) : std::nullopt) {
-        in_.calls->adopt({r.fd, std::move(*call)});
-      } else if (r.kind == 'h') {
-        auto host = model::decode_host(r.bytes);
-        out.push_back(
-            host ? plan_pass(in_, std::make_shared<const model::HostInfo>(std::move(host).value()))
-                 : stopped(model::EventKind::kHostReadFailed,
-                           "reading the host failed: " + host.error().message));
-      } else if (r.kind == 'e') {
-        out.push_back(
-            stopped(model::EventKind::kHostReadFailed, "reading the host failed: " + r.bytes));
-      } else if (r.fd >= 0) {
-        ::close(r.fd);  // not a record of ours
-      }
-    }
-    if (records_.ended() && (out.empty() || out.back().kind == PassMessage::Kind::kWaiting)) {
-      out.push_back(stopped(model::EventKind::kHostReadFailed,
-                            "reading the host failed: its reader (vfready-read) ended without "
-                            "an answer"));
+    ended_ = true;
+    return out;
+  }
+  for (auto& r : records_.read(fd_)) {
+    if (auto m = told(r)) {
+      out.push_back(std::move(*m));
     }
   }
-  ended_ = ended_ || (!out.empty() && out.back().kind != PassMessage::Kind::kWaiting);
+  const auto is_end = [](const PassMessage& m) { return m.kind != PassMessage::Kind::kWaiting; };
+  if (records_.lost_a_descriptor()) {
+    // A call left behind whose helper's socket did not come: its device would be called
+    // again while the call waits. Nothing is planned on such a read.
+    std::erase_if(out, is_end);
+    out.push_back(stopped(model::EventKind::kHostReadFailed,
+                          "reading the host failed: a call the host's reader left behind "
+                          "could not be handed over (vfreadyd is out of descriptors)"));
+  } else if (records_.ended() && std::none_of(out.begin(), out.end(), is_end)) {
+    out.push_back(stopped(model::EventKind::kHostReadFailed,
+                          "reading the host failed: its reader (vfready-read) ended without "
+                          "an answer"));
+  }
+  ended_ = std::any_of(out.begin(), out.end(), is_end);
   return out;
 }
 

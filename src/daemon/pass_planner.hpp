@@ -26,7 +26,8 @@
 // helpers, whose calls left behind it hands to the daemon's DeviceCalls), and tells the
 // loop what it read; the loop makes the plan from it. No thread of the daemon's reads
 // the host, and none waits for the worker: it may outlive the pass (a reload or a stop
-// does not wait for it), and exits when it next tells a daemon that no longer listens.
+// does not wait for it), and exits when it next tells a daemon that no longer listens
+// (its calls left behind then go on alone, unknown to the daemon).
 namespace vfready::daemon {
 
 struct BringupInputs {
@@ -74,6 +75,8 @@ class PassPlanner {
  private:
   // No worker: take() tells kStopped with `problem`.
   void fail(model::Problem problem);
+  // What record `r` tells, if anything: a call left behind is adopted (its socket taken).
+  std::optional<PassMessage> told(host::Record& r);
   // The end: kStopped with one problem of kind `kind`.
   static PassMessage stopped(model::EventKind kind, std::string text);
   const BringupInputs& in_;

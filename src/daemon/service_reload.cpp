@@ -20,7 +20,14 @@ void Service::reload(std::function<void(std::optional<std::string>)> done) {
   }
   // Read by a reader process the loop waits for (ConfigReads), never by the loop.
   config_reads_.read([this, told, done = std::move(done)](Result<host::ConfigTexts> texts) {
-    auto refused = apply_reload(parse_config_texts(texts), told);
+    std::optional<std::string> refused;
+    try {
+      refused = apply_reload(parse_config_texts(texts), told);
+    } catch (const std::exception& e) {
+      // Its caller is answered all the same (a D-Bus Reload waits for it).
+      refused = std::string("applying the configuration failed: ") + e.what();
+      log::error({}, "reload: " + *refused);
+    }
     if (done) {
       done(std::move(refused));
     }

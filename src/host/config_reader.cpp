@@ -172,8 +172,11 @@ std::optional<Result<ConfigTexts>> ConfigReader::take() {
       ended_ = true;  // its end closed (0), or the socket failed
     }
   }
-  if (auto answer = decode_texts(got_)) {
-    return answer;
+  // An answer ends with 'z': decoded only then (a large one comes in many messages).
+  if (!got_.empty() && got_.back() == 'z') {
+    if (auto answer = decode_texts(got_)) {
+      return answer;
+    }
   }
   if (ended_) {
     return Result<ConfigTexts>(

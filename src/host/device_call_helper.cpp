@@ -247,7 +247,11 @@ int fork_detached(int* err, const std::function<void(int)>& become, int* pid) {
       static_cast<void>(::send(sv[1], &told, sizeof told, MSG_NOSIGNAL | MSG_DONTWAIT));
       ::_exit(grandchild < 0 ? 1 : 0);
     }
-    become(sv[1]);
+    try {
+      become(sv[1]);
+    } catch (...) {
+      // Nothing of the caller's runs in this process: an exception ends it here.
+    }
     ::_exit(4);
   }
   ::close(sv[1]);

@@ -77,6 +77,7 @@ void DeviceCalls::forked() {
   told_ = -1;
   blind_ = false;
   returned_.clear();
+  forked_ = true;
   for (auto& l : left_behind_) {
     l.helper.fd = -1;  // the owner's: never read here (reap_locked() passes it by)
   }

@@ -39,6 +39,11 @@ StuckCall as_now(StuckCall call) {
 }  // namespace
 
 void DeviceCalls::reap_locked() {
+  if (forked_) {
+    // A worker's copy hears no return: the calls it leaves behind are handed over
+    // whole, and their owner hears them return (an answer already waiting, at once).
+    return;
+  }
   std::vector<char> answer;
   for (auto it = left_behind_.begin(); it != left_behind_.end();) {
     pollfd p{it->helper.fd, POLLIN, 0};

@@ -105,6 +105,9 @@ std::vector<Record> RecordReader::read(int socket) {
       ended_ = true;  // its end closed (0), the socket failed, or not a message of ours
       break;
     }
+    if ((msg.msg_flags & MSG_CTRUNC) != 0) {
+      lost_ = true;  // a descriptor it sent is gone (ours at their limit): not its answer
+    }
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
       if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
         int fd = -1;

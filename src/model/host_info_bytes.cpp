@@ -127,9 +127,11 @@ class In {
   std::size_t at_ = 0;
 };
 
-// The least a VF, a port or a PF takes as bytes: a bound on a count that is read.
-constexpr std::size_t kLeastVf = 30;
-constexpr std::size_t kLeastPort = 16;
+// The least a VF, a port or a PF takes as bytes (every optional empty, every text but
+// the PCI address's empty): a bound on a count that is read. A VF: index 2, PCI address
+// 4 + 12, driver and netdev 1 each, ifindex 4, GUIDs and MAC 1 each.
+constexpr std::size_t kLeastVf = 27;
+constexpr std::size_t kLeastPort = 17;
 constexpr std::size_t kLeastPf = 60;
 
 template <class Io, class... T>

@@ -83,6 +83,22 @@ TEST(HostInfoBytes, GiveBackEveryField) {
   EXPECT_EQ(back->functions.at(1).pci.str(), PfInfo{}.pci.str());
 }
 
+// The least an item takes is what a count read is held to: a PF last in PCI order with
+// a VF that has nothing but its address (no driver after a crash mid-pass) decodes.
+TEST(HostInfoBytes, TakeBackAHostWhoseLastPfHasBareVfsAndPorts) {
+  HostInfo host;
+  PfInfo pf;
+  pf.vfs = {VfInfo{}, VfInfo{}};
+  pf.ports = {PortInfo{}};
+  host.functions = {pf};
+  const auto bytes = encode_host(host);
+  const auto back = decode_host(bytes);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->functions.at(0).vfs.size(), 2U);
+  EXPECT_EQ(back->functions.at(0).ports.size(), 1U);
+  EXPECT_EQ(encode_host(back.value()), bytes);
+}
+
 TEST(HostInfoBytes, CutShortOrOfAnotherFormatAreAnError) {
   const auto bytes = encode_host(a_host());
   for (std::size_t cut = 0; cut < bytes.size(); cut += 7) {

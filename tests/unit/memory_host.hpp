@@ -128,8 +128,7 @@ class MemoryHost final : public host::SriovReads,
   int set_autoprobe(const model::PciAddress& pf, bool on) override;
   int set_num_vfs(const model::PciAddress& pf, uint16_t count);
   std::optional<host::OfedGuidError> set_vf_guid_ofed(const model::PciAddress& pf, uint16_t index,
-                                                      model::Guid guid,
-                                                      model::GuidPolicy policy);
+                                                      model::Guid guid, model::GuidPolicy policy);
   // set_vf_guid_ofed for each VF in order: one error slot a VF.
   host::OfedGuidErrors set_vf_guids_ofed(const model::PciAddress& pf,
                                          std::span<const std::pair<uint16_t, model::Guid>> vfs,

@@ -113,8 +113,9 @@ class DeviceCalls {
   // Calls left behind in a worker process (host::fork_worker) are handed to the owner:
   // - forked(), in the worker (which closed every descriptor of the owner's): this copy
   //   forgets the owner's helpers, spawner and sets without closing them; devices stuck
-  //   stay stuck (their calls are the owner's to hear of). Helpers from now on are the
-  //   worker's forks.
+  //   stay stuck (their calls are the owner's to hear of), and so do those it leaves
+  //   behind itself, returned or not, until they are handed over. Helpers from now on
+  //   are the worker's forks.
   // - hand_over(), in the worker: the calls it left behind, each with its helper's socket,
   //   out of this object (the caller sends and closes them).
   // - adopt(), in the owner: such a call, its socket now ours, as if left behind here.
@@ -168,9 +169,10 @@ class DeviceCalls {
   std::vector<std::pair<uint32_t, int>> spawned_;
   std::vector<LeftBehind> left_behind_;
   std::vector<ReturnedCall> returned_;
-  int returns_ = -1;    // epoll set: told_, and the socket of every helper left behind
-  int told_ = -1;       // eventfd: returned_ has calls to tell
-  bool blind_ = false;  // some left-behind socket is not in returns_
+  int returns_ = -1;     // epoll set: told_, and the socket of every helper left behind
+  int told_ = -1;        // eventfd: returned_ has calls to tell
+  bool blind_ = false;   // some left-behind socket is not in returns_
+  bool forked_ = false;  // a worker's copy (forked()): reaps nothing
 };
 
 }  // namespace vfready::host

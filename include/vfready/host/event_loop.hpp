@@ -12,8 +12,8 @@
 
 // The daemon's one loop, over sd-event (libsystemd): fds, timers, signals and the
 // systemd watchdog. Everything that owns state runs on it, on one thread, every PF's
-// pass too; calls into a driver are made in helper processes (DeviceCalls), and the
-// planner reads the host on a thread that posts back through an eventfd. A callback that
+// pass too; calls into a driver are made in helper processes (DeviceCalls), and the host
+// is read by a worker process whose socket the loop watches. A callback that
 // throws goes to the error handler, and the loop goes on; without one, it ends run()
 // with that exception (it cannot cross sd-event's C frames).
 namespace vfready::host {

@@ -39,10 +39,14 @@ class RecordReader {
   std::vector<Record> read(int socket);
   // The worker has ended (its end closed): no record comes after those read.
   [[nodiscard]] bool ended() const { return ended_; }
+  // A descriptor the worker sent could not be taken (MSG_CTRUNC: ours at their limit):
+  // the records it came with lack it.
+  [[nodiscard]] bool lost_a_descriptor() const { return lost_; }
 
  private:
   Record partial_;
   bool ended_ = false;
+  bool lost_ = false;
 };
 
 }  // namespace vfready::host
