@@ -75,6 +75,14 @@ class In {
       v = value<T>();
     }
   }
+  void field(bool& b) {
+    uint8_t v = 0;
+    field(v);
+    if (v > 1) {
+      throw std::out_of_range("a flag that is neither 0 nor 1");
+    }
+    b = v == 1;
+  }
   void field(PciAddress& a) { a = parsed<PciAddress>(); }
   // A count of items each at least `least` bytes long: no more than the bytes left hold.
   template <class T, class Each>
