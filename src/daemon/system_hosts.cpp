@@ -10,7 +10,8 @@
 #include "vfready/host/link_name.hpp"
 #include "vfready/host/links.hpp"
 #include "vfready/host/sysfs.hpp"
-#include "vfready/host/sysfs_sriov_host.hpp"
+#include "vfready/host/sysfs_sriov_calls.hpp"
+#include "vfready/host/sysfs_sriov_reads.hpp"
 #include "vfready/host/udev.hpp"
 #include "vfready/model/checks.hpp"
 
@@ -59,18 +60,18 @@ class SystemPfOs final : public PfOs {
  public:
   SystemPfOs(const BringupInputs& in, host::UdevWait& udev)
       : sysfs_(in.roots.sysfs, in.calls, device_call_bound(in.config)),
-        sriov_(
-            sysfs_,
-            {std::chrono::milliseconds(in.config.timeouts.numvfs_ms),
-             std::chrono::milliseconds(in.config.timeouts.bind_ms), device_call_bound(in.config)},
-            in.roots.kernel_log),
+        reads_(sysfs_, in.roots.kernel_log),
+        calls_(sysfs_, {std::chrono::milliseconds(in.config.timeouts.numvfs_ms),
+                        std::chrono::milliseconds(in.config.timeouts.bind_ms),
+                        device_call_bound(in.config)}),
         links_(in.calls, device_call_bound(in.config)),
-        os_{sriov_, sriov_, links_, udev} {}
+        os_{reads_, calls_, links_, udev} {}
   pipeline::PfHost& host() override { return os_; }
 
  private:
   host::RootedSysfs sysfs_;
-  host::SysfsSriovHost sriov_;
+  host::SysfsSriovReads reads_;
+  host::SysfsSriovCalls calls_;
   host::HelperLinks links_;  // every link request in a helper, under rtnl_lock's key
   pipeline::PfHost os_;
 };
@@ -80,20 +81,20 @@ class SystemPfOs final : public PfOs {
 // device lock.
 class SystemDriftOs final : public DriftOs {
  public:
-  explicit SystemDriftOs(const BringupInputs& in) : sysfs_(in.roots.sysfs), sriov_(sysfs_) {}
+  explicit SystemDriftOs(const BringupInputs& in) : sysfs_(in.roots.sysfs), reads_(sysfs_) {}
   host::LinkEvents& events() override { return monitor_; }
   std::optional<std::string> link_name(int ifindex) override { return host::link_name(ifindex); }
   std::optional<uint32_t> netdev_mtu(const std::string& name) override {
-    return sriov_.netdev_mtu(name);
+    return reads_.netdev_mtu(name);
   }
   host::NetdevDevice device_of_netdev(const std::string& name) override {
-    return sriov_.device_of_netdev(name);
+    return reads_.device_of_netdev(name);
   }
 
  private:
   host::LinkMonitor monitor_;  // first: nothing that changes after is missed
   host::RootedSysfs sysfs_;
-  host::SysfsSriovHost sriov_;
+  host::SysfsSriovReads reads_;
 };
 
 class SystemHosts final : public PassHosts {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The reads of RDMA ports of SysfsSriovHost (sysfs_sriov_host.hpp): a PF's, its VFs'.
+// The reads of RDMA ports of SysfsSriovCalls (sysfs_sriov_calls.hpp), device calls: a PF's, its
+// VFs'.
 #include <algorithm>
 #include <cerrno>
 #include <string>
@@ -9,11 +10,11 @@
 #include "sysfs_sriov_parts.hpp"
 #include "vfready/host/host_reader.hpp"
 #include "vfready/host/started_on_device.hpp"
-#include "vfready/host/sysfs_sriov_host.hpp"
+#include "vfready/host/sysfs_sriov_calls.hpp"
 
 namespace vfready::host {
 
-std::unique_ptr<StartedCall<VfRdmaReads>> SysfsSriovHost::start_read_vf_rdma(
+std::unique_ptr<StartedCall<VfRdmaReads>> SysfsSriovCalls::start_read_vf_rdma(
     const model::PciAddress& pf, std::span<const VfNetdev> vfs) {
   VfRdmaReads found(std::min(vfs.size(), kMaxRdmaReads));
   std::vector<DeviceOp> ops;
@@ -57,7 +58,7 @@ std::unique_ptr<StartedCall<VfRdmaReads>> SysfsSriovHost::start_read_vf_rdma(
       });
 }
 
-std::unique_ptr<StartedCall<PortRead>> SysfsSriovHost::start_read_port(
+std::unique_ptr<StartedCall<PortRead>> SysfsSriovCalls::start_read_port(
     const model::PciAddress& pf) {
   const auto dir = pf_dir(pf);
   PortRead read;
@@ -65,7 +66,7 @@ std::unique_ptr<StartedCall<PortRead>> SysfsSriovHost::start_read_port(
     read.vanished = true;
     return answered(std::move(read));
   }
-  read.netdev = netdev_of(pf);
+  read.netdev = netdev_under(sysfs_, pf);
   const auto rdma = rdma_device_of(sysfs_, dir, read.netdev);
   if (!rdma) {
     return answered(std::move(read));

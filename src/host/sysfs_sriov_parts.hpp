@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -8,7 +9,7 @@
 #include "vfready/host/sysfs.hpp"
 #include "vfready/model/pci_address.hpp"
 
-// What SysfsSriovHost's sources share (sysfs_sriov_host.cpp, sysfs_port_reads.cpp).
+// What the sources of SysfsSriovReads and SysfsSriovCalls share.
 namespace vfready::host {
 
 // "bus/pci/devices/<pf>/"
@@ -18,6 +19,20 @@ inline std::string pf_dir(const model::PciAddress& pf) {
   std::string out;
   out.reserve(kDevices.size() + name.view().size() + 1);
   return out.append(kDevices).append(name.view()).append(1, '/');
+}
+
+// "bus/pci/devices/<pf>/sriov/<index>/": OFED's files of a VF.
+inline std::string ofed_dir(const model::PciAddress& pf, uint16_t index) {
+  // Room for the file's name too: made once for the file.
+  auto out = pf_dir(pf);
+  out.reserve(out.size() + 24);
+  return out.append("sriov/").append(std::to_string(index)).append(1, '/');
+}
+
+// The netdev of a PCI function (the first under its net/), if it has one.
+inline std::optional<std::string> netdev_under(Sysfs& sysfs, const model::PciAddress& function) {
+  auto names = sysfs.list(pf_dir(function) + "net");
+  return names.empty() ? std::nullopt : std::optional<std::string>(std::move(names.front()));
 }
 
 // What finishes a call started through `sysfs`.

@@ -613,8 +613,12 @@ void scale(std::vector<Figure>& out, bool quick, uint32_t probe, double target) 
                      "ms",
                      {},
                      "the floor and one rename a VF (netlink, by ifindex)"});
-      out.push_back({s, label + ": / floor with each VF renamed", median_of(renamed_ratios), "x",
-                     {}, "median (pairs: " + text + ")"});
+      out.push_back({s,
+                     label + ": / floor with each VF renamed",
+                     median_of(renamed_ratios),
+                     "x",
+                     {},
+                     "median (pairs: " + text + ")"});
       out.push_back({s,
                      label + ": floor renaming each VF after udev (the bring-up's order)",
                      median_of(after_udev_floors),

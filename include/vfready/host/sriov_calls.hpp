@@ -19,7 +19,7 @@
 // The calls a bring-up makes into a PF's driver. Each may wait on the device's lock,
 // within a deadline, and answers 0, the errno the kernel gave, or kStuck; the pipeline
 // turns that into a problem an operator can act on. An implementation alone decides
-// where each call runs (a helper process, for SysfsSriovHost); a pass starts each and
+// where each call runs (a helper process, for SysfsSriovCalls); a pass starts each and
 // awaits its answer (start_*), the waiting forms are for callers that may wait.
 namespace vfready::host {
 

@@ -5,13 +5,12 @@
 #include <string>
 
 #include "vfready/host/sriov_calls.hpp"
-#include "vfready/host/sriov_reads.hpp"
 #include "vfready/host/sysfs.hpp"
 
-// The SR-IOV host of a real machine, over sysfs: what is read of PFs and VFs, and the
-// calls into their driver. Every sysfs path vfready uses is built in this file's source or in
-// host_reader; every call that can wait on a device lock is a device call
-// (Sysfs::on_device), made in a helper process under its deadline.
+// The calls into the driver of a real machine's PFs and VFs, over sysfs: every call that
+// can wait on a device lock is a device call (Sysfs::on_device), made in a helper process
+// under its deadline, and started (the caller's loop takes its answer). What is read
+// without a driver's lock is SysfsSriovReads'.
 namespace vfready::host {
 
 // How long each kind of call into the driver may take before its PF is stuck.
@@ -21,25 +20,11 @@ struct DeviceDeadlines {
   std::chrono::milliseconds other{10000};    // autoprobe, unbind, GUID files
 };
 
-class SysfsSriovHost final : public SriovReads, public SriovCalls {
+class SysfsSriovCalls final : public SriovCalls {
  public:
-  // `kernel_log`: where the kernel log is read (/dev/kmsg, or a file of it).
-  SysfsSriovHost(Sysfs& sysfs, DeviceDeadlines deadlines = {}, std::string kernel_log = "/dev/kmsg")
-      : sysfs_(sysfs), deadlines_(deadlines), kernel_log_(std::move(kernel_log)) {}
+  explicit SysfsSriovCalls(Sysfs& sysfs, DeviceDeadlines deadlines = {})
+      : sysfs_(sysfs), deadlines_(deadlines) {}
 
-  std::optional<model::PciAddress> vf_address(const model::PciAddress& pf, uint16_t index) override;
-  bool has_ofed_sriov(const model::PciAddress& pf) override;
-  VfBinding vf_binding(const model::PciAddress& pf, uint16_t index) override;
-  std::optional<model::Guid> vf_port_guid(const model::PciAddress& pf, uint16_t index,
-                                          bool ofed) override;
-  std::optional<std::string> netdev_of(const model::PciAddress& function) override;
-  bool driverless(const model::PciAddress& function) override;
-  NetdevDevice device_of_netdev(const std::string& netdev) override;
-  std::vector<std::string> kernel_log_naming(const std::string& device) override;
-  bool driver_loaded(const std::string& name) override;
-  std::optional<model::Mac> netdev_mac(const std::string& name) override;
-  std::optional<uint32_t> netdev_mtu(const std::string& name) override;
-  bool netdev_mac_random(const std::string& name) override;
   std::optional<StuckCall> stuck(const model::PciAddress& pf) override;
 
   int set_autoprobe(const model::PciAddress& pf, bool on) override;
@@ -79,7 +64,6 @@ class SysfsSriovHost final : public SriovReads, public SriovCalls {
 
   Sysfs& sysfs_;
   DeviceDeadlines deadlines_;
-  std::string kernel_log_;
 };
 
 }  // namespace vfready::host

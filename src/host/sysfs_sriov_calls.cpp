@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "vfready/host/sysfs_sriov_host.hpp"
+#include "vfready/host/sysfs_sriov_calls.hpp"
 
 #include <cerrno>
 #include <functional>
@@ -15,13 +15,6 @@
 namespace vfready::host {
 
 namespace {
-
-std::string ofed_dir(const model::PciAddress& pf, uint16_t index) {
-  // Room for the file's name too: made once for the file.
-  auto out = pf_dir(pf);
-  out.reserve(out.size() + 24);
-  return out.append("sriov/").append(std::to_string(index)).append(1, '/');
-}
 
 // A VF's three OFED files, in the order they are written (a call stops at a failure).
 constexpr OfedGuidError::File kOfedFiles[] = {
@@ -48,43 +41,7 @@ std::vector<DeviceOp> ofed_ops(std::span<const std::pair<uint16_t, model::Guid>>
 
 }  // namespace
 
-std::optional<model::PciAddress> SysfsSriovHost::vf_address(const model::PciAddress& pf,
-                                                            uint16_t index) {
-  return read_vf_address(sysfs_, pf_dir(pf), index);
-}
-
-bool SysfsSriovHost::has_ofed_sriov(const model::PciAddress& pf) {
-  return sysfs_.exists(ofed_dir(pf, 0) + "port");
-}
-
-VfBinding SysfsSriovHost::vf_binding(const model::PciAddress& pf, uint16_t index) {
-  const auto vf = read_vf_binding(sysfs_, pf_dir(pf), index);
-  return {vf.netdev, vf.driver, vf.ifindex};
-}
-
-std::optional<model::Guid> SysfsSriovHost::vf_port_guid(const model::PciAddress& pf, uint16_t index,
-                                                        bool ofed) {
-  return read_vf_port_guid(sysfs_, pf, index, ofed);
-}
-
-std::optional<std::string> SysfsSriovHost::netdev_of(const model::PciAddress& function) {
-  const auto names = sysfs_.list(pf_dir(function) + "net");
-  return names.empty() ? std::nullopt : std::optional<std::string>(names.front());
-}
-
-bool SysfsSriovHost::driverless(const model::PciAddress& function) {
-  const auto dir = pf_dir(function);
-  return sysfs_.exists(dir + "vendor") && !sysfs_.exists(dir + "driver");
-}
-
-std::vector<std::string> SysfsSriovHost::kernel_log_naming(const std::string& device) {
-  auto lines = read_kernel_log(kernel_log_);
-  std::erase_if(lines,
-                [&](const std::string& line) { return line.find(device) == std::string::npos; });
-  return lines;
-}
-
-std::optional<StuckCall> SysfsSriovHost::stuck(const model::PciAddress& pf) {
+std::optional<StuckCall> SysfsSriovCalls::stuck(const model::PciAddress& pf) {
   // A link request stuck on rtnl_lock holds up every PF's naming as well.
   auto call = sysfs_.stuck(pf.str());
   return call ? call : sysfs_.stuck(kLinksKey);
@@ -93,7 +50,7 @@ std::optional<StuckCall> SysfsSriovHost::stuck(const model::PciAddress& pf) {
 // sriov_drivers_autoprobe_store() (drivers/pci/iov.c) sets a flag of the PF and takes
 // no lock a driver could hold (not the device lock, as sriov_numvfs does): written here,
 // by the caller, not through a helper. So it is also written for a PF stuck in a call.
-int SysfsSriovHost::set_autoprobe(const model::PciAddress& pf, bool on) {
+int SysfsSriovCalls::set_autoprobe(const model::PciAddress& pf, bool on) {
   return sysfs_.write(pf_dir(pf) + "sriov_drivers_autoprobe", on ? "1" : "0");
 }
 
@@ -124,7 +81,7 @@ OfedGuidErrors ofed_errors(std::size_t vfs, const std::vector<DeviceOpResult>& g
 
 }  // namespace
 
-std::unique_ptr<StartedCall<OfedGuidErrors>> SysfsSriovHost::start_set_vf_guids_ofed(
+std::unique_ptr<StartedCall<OfedGuidErrors>> SysfsSriovCalls::start_set_vf_guids_ofed(
     const model::PciAddress& pf, std::span<const std::pair<uint16_t, model::Guid>> vfs,
     model::GuidPolicy policy) {
   // Each VF's three files within the bound one VF's have on their own.
@@ -137,8 +94,8 @@ std::unique_ptr<StartedCall<OfedGuidErrors>> SysfsSriovHost::start_set_vf_guids_
       });
 }
 
-std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_set_num_vfs(const model::PciAddress& pf,
-                                                                    uint16_t count) {
+std::unique_ptr<StartedCall<int>> SysfsSriovCalls::start_set_num_vfs(const model::PciAddress& pf,
+                                                                     uint16_t count) {
   return std::make_unique<StartedOnDevice<int>>(
       finisher(sysfs_),
       sysfs_.start_on_device(
@@ -181,8 +138,8 @@ constexpr std::string_view kPciBus = "bus/pci";
 
 }  // namespace
 
-ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
-                                const std::vector<DeviceOpResult>& got) {
+ProbedVf SysfsSriovCalls::probed(const model::PciAddress& pf, uint16_t index,
+                                 const std::vector<DeviceOpResult>& got) {
   ProbedVf out{.err = 0, .bound = false, .driver = {}, .guid = std::nullopt};
   // No uevent (ENOENT, ENODEV): the VF is gone, so nothing has it. Not read: why (kStuck:
   // the PF is stuck; EIO: no answer, which DeviceCalls never gives).
@@ -206,21 +163,22 @@ ProbedVf SysfsSriovHost::probed(const model::PciAddress& pf, uint16_t index,
     out.port_unread = true;
     return out;
   }
-  out.guid = got.size() < 2 || got[1].err == ENOENT ? vf_port_guid(pf, index, /*ofed=*/false)
-                                                    : parsed_guid(got[1]);
+  out.guid = got.size() < 2 || got[1].err == ENOENT
+                 ? read_vf_port_guid(sysfs_, pf, index, /*ofed=*/false)
+                 : parsed_guid(got[1]);
   return out;
 }
 
-std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_probe_vf(const model::PciAddress& pf,
-                                                                 const model::PciAddress& vf) {
+std::unique_ptr<StartedCall<int>> SysfsSriovCalls::start_probe_vf(const model::PciAddress& pf,
+                                                                  const model::PciAddress& vf) {
   return std::make_unique<StartedOnDevice<int>>(
       finisher(sysfs_),
       sysfs_.start_on_device_under(pf.str(), kPciBus, probe_ops(vf), deadlines_.probe), last_err);
 }
 
-std::unique_ptr<StartedProbe> SysfsSriovHost::start_read_probed_vf(const model::PciAddress& pf,
-                                                                   const model::PciAddress& vf,
-                                                                   uint16_t index, bool ofed) {
+std::unique_ptr<StartedProbe> SysfsSriovCalls::start_read_probed_vf(const model::PciAddress& pf,
+                                                                    const model::PciAddress& vf,
+                                                                    uint16_t index, bool ofed) {
   // The answer, read by the host that started it (vf_port_guid for a VF without OFED's
   // port file).
   return std::make_unique<StartedOnDevice<ProbedVf>>(
@@ -230,7 +188,7 @@ std::unique_ptr<StartedProbe> SysfsSriovHost::start_read_probed_vf(const model::
       [this, pf, index](const std::vector<DeviceOpResult>& got) { return probed(pf, index, got); });
 }
 
-std::unique_ptr<StartedCall<ReadGuids>> SysfsSriovHost::start_read_vf_guids(
+std::unique_ptr<StartedCall<ReadGuids>> SysfsSriovCalls::start_read_vf_guids(
     const model::PciAddress& pf, std::span<const uint16_t> indices, bool ofed) {
   std::vector<uint16_t> vfs(indices.begin(), indices.end());
   const auto from_rdma = [this, pf](uint16_t index) {
@@ -262,9 +220,9 @@ std::unique_ptr<StartedCall<ReadGuids>> SysfsSriovHost::start_read_vf_guids(
       });
 }
 
-std::unique_ptr<StartedCall<int>> SysfsSriovHost::start_unbind_vf(const model::PciAddress& pf,
-                                                                  const model::PciAddress& vf,
-                                                                  const std::string& driver) {
+std::unique_ptr<StartedCall<int>> SysfsSriovCalls::start_unbind_vf(const model::PciAddress& pf,
+                                                                   const model::PciAddress& vf,
+                                                                   const std::string& driver) {
   return std::make_unique<StartedOnDevice<int>>(
       finisher(sysfs_),
       sysfs_.start_on_device(
