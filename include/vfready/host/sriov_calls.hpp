@@ -20,7 +20,7 @@
 // within a deadline, and answers 0, the errno the kernel gave, or kStuck; the pipeline
 // turns that into a problem an operator can act on. An implementation alone decides
 // where each call runs (a helper process, for SysfsSriovCalls); a pass starts each and
-// awaits its answer (start_*), the waiting forms are for callers that may wait.
+// awaits its answer (start_*). There are no waiting forms: nothing of vfreadyd may wait.
 namespace vfready::host {
 
 // What a probe did: whether it bound the VF, and the GUID the VF's port took at it, read
