@@ -3,69 +3,41 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include <cstring>
+#include <stdexcept>
 
 #include "vfready/host/device_calls.hpp"
+#include "vfready/model/byte_fields.hpp"
 
 namespace vfready::host {
 
-namespace {
-
-template <class T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);  // NOLINT: bytes of a number
-}
-
-template <class T>
-bool get(std::string_view& in, T* v) {
-  if (in.size() < sizeof *v) {
-    return false;
-  }
-  std::memcpy(v, in.data(), sizeof *v);
-  in.remove_prefix(sizeof *v);
-  return true;
-}
-
-bool get_text(std::string_view& in, std::string* s) {
-  uint32_t n = 0;
-  if (!get(in, &n) || in.size() < n) {
-    return false;
-  }
-  s->assign(in.substr(0, n));
-  in.remove_prefix(n);
-  return true;
-}
-
-}  // namespace
-
 std::string encode_stuck(const StuckCall& call) {
-  std::string out;
-  for (const auto* text : {&call.device, &call.call}) {
-    put(out, static_cast<uint32_t>(text->size()));
-    out += *text;
-  }
-  put(out, static_cast<int64_t>(call.deadline.count()));
-  put(out, static_cast<int64_t>(call.since.time_since_epoch().count()));
-  put(out, static_cast<uint8_t>(call.untaken));
-  put(out, static_cast<int32_t>(call.helper_pid));
-  return out;
+  model::ByteWriter out;
+  out.text(call.device);
+  out.text(call.call);
+  out.number(static_cast<int64_t>(call.deadline.count()));
+  out.number(static_cast<int64_t>(call.since.time_since_epoch().count()));
+  out.number(static_cast<uint8_t>(call.untaken));
+  out.number(static_cast<int32_t>(call.helper_pid));
+  return out.take();
 }
 
 std::optional<StuckCall> decode_stuck(std::string_view bytes) {
-  StuckCall call;
-  int64_t deadline = 0;
-  int64_t since = 0;
-  uint8_t untaken = 0;
-  int32_t pid = 0;
-  if (!get_text(bytes, &call.device) || !get_text(bytes, &call.call) || !get(bytes, &deadline) ||
-      !get(bytes, &since) || !get(bytes, &untaken) || !get(bytes, &pid) || !bytes.empty()) {
+  try {
+    model::ByteReader in(bytes);
+    StuckCall call;
+    call.device = in.text();
+    call.call = in.text();
+    call.deadline = std::chrono::milliseconds(in.number<int64_t>());
+    call.since = Clock::time_point(Clock::duration(in.number<int64_t>()));
+    call.untaken = in.number<uint8_t>() != 0;
+    call.helper_pid = in.number<int32_t>();
+    if (!in.done()) {
+      return std::nullopt;
+    }
+    return call;
+  } catch (const std::out_of_range&) {
     return std::nullopt;
   }
-  call.deadline = std::chrono::milliseconds(deadline);
-  call.since = Clock::time_point(Clock::duration(since));
-  call.untaken = untaken != 0;
-  call.helper_pid = pid;
-  return call;
 }
 
 void DeviceCalls::forked() {

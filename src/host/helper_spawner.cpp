@@ -6,8 +6,8 @@
 
 #include <cerrno>
 #include <csignal>
-#include <cstring>
 
+#include "descriptor_message.hpp"
 #include "device_call_helper.hpp"
 
 namespace vfready::host::helper {
@@ -16,58 +16,22 @@ namespace {
 
 constexpr int kSpawnerSocket = 3;  // as a helper's (keep_only)
 
-// A message of the helper's serial with room for one descriptor (SCM_RIGHTS): what the
-// daemon sends the spawner for each helper.
-struct DescriptorMessage {
-  DescriptorMessage() {
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-  }
-  DescriptorMessage(const DescriptorMessage&) = delete;
-  DescriptorMessage& operator=(const DescriptorMessage&) = delete;
-  uint32_t serial = 0;
-  iovec iov{&serial, sizeof serial};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-};
-
 // One descriptor out of a message on `socket`, with its serial: -1 when the message
-// carries none; -2 when the daemon has closed its end (or the socket failed).
+// carries none (or it was lost); -2 when the daemon has closed its end (or the socket
+// failed).
 int receive_descriptor(int socket, uint32_t* serial) {
-  DescriptorMessage m;
-  ssize_t n = 0;
-  do {
-    n = ::recvmsg(socket, &m.msg, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
-  if (n <= 0) {
+  const auto got = receive_with_descriptor(socket, serial, sizeof *serial, 0);
+  if (got.size <= 0) {
+    if (got.fd >= 0) {
+      ::close(got.fd);
+    }
     return -2;
   }
-  *serial = m.serial;
-  // One descriptor, or none taken: any that came with a message of another shape are
-  // closed (only the daemon has the other end, but nothing it did not mean is kept).
-  int fd = -1;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&m.msg); c != nullptr; c = CMSG_NXTHDR(&m.msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) {
-      continue;
-    }
-    const std::size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (std::size_t i = 0; i < count; ++i) {
-      int got = -1;
-      std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof got);
-      if (fd < 0 && count == 1) {
-        fd = got;
-      } else {
-        ::close(got);
-      }
-    }
-  }
-  if (fd >= 0 && (m.msg.msg_flags & MSG_CTRUNC) != 0) {
-    ::close(fd);
+  if (got.fd >= 0 && got.lost) {
+    ::close(got.fd);
     return -1;
   }
-  return fd;
+  return got.fd;
 }
 
 // The spawner: for each socket end the daemon sends, a helper on it, forked once. Its
@@ -121,20 +85,11 @@ int spawn_through(int spawner, uint32_t serial) {
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     return -1;
   }
-  DescriptorMessage m;
-  m.serial = serial;
-  cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &sv[1], sizeof(int));
-  ssize_t n = 0;
-  do {
-    n = ::sendmsg(spawner, &m.msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-  } while (n < 0 && errno == EINTR);
+  const ssize_t n =
+      send_with_descriptor(spawner, &serial, sizeof serial, sv[1], MSG_DONTWAIT | MSG_NOSIGNAL);
   const int saved = errno;
   ::close(sv[1]);  // in flight to the spawner, which holds it now
-  if (n != sizeof m.serial) {
+  if (n != sizeof serial) {
     ::close(sv[0]);
     errno = n < 0 ? saved : EPIPE;
     return -1;

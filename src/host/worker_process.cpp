@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 
+#include "descriptor_message.hpp"
 #include "device_call_helper.hpp"
 
 namespace vfready::host {
@@ -51,24 +51,8 @@ bool send_record(int socket, char kind, std::string_view bytes, int fd) {
     const auto size = std::min(kChunk, bytes.size() - at);
     message.assign({kind, static_cast<char>(at + size == bytes.size() ? 1 : 0)});
     message.append(bytes.substr(at, size));
-    iovec iov{message.data(), message.size()};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    if (fd >= 0 && at == 0) {
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof control;
-      cmsghdr* c = CMSG_FIRSTHDR(&msg);
-      c->cmsg_level = SOL_SOCKET;
-      c->cmsg_type = SCM_RIGHTS;
-      c->cmsg_len = CMSG_LEN(sizeof(int));
-      std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    }
-    ssize_t n = 0;
-    do {
-      n = ::sendmsg(socket, &msg, MSG_NOSIGNAL);
-    } while (n < 0 && errno == EINTR);
+    const ssize_t n = send_with_descriptor(socket, message.data(), message.size(),
+                                           at == 0 ? fd : -1, MSG_NOSIGNAL);
     if (n != static_cast<ssize_t>(message.size())) {
       return false;
     }
@@ -87,40 +71,25 @@ std::vector<Record> RecordReader::read(int socket) {
   std::vector<Record> whole;
   std::string buffer(kHeader + kChunk, '\0');
   while (!ended_) {
-    iovec iov{buffer.data(), buffer.size()};
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(socket, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    const auto got = receive_with_descriptor(socket, buffer.data(), buffer.size(), MSG_DONTWAIT);
+    if (got.size < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       break;
     }
-    if (n < static_cast<ssize_t>(kHeader)) {
+    if (got.size < static_cast<ssize_t>(kHeader)) {
+      if (got.fd >= 0) {
+        ::close(got.fd);
+      }
       ended_ = true;  // its end closed (0), the socket failed, or not a message of ours
       break;
     }
-    if ((msg.msg_flags & MSG_CTRUNC) != 0) {
-      lost_ = true;  // a descriptor it sent is gone (ours at their limit): not its answer
-    }
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-        int fd = -1;
-        std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-        if (partial_.fd >= 0) {
-          ::close(fd);  // one to a record: another is not ours to keep
-        } else {
-          partial_.fd = fd;
-        }
-      }
+    lost_ = lost_ || got.lost;  // a descriptor it sent is gone: not its answer
+    if (got.fd >= 0 && partial_.fd >= 0) {
+      ::close(got.fd);  // one to a record: another is not ours to keep
+    } else if (got.fd >= 0) {
+      partial_.fd = got.fd;
     }
     partial_.kind = buffer[0];
-    partial_.bytes.append(buffer.data() + kHeader, static_cast<std::size_t>(n) - kHeader);
+    partial_.bytes.append(buffer.data() + kHeader, static_cast<std::size_t>(got.size) - kHeader);
     if (buffer[1] == 1) {
       whole.push_back(std::move(partial_));
       partial_ = Record{};

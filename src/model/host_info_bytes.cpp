@@ -2,9 +2,10 @@
 #include "vfready/model/host_info_bytes.hpp"
 
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 #include <type_traits>
+
+#include "vfready/model/byte_fields.hpp"
 
 namespace vfready::model {
 
@@ -13,20 +14,16 @@ namespace {
 // Bumped whenever a field is added, moved or dropped.
 constexpr uint32_t kFormat = 1;
 
-// Each field as bytes: numbers as they are in memory, a text as its length and bytes, an
-// optional as a flag and (when set) its value. Out writes what In reads, field by field
-// in the order fields() gives.
+// Each field as bytes (ByteWriter's): an optional as a flag and (when set) its value, a
+// value with a text form as that text. Out writes what In reads, field by field in the
+// order fields() gives.
 class Out {
  public:
   template <class T>
   void field(const T& v) {
-    static_assert(std::is_arithmetic_v<T>);
-    bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);  // NOLINT: bytes of a number
+    w_.number(v);
   }
-  void field(const std::string& s) {
-    field(static_cast<uint32_t>(s.size()));
-    bytes_.append(s);
-  }
+  void field(const std::string& s) { w_.text(s); }
   template <class T>
   void field(const std::optional<T>& v) {
     field(v.has_value());
@@ -45,27 +42,22 @@ class Out {
       each(*this, item);
     }
   }
-  std::string take() { return std::move(bytes_); }
+  std::string take() { return w_.take(); }
 
  private:
-  std::string bytes_;
+  ByteWriter w_;
 };
 
 // Reads what Out wrote; throws std::out_of_range when the bytes end first or a value is
 // not one.
 class In {
  public:
-  explicit In(std::string_view bytes) : bytes_(bytes) {}
+  explicit In(std::string_view bytes) : r_(bytes) {}
   template <class T>
   void field(T& v) {
-    static_assert(std::is_arithmetic_v<T>);
-    std::memcpy(&v, take(sizeof v).data(), sizeof v);
+    v = r_.number<T>();
   }
-  void field(std::string& s) {
-    uint32_t n = 0;
-    field(n);
-    s = std::string(take(n));
-  }
+  void field(std::string& s) { s = r_.text(); }
   template <class T>
   void field(std::optional<T>& v) {
     bool has = false;
@@ -76,8 +68,7 @@ class In {
     }
   }
   void field(bool& b) {
-    uint8_t v = 0;
-    field(v);
+    const auto v = r_.number<uint8_t>();
     if (v > 1) {
       throw std::out_of_range("a flag that is neither 0 nor 1");
     }
@@ -87,9 +78,8 @@ class In {
   // A count of items each at least `least` bytes long: no more than the bytes left hold.
   template <class T, class Each>
   void list(std::vector<T>& items, std::size_t least, Each each) {
-    uint32_t n = 0;
-    field(n);
-    if (n > (bytes_.size() - at_) / least) {
+    const auto n = r_.number<uint32_t>();
+    if (n > r_.left() / least) {
       throw std::out_of_range("a count larger than the bytes left");
     }
     items.resize(n);
@@ -97,15 +87,13 @@ class In {
       each(*this, item);
     }
   }
-  [[nodiscard]] bool done() const { return at_ == bytes_.size(); }
+  [[nodiscard]] bool done() const { return r_.done(); }
 
  private:
   template <class T>
   T value() {
     if constexpr (std::is_same_v<T, Guid>) {
-      uint64_t g = 0;
-      field(g);
-      return Guid(g);
+      return Guid(r_.number<uint64_t>());
     } else if constexpr (std::is_same_v<T, Mac> || std::is_same_v<T, Version>) {
       return parsed<T>();
     } else {
@@ -116,23 +104,14 @@ class In {
   }
   template <class T>
   T parsed() {
-    std::string text;
-    field(text);
+    const auto text = r_.text();
     auto v = T::parse(text);
     if (!v) {
       throw std::out_of_range("a value that is none: " + text);
     }
     return v.value();
   }
-  std::string_view take(std::size_t n) {
-    if (n > bytes_.size() - at_) {
-      throw std::out_of_range("cut short");
-    }
-    at_ += n;
-    return bytes_.substr(at_ - n, n);
-  }
-  std::string_view bytes_;
-  std::size_t at_ = 0;
+  ByteReader r_;
 };
 
 // The least a VF, a port or a PF takes as bytes (every optional empty, every text but

@@ -50,7 +50,7 @@ TEST(VfreadydConvergence, NeverResetsAVfCountWhileAVfIsInUse) {
   FakeHost host(TopologyBuilder::reference().probe_ms(1));
   ASSERT_EQ(sh("echo 2 > " + host.pci(kPf, "sriov_numvfs")).exit_code, 0);
   // A pod takes VF 0 once udev has named it: its netdev moves into the pod's namespace.
-  ASSERT_TRUE(host.has_link("ibp24s0v0", 30s)) << "udev did not name VF 0";
+  ASSERT_TRUE(host.has_link("ibp24s0v0", 30s)) << "udev did not name VF 0\n" << host.state();
   const auto pod = host.netns() + "-pod";
   ASSERT_EQ(
       sh("ip netns add " + pod + " && ip -n " + host.netns() + " link set ibp24s0v0 netns " + pod)

@@ -530,6 +530,56 @@ TEST(VfreadydDriverCheck, WaitsForARequiredModuleADriverLoaderIsStillLoading) {
   EXPECT_TRUE(daemon.notify().wait_for("READY=1", 30s)) << daemon.log();
 }
 
+// The processes whose name (comm) is `name` and whose command line is `pid`'s: forks of
+// it (a fork keeps its parent's command line).
+namespace {
+std::vector<pid_t> forks_named(pid_t pid, const std::string& name) {
+  const auto cmdline = read_file("/proc/" + std::to_string(pid) + "/cmdline");
+  std::vector<pid_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const auto dir = entry.path().string();
+    const auto other = entry.path().filename().string();
+    if (other.find_first_not_of("0123456789") == std::string::npos &&
+        other != std::to_string(pid) && trimmed(read_file(dir + "/comm")) == name &&
+        read_file(dir + "/cmdline") == cmdline && !cmdline.empty()) {
+      out.push_back(std::stoi(other));
+    }
+  }
+  return out;
+}
+}  // namespace
+
+// The host's reader dies while it waits for a module (an OOM kill, say): the pass stops
+// with that said, before any write; as any first bring-up that failed, vfreadyd exits 1
+// for systemd to start it again.
+TEST(VfreadydFault, AHostReaderKilledMidReadStopsItsPassAndSaysSo) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.json()["modules"]["ib_ipoib"] = {{"loads_on_signal", true}};
+  FakeHost host(t);
+  ServiceDaemon daemon(host, write_config(host, read_file(repo_config())), "--no-bus");
+  ASSERT_TRUE(
+      daemon.notify().wait_for("STATUS=Waiting up to 30000 ms for modules to load: ib_ipoib", 20s))
+      << daemon.log();
+  std::vector<pid_t> readers;
+  ASSERT_TRUE(wait_until(
+      [&] { return !(readers = forks_named(daemon.process().pid(), "vfready-read")).empty(); }, 5s))
+      << "no vfready-read of this daemon's";
+  ASSERT_EQ(readers.size(), 1U);
+  ASSERT_EQ(::kill(readers.front(), SIGKILL), 0);
+  EXPECT_TRUE(wait_until(
+      [&] {
+        return daemon.log().find(
+                   "reading the host failed: its reader (vfready-read) ended "
+                   "without an answer") != std::string::npos;
+      },
+      20s))
+      << daemon.log();
+  EXPECT_EQ(daemon.process().wait(10s).exit_code, 1) << daemon.log();
+  EXPECT_THAT(daemon.notify().received(), Not(Contains("READY=1")));
+  EXPECT_TRUE(host.writes().empty()) << "nothing is written on a read that did not end";
+}
+
 TEST(VfreadydFault, NetlinkGuidsOnANonIpoibNetdevFailThatPfWithEopnotsupp) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);

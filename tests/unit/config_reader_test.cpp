@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The configuration's reader process (host::ConfigReader) and its answer's bytes: what it
-// reads is what the daemon reads itself, and its answer is whole or not yet one. No root
-// needed.
+// The configuration's reader process (host::ConfigReader): what it reads is what the
+// daemon reads itself, a file larger than a message included. No root needed.
 #include <poll.h>
 
 #include <chrono>
@@ -13,12 +12,9 @@
 
 namespace {
 
-using vfready::Error;
 using vfready::Result;
 using vfready::host::ConfigReader;
 using vfready::host::ConfigTexts;
-using vfready::host::decode_texts;
-using vfready::host::encode_texts;
 
 std::vector<std::pair<std::string, std::string>> pairs(
     const std::vector<vfready::model::ConfigSource>& sources) {
@@ -41,31 +37,6 @@ std::optional<Result<ConfigTexts>> answer_of(ConfigReader& reader) {
     }
   }
   return std::nullopt;
-}
-
-TEST(ConfigTextsBytes, GoAndComeBackAndAreNotAnAnswerUntilWhole) {
-  ConfigTexts texts;
-  texts.config = {{"/etc/vfready/vfready.json", "{\"pfs\": []}"},
-                  {"/etc/vfready/vfready.d/10-a.json", std::string("\0\xff", 2)}};
-  texts.tables = {{"/usr/share/vfready/compat.json", std::string(100000, 'x')}};
-  const auto bytes = encode_texts(texts);
-  for (std::size_t cut : {std::size_t{0}, std::size_t{1}, std::size_t{7}, bytes.size() - 1}) {
-    EXPECT_FALSE(decode_texts(std::string_view(bytes).substr(0, cut))) << "cut at " << cut;
-  }
-  const auto back = decode_texts(bytes);
-  ASSERT_TRUE(back && *back);
-  EXPECT_EQ(pairs(back->value().config), pairs(texts.config));
-  EXPECT_EQ(pairs(back->value().tables), pairs(texts.tables));
-
-  const auto error = decode_texts(encode_texts(Error{"/etc/x.json: cannot be read: EIO"}));
-  ASSERT_TRUE(error);
-  ASSERT_FALSE(*error);
-  EXPECT_EQ(error->error().message, "/etc/x.json: cannot be read: EIO");
-
-  const auto garbage = decode_texts("q");
-  ASSERT_TRUE(garbage);
-  ASSERT_FALSE(*garbage);
-  EXPECT_NE(garbage->error().message.find("not an answer"), std::string::npos);
 }
 
 TEST(AConfigReader, AnswersWhatTheCallerWouldReadItself) {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "vfready/host/worker_process.hpp"
 #include "vfready/model/config.hpp"
 #include "vfready/model/result.hpp"
 
@@ -35,11 +36,6 @@ Result<std::vector<model::ConfigSource>> read_table_files(const std::vector<std:
 Result<ConfigTexts> read_config_texts(const std::string& path,
                                       const std::vector<std::string>& table_paths);
 
-// The reader's answer, as it goes over its socket, and back. decode_texts answers
-// nullopt while `bytes` is not yet a whole answer.
-std::string encode_texts(const Result<ConfigTexts>& texts);
-std::optional<Result<ConfigTexts>> decode_texts(std::string_view bytes);
-
 // read_config_texts in a process of its own (a fork of the caller, detached: nothing has
 // to reap it). The caller's loop waits for fd() to turn readable and takes() the answer.
 // A reader that does not answer can be dropped: it exits once its read returns.
@@ -57,14 +53,17 @@ class ConfigReader {
   std::optional<Result<ConfigTexts>> take();
   // Whether the reader has ended (its end of the socket closed), read from what take()
   // saw: a reader past its bound is watched until then.
-  [[nodiscard]] bool ended() const { return ended_; }
+  [[nodiscard]] bool ended() const { return records_.ended(); }
 
  private:
   ConfigReader(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  // Takes one record of the answer but its end; an error when it is not one.
+  std::optional<Error> took(const Record& record);
   int fd_;
   std::string path_;
-  std::string got_;
-  bool ended_ = false;
+  RecordReader records_;
+  ConfigTexts texts_;
+  std::optional<Error> error_;
 };
 
 }  // namespace vfready::host
