@@ -91,7 +91,7 @@ void Bringup::start() {
   try {
     // On the loop, which reads udev's events, and before anything is read or made: no
     // netdev's udev event is missed.
-    udev_ = in_.hosts->listen(in_);
+    udev_ = in_.host_access->listen(in_);
     doing = "starting the host's reader";
     planner_ = std::make_unique<PassPlanner>(in_);
   } catch (const std::exception& e) {

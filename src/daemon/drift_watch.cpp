@@ -15,7 +15,7 @@ DriftWatch::DriftWatch(EventLoop& loop, const model::DaemonStatus& status, Hooks
 
 DriftWatch::~DriftWatch() = default;
 
-void DriftWatch::start(const std::function<std::unique_ptr<DriftOs>()>& open,
+void DriftWatch::start(const std::function<std::unique_ptr<DriftReads>()>& open,
                        std::shared_ptr<host::UdevEventReader> udev) {
   try {
     os_ = open();

@@ -12,7 +12,7 @@
 
 #include "drift.hpp"
 #include "event_loop.hpp"
-#include "pass_hosts.hpp"
+#include "host_access.hpp"
 #include "vfready/host/links.hpp"
 #include "vfready/host/udev.hpp"
 #include "vfready/model/status.hpp"
@@ -48,7 +48,7 @@ class DriftWatch {
   // daemon's udev reader (null when libudev could not make one), whose adds the loop
   // hands to on_udev_adds(). Call before the bring-up reads anything, so that nothing
   // changes unseen. Link events that cannot be had are logged and left out.
-  void start(const std::function<std::unique_ptr<DriftOs>()>& open,
+  void start(const std::function<std::unique_ptr<DriftReads>()>& open,
              std::shared_ptr<host::UdevEventReader> udev);
   // udev's adds of a batch the loop read (`overflowed`: events were lost before it).
   void on_udev_adds(const std::vector<int>& added, bool overflowed);
@@ -84,7 +84,7 @@ class DriftWatch {
   EventLoop& loop_;
   const model::DaemonStatus& status_;
   Hooks hooks_;
-  std::unique_ptr<DriftOs> os_;  // null when link events could not be had
+  std::unique_ptr<DriftReads> os_;  // null when link events could not be had
   std::shared_ptr<host::UdevEventReader> udev_;
   // Netdevs judged as new from a link event (udev not heard), until they go.
   std::set<int> judged_from_links_;

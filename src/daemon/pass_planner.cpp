@@ -25,7 +25,7 @@ void read_and_tell(const BringupInputs& in, int socket) {
   std::string failed;
   std::string host;
   try {
-    host = model::encode_host(in.hosts->read_host(in, [socket](const std::string& waiting) {
+    host = model::encode_host(in.host_access->read_host(in, [socket](const std::string& waiting) {
       if (!host::send_record(socket, 'w', waiting) && (errno == EPIPE || errno == ECONNRESET)) {
         ::_exit(0);  // the daemon no longer listens: nothing it read would be told
       }

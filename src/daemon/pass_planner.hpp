@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "host_access.hpp"
 #include "host_roots.hpp"
-#include "pass_hosts.hpp"
 #include "vfready/host/device_calls.hpp"
 #include "vfready/host/udev.hpp"
 #include "vfready/host/udev_wait.hpp"
@@ -41,7 +41,7 @@ struct BringupInputs {
   // libudev could not make a monitor (a pass then stops at once, saying so).
   std::shared_ptr<host::UdevEventReader> udev{};
   // What the pass's planner and its PFs' passes read and change the host through.
-  std::shared_ptr<PassHosts> hosts = system_hosts();
+  std::shared_ptr<HostAccess> host_access = system_host_access();
 };
 
 // What the planner tells the loop.

@@ -19,7 +19,7 @@ namespace vfready::daemon {
 struct PfPasses::RunningPf {
   std::size_t index = 0;
   const model::PfTarget* target = nullptr;  // PassPf's
-  std::unique_ptr<PfOs> os;
+  std::unique_ptr<OwnedPfHost> host_parts;
   pipeline::ProgressFn progress;
   pipeline::TaskSlot slot;
   std::optional<pipeline::Task<model::PfStatus>> task;
@@ -110,9 +110,9 @@ void PfPasses::start_one(PassPf pf) {
   d.target = pf.target;
   d.progress = [this, index = d.index](const char* step) { hooks_.step(index, step); };
   try {
-    d.os = in_.hosts->pf_os(in_, *udev_);
-    d.os->host().autoprobe_guards = &autoprobe_guards_;
-    d.task.emplace(pipeline::pf_pass(*d.target, in_.config, in_.table, *host_, d.os->host(),
+    d.host_parts = in_.host_access->pf_host(in_, *udev_);
+    d.host_parts->host().autoprobe_guards = &autoprobe_guards_;
+    d.task.emplace(pipeline::pf_pass(*d.target, in_.config, in_.table, *host_, d.host_parts->host(),
                                      *names_, d.progress));
     d.task->start(d.slot);
   } catch (const std::exception& e) {
@@ -199,7 +199,7 @@ void PfPasses::end_if_done(RunningPf& d) {
 void PfPasses::end(RunningPf& d, model::PfStatus status) {
   d.ended = true;
   d.task.reset();
-  d.os.reset();
+  d.host_parts.reset();
   hooks_.done(d.index, std::move(status));
 }
 

@@ -107,7 +107,7 @@ void Service::start_watching() {
                 }
               },
           .judged = [this] { schedule_pass(); }});
-  drift_->start([this] { return inputs_.hosts->drift_os(inputs_); }, inputs_.udev);
+  drift_->start([this] { return inputs_.host_access->drift_reads(inputs_); }, inputs_.udev);
   if (options_.bus_address) {
     bus_ = std::make_unique<BusConnector>(
         loop_, *options_.bus_address,
@@ -218,7 +218,7 @@ void Service::on_bringup_finished() {
   files_.flush();
   watch_returns();  // before systemd hears of the pass
   tell_systemd(ready);
-  inputs_.hosts->pass_over(inputs_);
+  inputs_.host_access->pass_over(inputs_);
   if (options_.once) {
     print_once_and_quit(ready);
     return;

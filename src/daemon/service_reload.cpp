@@ -62,7 +62,7 @@ std::optional<std::string> Service::apply_reload(Result<LoadedConfig> loaded, bo
   if (bringup_ && !bringup_->finished()) {
     // Never lost: applied when the running pass ends, the latest of several winning.
     pending_ = BringupInputs{std::move(read.config), std::move(read.table), inputs_.roots,
-                             inputs_.calls,          inputs_.udev,          inputs_.hosts};
+                             inputs_.calls,          inputs_.udev,          inputs_.host_access};
     const std::string text = "New configuration read; it applies when the running pass ends";
     log::info({}, text);
     notifier_.notify(ready + "STATUS=" + text);

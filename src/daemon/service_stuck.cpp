@@ -34,7 +34,7 @@ void Service::watch_returns() {
   if (options_.once) {
     return;
   }
-  const int fd = inputs_.hosts->returns_fd(inputs_);
+  const int fd = inputs_.host_access->returns_fd(inputs_);
   if (fd < 0) {
     if (returns_watch_) {
       loop_.remove(*returns_watch_);
@@ -81,7 +81,7 @@ void Service::look_for_returns_later() {
 }
 
 bool Service::take_returned() {
-  const auto returned = inputs_.hosts->returned(inputs_);
+  const auto returned = inputs_.host_access->returned(inputs_);
   for (const auto& r : returned) {
     const auto took =
         std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - r.stuck.since);

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "bringup.hpp"
-#include "memory_hosts.hpp"
+#include "memory_host_access.hpp"
 #include "vfready/model/config.hpp"
 #include "vfready/model/plan.hpp"
 
@@ -19,7 +19,7 @@ namespace {
 using testing::kPf0;
 using testing::kPf1;
 using testing::MemoryHost;
-using testing::MemoryHosts;
+using testing::MemoryHostAccess;
 
 class ABringupOnMemory : public ::testing::Test {
  protected:
@@ -29,7 +29,7 @@ class ABringupOnMemory : public ::testing::Test {
     auto config = model::parse_config({{"vfready.json", json}});
     EXPECT_TRUE(config) << config.error().message;
     BringupInputs in{config.value(), {}, {}};
-    in.hosts = std::make_shared<MemoryHosts>(host);
+    in.host_access = std::make_shared<MemoryHostAccess>(host);
     return in;
   }
 

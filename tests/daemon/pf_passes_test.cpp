@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "memory_hosts.hpp"
+#include "memory_host_access.hpp"
 #include "pf_passes.hpp"
 #include "vfready/model/config.hpp"
 #include "vfready/model/plan.hpp"
@@ -30,7 +30,7 @@ using ::testing::HasSubstr;
 using vfready::testing::kPf0;
 using vfready::testing::kPf1;
 using vfready::testing::MemoryHost;
-using vfready::testing::MemoryHosts;
+using vfready::testing::MemoryHostAccess;
 
 class APfPasses : public ::testing::Test {
  protected:
@@ -39,7 +39,7 @@ class APfPasses : public ::testing::Test {
     auto config = model::parse_config({{"vfready.json", testing::two_pf_config(2)}});
     ASSERT_TRUE(config) << config.error().message;
     in.config = config.value();
-    in.hosts = std::make_shared<MemoryHosts>(host);
+    in.host_access = std::make_shared<MemoryHostAccess>(host);
     info = std::make_shared<const model::HostInfo>(host->host_info());
     auto plan = model::make_plan(in.config, *info);
     ASSERT_TRUE(plan) << plan.error().message;
@@ -53,7 +53,7 @@ class APfPasses : public ::testing::Test {
     for (std::size_t i = 0; i < targets.size(); ++i) {
       pfs.push_back({i, &targets[i]});
     }
-    passes.start(std::move(pfs), in, info, in.hosts->listen(in), names);
+    passes.start(std::move(pfs), in, info, in.host_access->listen(in), names);
   }
 
   // Turns the passes as the loop does (waiting on their set up to their earliest bound)

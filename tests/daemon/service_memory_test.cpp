@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "memory_hosts.hpp"
+#include "memory_host_access.hpp"
 #include "service.hpp"
 #include "vfready/model/config.hpp"
 
@@ -26,7 +26,7 @@ namespace vfready::daemon {
 namespace {
 
 using testing::MemoryHost;
-using testing::MemoryHosts;
+using testing::MemoryHostAccess;
 namespace fs = std::filesystem;
 
 using testing::kPf0;
@@ -122,7 +122,7 @@ class AServiceOnMemory : public ::testing::Test {
     options.config_path = config_path();
     options.roots = {dir_ + "/sys", dir_ + "/proc", dir_ + "/kmsg"};
     BringupInputs in{config.value(), {}, options.roots};
-    in.hosts = std::make_shared<MemoryHosts>(host);
+    in.host_access = std::make_shared<MemoryHostAccess>(host);
     return std::make_unique<Service>(options, std::move(in), notifier);
   }
   static std::string read(const std::string& path) {

@@ -15,26 +15,28 @@
 #include "vfready/model/inventory.hpp"
 #include "vfready/pipeline/pf_host.hpp"
 
-// The host a pass works on, made anew for each pass and each PF's pass. vfreadyd's
-// (system_hosts()) is sysfs with its device calls in helpers, netlink and libudev; unit
-// tests give one over MemoryHost, so that a whole pass runs without root.
+// How the daemon reaches the host: HostAccess makes what each part works through, anew
+// for each pass: a PF's pass a pipeline::PfHost (owned by an OwnedPfHost), the drift
+// watch its DriftReads, the host's reader what it reads. vfreadyd's
+// (system_host_access()) is sysfs with its device calls in helpers, netlink and libudev;
+// unit tests give one over MemoryHost, so that a whole pass runs without root.
 namespace vfready::daemon {
 
 struct BringupInputs;
 
-// What one PF's pass works through, and owns what it is made of.
-class PfOs {
+// What one PF's pass works through (host()), owning what it is made of.
+class OwnedPfHost {
  public:
-  virtual ~PfOs() = default;
+  virtual ~OwnedPfHost() = default;
   virtual pipeline::PfHost& host() = 0;
 };
 
 // What the drift watch reads the host through: its link events, its links as they are
 // now, and sysfs for a netdev's MTU and the device under it. Nothing that takes a
 // driver's lock: the watch reads on the loop.
-class DriftOs {
+class DriftReads {
  public:
-  virtual ~DriftOs() = default;
+  virtual ~DriftReads() = default;
   virtual host::LinkEvents& events() = 0;
   // The name link `ifindex` has now; nullopt when it is gone (host::link_name).
   virtual std::optional<std::string> link_name(int ifindex) = 0;
@@ -44,9 +46,10 @@ class DriftOs {
   virtual host::NetdevDevice device_of_netdev(const std::string& name) = 0;
 };
 
-class PassHosts {
+// The daemon's way to the host, for its passes, its drift watch and its stuck calls.
+class HostAccess {
  public:
-  virtual ~PassHosts() = default;
+  virtual ~HostAccess() = default;
   // Listening to udev for the pass's netdevs: made before anything is read, so that no
   // netdev's event is missed. Throws when it cannot listen.
   virtual std::shared_ptr<host::UdevWait> listen(const BringupInputs& in) = 0;
@@ -55,7 +58,7 @@ class PassHosts {
   virtual model::HostInfo read_host(const BringupInputs& in,
                                     const std::function<void(std::string)>& waiting) = 0;
   // The OS for one PF's pass, its udev waits going to `udev` (the pass's).
-  virtual std::unique_ptr<PfOs> pf_os(const BringupInputs& in, host::UdevWait& udev) = 0;
+  virtual std::unique_ptr<OwnedPfHost> pf_host(const BringupInputs& in, host::UdevWait& udev) = 0;
   // The calls into drivers that were stuck and have since returned (their PFs may be
   // brought up again), each once.
   virtual std::vector<host::ReturnedCall> returned(const BringupInputs& in) = 0;
@@ -66,11 +69,11 @@ class PassHosts {
   virtual void pass_over(const BringupInputs& in) = 0;
   // For the daemon's drift watch, opened before the first pass reads anything. Throws
   // std::runtime_error when link events cannot be had.
-  virtual std::unique_ptr<DriftOs> drift_os(const BringupInputs& in) = 0;
+  virtual std::unique_ptr<DriftReads> drift_reads(const BringupInputs& in) = 0;
 };
 
 // vfreadyd's: sysfs under in.roots, device calls through in.calls, netlink in the
 // daemon's namespace, udev through in.udev.
-std::shared_ptr<PassHosts> system_hosts();
+std::shared_ptr<HostAccess> system_host_access();
 
 }  // namespace vfready::daemon

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "../unit/memory_host.hpp"
-#include "pass_hosts.hpp"
+#include "host_access.hpp"
 
 namespace vfready::testing {
 
@@ -25,10 +25,10 @@ inline std::string two_pf_config(int vfs) {
       "timeouts": {"udev_ms": 50, "port_active_ms": 300}})";
 }
 
-// The pass hosts of a test: every PF's worker works on one MemoryHost.
-class MemoryHosts final : public daemon::PassHosts {
+// The host access of a test: every PF's worker works on one MemoryHost.
+class MemoryHostAccess final : public daemon::HostAccess {
  public:
-  explicit MemoryHosts(std::shared_ptr<MemoryHost> host) : host_(std::move(host)) {}
+  explicit MemoryHostAccess(std::shared_ptr<MemoryHost> host) : host_(std::move(host)) {}
   std::shared_ptr<host::UdevWait> listen(const daemon::BringupInputs& /*in*/) override {
     return {host_, host_.get()};  // shares the host's life
   }
@@ -36,8 +36,8 @@ class MemoryHosts final : public daemon::PassHosts {
                             const std::function<void(std::string)>& /*waiting*/) override {
     return host_->host_info();
   }
-  std::unique_ptr<daemon::PfOs> pf_os(const daemon::BringupInputs& /*in*/,
-                                      host::UdevWait& udev) override {
+  std::unique_ptr<daemon::OwnedPfHost> pf_host(const daemon::BringupInputs& /*in*/,
+                                               host::UdevWait& udev) override {
     return std::make_unique<Os>(*host_, udev);
   }
   std::vector<host::ReturnedCall> returned(const daemon::BringupInputs& /*in*/) override {
@@ -45,17 +45,17 @@ class MemoryHosts final : public daemon::PassHosts {
   }
   int returns_fd(const daemon::BringupInputs& /*in*/) override { return host_->returns_fd(); }
   void pass_over(const daemon::BringupInputs& /*in*/) override {}
-  std::unique_ptr<daemon::DriftOs> drift_os(const daemon::BringupInputs& /*in*/) override {
+  std::unique_ptr<daemon::DriftReads> drift_reads(const daemon::BringupInputs& /*in*/) override {
     return std::make_unique<Drift>(host_);
   }
 
  private:
-  struct Os final : daemon::PfOs {
+  struct Os final : daemon::OwnedPfHost {
     Os(MemoryHost& h, host::UdevWait& udev) : os{h, h, h, udev} {}
     pipeline::PfHost& host() override { return os; }
     pipeline::PfHost os;
   };
-  struct Drift final : daemon::DriftOs {
+  struct Drift final : daemon::DriftReads {
     explicit Drift(std::shared_ptr<MemoryHost> h)
         : memory(std::move(h)), feed(memory->open_link_events()) {}
     host::LinkEvents& events() override { return *feed; }

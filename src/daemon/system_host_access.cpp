@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// vfreadyd's pass hosts: sysfs under the configured root, calls into drivers in helper
+// vfreadyd's way to the host: sysfs under the configured root, calls into drivers in helper
 // processes, netlink in the daemon's namespace, udev through the daemon's one reader.
 #include <thread>
 
-#include "pass_hosts.hpp"
+#include "host_access.hpp"
 #include "pass_planner.hpp"
 #include "vfready/host/helper_links.hpp"
 #include "vfready/host/host_reader.hpp"
@@ -56,9 +56,9 @@ void wait_for_modules(host::Sysfs& sysfs, const model::Config& config,
   }
 }
 
-class SystemPfOs final : public PfOs {
+class SystemPfHost final : public OwnedPfHost {
  public:
-  SystemPfOs(const BringupInputs& in, host::UdevWait& udev)
+  SystemPfHost(const BringupInputs& in, host::UdevWait& udev)
       : sysfs_(in.roots.sysfs, in.calls, device_call_bound(in.config)),
         reads_(sysfs_, in.roots.kernel_log),
         calls_(sysfs_, {std::chrono::milliseconds(in.config.timeouts.numvfs_ms),
@@ -79,9 +79,9 @@ class SystemPfOs final : public PfOs {
 // Link events of the daemon's namespace, the links' names, and sysfs read in the loop's
 // thread (a netdev's device link and its PF's): nothing that waits on rtnl_lock or a
 // device lock.
-class SystemDriftOs final : public DriftOs {
+class SystemDriftReads final : public DriftReads {
  public:
-  explicit SystemDriftOs(const BringupInputs& in) : sysfs_(in.roots.sysfs), reads_(sysfs_) {}
+  explicit SystemDriftReads(const BringupInputs& in) : sysfs_(in.roots.sysfs), reads_(sysfs_) {}
   host::LinkEvents& events() override { return monitor_; }
   std::optional<std::string> link_name(int ifindex) override { return host::link_name(ifindex); }
   std::optional<uint32_t> netdev_mtu(const std::string& name) override {
@@ -97,7 +97,7 @@ class SystemDriftOs final : public DriftOs {
   host::SysfsSriovReads reads_;
 };
 
-class SystemHosts final : public PassHosts {
+class SystemHosts final : public HostAccess {
  public:
   std::shared_ptr<host::UdevWait> listen(const BringupInputs& in) override {
     return std::make_shared<host::LibudevWait>(in.udev);
@@ -112,8 +112,8 @@ class SystemHosts final : public PassHosts {
     return host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}, &whole,
                            /*port_states=*/false);
   }
-  std::unique_ptr<PfOs> pf_os(const BringupInputs& in, host::UdevWait& udev) override {
-    return std::make_unique<SystemPfOs>(in, udev);
+  std::unique_ptr<OwnedPfHost> pf_host(const BringupInputs& in, host::UdevWait& udev) override {
+    return std::make_unique<SystemPfHost>(in, udev);
   }
   std::vector<host::ReturnedCall> returned(const BringupInputs& in) override {
     return in.calls->collect();
@@ -122,13 +122,13 @@ class SystemHosts final : public PassHosts {
   // Helpers hold copies of the daemon's pages as it was at their fork: none is kept idle
   // between passes (a drift repair spawns the few it needs).
   void pass_over(const BringupInputs& in) override { in.calls->close_idle(); }
-  std::unique_ptr<DriftOs> drift_os(const BringupInputs& in) override {
-    return std::make_unique<SystemDriftOs>(in);
+  std::unique_ptr<DriftReads> drift_reads(const BringupInputs& in) override {
+    return std::make_unique<SystemDriftReads>(in);
   }
 };
 
 }  // namespace
 
-std::shared_ptr<PassHosts> system_hosts() { return std::make_shared<SystemHosts>(); }
+std::shared_ptr<HostAccess> system_host_access() { return std::make_shared<SystemHosts>(); }
 
 }  // namespace vfready::daemon
