@@ -107,15 +107,23 @@ void Bringup::start() {
 }
 
 PollSpec Bringup::prepare() {
-  return {passes_->fd(), static_cast<short>(finished_ ? 0 : POLLIN),
-          finished_ ? std::nullopt : passes_->until()};
+  if (finished_) {
+    return {passes_->fd(), 0, std::nullopt};
+  }
+  auto until = passes_->until();
+  if (const auto read_until = planner_->until()) {
+    until = until ? std::min(*until, *read_until) : read_until;
+  }
+  return {passes_->fd(), POLLIN, until};
 }
 
 void Bringup::dispatch(short /*revents*/) {
   if (finished_) {
     return;
   }
-  if (passes_->turn()) {
+  const bool told = passes_->turn();
+  const auto read_until = planner_->until();
+  if (told || (read_until && Clock::now() >= *read_until)) {
     for (auto& m : planner_->take()) {
       on_message(m);
     }

@@ -53,10 +53,15 @@ class HostAccess {
   // Listening to udev for the pass's netdevs: made before anything is read, so that no
   // netdev's event is missed. Throws when it cannot listen.
   virtual std::shared_ptr<host::UdevWait> listen(const BringupInputs& in) = 0;
-  // Waits (bounded by the config) for the required modules to load; `waiting` is told
-  // once what it waits for. Then the host as the plan needs it.
-  virtual model::HostInfo read_host(const BringupInputs& in,
-                                    const std::function<void(std::string)>& waiting) = 0;
+  // What the host's read tells as it goes: once what it waits for (`waiting`), and each
+  // function it has read (`read_one`, from its reading threads at once).
+  struct ReadProgress {
+    std::function<void(std::string)> waiting;
+    std::function<void()> read_one;
+  };
+  // Waits (bounded by the config) for the required modules to load. Then the host as the
+  // plan needs it.
+  virtual model::HostInfo read_host(const BringupInputs& in, const ReadProgress& progress) = 0;
   // The OS for one PF's pass, its udev waits going to `udev` (the pass's).
   virtual std::unique_ptr<OwnedPfHost> pf_host(const BringupInputs& in, host::UdevWait& udev) = 0;
   // The calls into drivers that were stuck and have since returned (their PFs may be

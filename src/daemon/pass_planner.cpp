@@ -17,19 +17,25 @@ namespace vfready::daemon {
 
 namespace {
 
-// The records of the worker: 'w' what it waits for, 's' a call it left behind (its
-// helper's socket with it), then 'h' the host as read, or 'e' why it could not be.
+// The records of the worker: 'w' what it waits for, 'p' a function read, 's' a call it
+// left behind (its helper's socket with it), then 'h' the host as read, or 'e' why it
+// could not be.
+void tell(int socket, char kind, std::string_view bytes) {
+  if (!host::send_record(socket, kind, bytes) && (errno == EPIPE || errno == ECONNRESET)) {
+    ::_exit(0);  // the daemon no longer listens: nothing it read would be told
+  }
+}
+
 // In the worker: reads the host and tells it.
 void read_and_tell(const BringupInputs& in, int socket) {
   in.calls->forked();
   std::string failed;
   std::string host;
   try {
-    host = model::encode_host(in.host_access->read_host(in, [socket](const std::string& waiting) {
-      if (!host::send_record(socket, 'w', waiting) && (errno == EPIPE || errno == ECONNRESET)) {
-        ::_exit(0);  // the daemon no longer listens: nothing it read would be told
-      }
-    }));
+    HostAccess::ReadProgress progress{
+        .waiting = [socket](const std::string& waiting) { tell(socket, 'w', waiting); },
+        .read_one = [socket] { tell(socket, 'p', {}); }};
+    host = model::encode_host(in.host_access->read_host(in, progress));
   } catch (const std::exception& e) {
     failed = e.what();
   }
@@ -43,7 +49,13 @@ void read_and_tell(const BringupInputs& in, int socket) {
 
 }  // namespace
 
-PassPlanner::PassPlanner(const BringupInputs& in) : in_(in) {
+std::chrono::milliseconds host_read_quiet_bound(const model::Config& config) {
+  return std::max(std::chrono::milliseconds(config.timeouts.device_call_ms) * 3,
+                  std::chrono::milliseconds(5000));
+}
+
+PassPlanner::PassPlanner(const BringupInputs& in)
+    : in_(in), until_(Clock::now() + host_read_quiet_bound(in.config)) {
   int err = 0;
   fd_ = host::fork_worker(&err, "vfready-read", [&in](int socket) { read_and_tell(in, socket); });
   if (fd_ < 0) {
@@ -53,7 +65,8 @@ PassPlanner::PassPlanner(const BringupInputs& in) : in_(in) {
   }
 }
 
-PassPlanner::PassPlanner(const BringupInputs& in, model::Problem problem) : in_(in) {
+PassPlanner::PassPlanner(const BringupInputs& in, model::Problem problem)
+    : in_(in), until_(Clock::time_point::max()) {
   fail(std::move(problem));
 }
 
@@ -83,7 +96,11 @@ std::optional<PassMessage> PassPlanner::told(host::Record& r) {
     ::close(std::exchange(r.fd, -1));  // only a call left behind comes with one
   }
   if (r.kind == 'w') {
+    until_ += std::chrono::milliseconds(in_.config.timeouts.modules_ms);  // it waits that long
     return PassMessage{.kind = PassMessage::Kind::kWaiting, .step = std::move(r.bytes)};
+  }
+  if (r.kind == 'p') {
+    return std::nullopt;  // a function read: the read goes on
   }
   if (r.kind == 's') {
     auto call = r.fd >= 0 ? host::decode_stuck(r.bytes) : std::nullopt;
@@ -118,7 +135,11 @@ std::vector<PassMessage> PassPlanner::take() {
     ended_ = true;
     return out;
   }
-  for (auto& r : records_.read(fd_)) {
+  auto records = records_.read(fd_);
+  if (!records.empty()) {
+    until_ = Clock::now() + host_read_quiet_bound(in_.config);  // it went on
+  }
+  for (auto& r : records) {
     if (auto m = told(r)) {
       out.push_back(std::move(*m));
     }
@@ -135,6 +156,15 @@ std::vector<PassMessage> PassPlanner::take() {
     out.push_back(stopped(model::EventKind::kHostReadFailed,
                           "reading the host failed: its reader (vfready-read) ended without "
                           "an answer"));
+  } else if (Clock::now() >= until_ && std::none_of(out.begin(), out.end(), is_end)) {
+    // A read of sysfs that does not return (device calls are bounded, and left behind at
+    // their bound). The reader is left to it: it exits when it next tells us.
+    out.push_back(stopped(
+        model::EventKind::kHostReadFailed,
+        "reading the host failed: its reader (vfready-read) read nothing more for " +
+            std::to_string(host_read_quiet_bound(in_.config).count()) +
+            " ms (a read of sysfs that does not return, in the kernel or a driver); it is left "
+            "to it, and the pass stops"));
   }
   ended_ = std::any_of(out.begin(), out.end(), is_end);
   return out;

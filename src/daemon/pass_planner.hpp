@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "event_loop.hpp"
 #include "host_access.hpp"
 #include "host_roots.hpp"
 #include "vfready/host/device_calls.hpp"
@@ -71,6 +72,11 @@ class PassPlanner {
   std::vector<PassMessage> take();
   // The end is told: fd() need not be watched (it may stay readable).
   [[nodiscard]] bool ended() const { return ended_; }
+  // When take() tells the end should nothing more come: the worker read nothing more for
+  // host_read_quiet_bound() (past its wait for the modules); nullopt once it has ended.
+  [[nodiscard]] std::optional<Clock::time_point> until() const {
+    return ended_ ? std::nullopt : std::optional(until_);
+  }
 
  private:
   // No worker: take() tells kStopped with `problem`.
@@ -84,7 +90,14 @@ class PassPlanner {
   host::RecordReader records_;
   std::optional<PassMessage> failed_;  // told at the first take(): no worker
   bool ended_ = false;
+  Clock::time_point until_;  // see until()
 };
+
+// How long the host's reader may read nothing more (no function read, nothing told)
+// before its pass stops: it reads functions side by side, each with plain reads of sysfs
+// and at most a device call or two, each of those left behind at timeouts.device_call_ms;
+// three of those, and never under 5 s (a loaded machine).
+std::chrono::milliseconds host_read_quiet_bound(const model::Config& config);
 
 // The plan of a pass on `host` as read, or why there is none: what the planner tells.
 PassMessage plan_pass(const BringupInputs& in, std::shared_ptr<const model::HostInfo> host);

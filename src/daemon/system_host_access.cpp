@@ -102,15 +102,14 @@ class SystemHosts final : public HostAccess {
   std::shared_ptr<host::UdevWait> listen(const BringupInputs& in) override {
     return std::make_shared<host::LibudevWait>(in.udev);
   }
-  model::HostInfo read_host(const BringupInputs& in,
-                            const std::function<void(std::string)>& waiting) override {
+  model::HostInfo read_host(const BringupInputs& in, const ReadProgress& progress) override {
     host::RootedSysfs sysfs(in.roots.sysfs, in.calls, device_call_bound(in.config));
-    wait_for_modules(sysfs, in.config, in.roots.kernel_log, waiting);
+    wait_for_modules(sysfs, in.config, in.roots.kernel_log, progress.waiting);
     const auto whole = model::selectable(in.config);
     // Each PF's pass reads its own port's state: a firmware holding that read holds up
     // its PF alone, not the plan of every PF.
     return host::read_host(sysfs, {in.roots.proc, in.roots.kernel_log}, &whole,
-                           /*port_states=*/false);
+                           /*port_states=*/false, progress.read_one);
   }
   std::unique_ptr<OwnedPfHost> pf_host(const BringupInputs& in, host::UdevWait& udev) override {
     return std::make_unique<SystemPfHost>(in, udev);

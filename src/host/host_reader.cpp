@@ -275,7 +275,7 @@ void find_vf_drivers(Sysfs& sysfs, const HostPaths& paths, model::HostInfo& host
 }  // namespace
 
 model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Selectable* whole,
-                          bool port_states) {
+                          bool port_states, const std::function<void()>& read_one) {
   model::HostInfo host;
   std::ifstream(paths.proc_root + "/sys/kernel/osrelease") >> host.kernel_release;
   // Every loaded module by name; the versions of the RDMA stack's, which the
@@ -299,6 +299,9 @@ model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths, const model::Sel
         const auto vendor = number<uint16_t>(sysfs, "bus/pci/devices/" + names[i] + "/vendor", 16);
         if (pci && vendor && of_interest(sysfs, names[i], pci.value(), *vendor, whole)) {
           read[i] = read_function(sysfs, pci.value(), *vendor, whole, port_states);
+          if (read_one) {
+            read_one();
+          }
         }
       }
     } catch (...) {

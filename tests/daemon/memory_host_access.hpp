@@ -33,7 +33,7 @@ class MemoryHostAccess final : public daemon::HostAccess {
     return {host_, host_.get()};  // shares the host's life
   }
   model::HostInfo read_host(const daemon::BringupInputs& /*in*/,
-                            const std::function<void(std::string)>& /*waiting*/) override {
+                            const ReadProgress& /*progress*/) override {
     return host_->host_info();
   }
   std::unique_ptr<daemon::OwnedPfHost> pf_host(const daemon::BringupInputs& /*in*/,

@@ -580,6 +580,31 @@ TEST(VfreadydFault, AHostReaderKilledMidReadStopsItsPassAndSaysSo) {
   EXPECT_TRUE(host.writes().empty()) << "nothing is written on a read that did not end";
 }
 
+// sysfs stops answering while the host's reader reads it (the fake host's file system
+// stopped: a read that never returns, as a driver's show() can): the pass stops once the
+// reader has read nothing more for its bound (5 s here: the modules wait, 3 s, comes on
+// top), before any write; the daemon does not wait for the reader.
+TEST(VfreadydFault, AHostReadThatNeverReturnsStopsItsPassAtItsBound) {
+  VFREADY_REQUIRE_ROOT();
+  auto t = TopologyBuilder::reference().probe_ms(1);
+  t.json()["modules"]["ib_ipoib"] = {{"loads_on_signal", true}};
+  FakeHost host(t);
+  auto text = read_file(repo_config());
+  text.replace(text.rfind('}'), 1, R"(, "timeouts": {"modules_ms": 3000, "device_call_ms": 100}})");
+  ServiceDaemon daemon(host, write_config(host, text), "--no-bus");
+  ASSERT_TRUE(
+      daemon.notify().wait_for("STATUS=Waiting up to 3000 ms for modules to load: ib_ipoib", 20s))
+      << daemon.log();
+  ASSERT_EQ(::kill(host.pid(), SIGSTOP), 0);
+  const auto exited = daemon.process().wait(30s);
+  ASSERT_EQ(::kill(host.pid(), SIGCONT), 0);
+  EXPECT_EQ(exited.exit_code, 1) << daemon.log();
+  EXPECT_THAT(daemon.log(), HasSubstr("reading the host failed: its reader (vfready-read) read "
+                                      "nothing more for 5000 ms"));
+  EXPECT_THAT(daemon.notify().received(), Not(Contains("READY=1")));
+  EXPECT_TRUE(host.writes().empty());
+}
+
 TEST(VfreadydFault, NetlinkGuidsOnANonIpoibNetdevFailThatPfWithEopnotsupp) {
   VFREADY_REQUIRE_ROOT();
   auto t = TopologyBuilder::reference().probe_ms(1);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,9 +29,12 @@ struct HostPaths {
 // ports' state and its VFs' GUIDs not read (a driver or firmware that holds such a call
 // holds no bring-up up). `whole` null: every function with them. Without `port_states`,
 // no port's state is read (PortInfo::state_unread): the daemon's passes read their own
-// PF's, so that a firmware holding one such read holds up that PF alone.
+// PF's, so that a firmware holding one such read holds up that PF alone. `read_one`,
+// when set, is called as each function of interest has been read (from the threads
+// that read them, at once): how a caller sees the read go on.
 model::HostInfo read_host(Sysfs& sysfs, const HostPaths& paths,
-                          const model::Selectable* whole = nullptr, bool port_states = true);
+                          const model::Selectable* whole = nullptr, bool port_states = true,
+                          const std::function<void()>& read_one = {});
 // Which of `modules` are not loaded (no /sys/module/<name>).
 std::vector<std::string> missing_modules(Sysfs& sysfs, const std::vector<std::string>& modules);
 // What binding changed: the VF's netdev name, or (without one) its driver. No ifindex:
