@@ -45,6 +45,13 @@ void Kernel::bring_up_netdev(std::size_t index, std::optional<uint16_t> vf, cons
   const Owner owner{index, vf};
   bool gone = false;
   {
+    // Under link_mu_ as well: a link event being followed is judged wholly before the
+    // netdev is its function's (passed by; asked again below) or wholly after, never
+    // between on_link_event's two looks, where the event of its creation under the
+    // temporary name (read late) would pass for someone's rename of it, and udev's rules
+    // would keep that name. In the kernel, registration and sysfs are one step under
+    // rtnl_lock.
+    const std::lock_guard follow(link_mu_);
     std::lock_guard lock(mu_);
     gone = vf && (*vf >= pfs_[index]->vfs.size() || !pfs_[index]->vfs[*vf].bound);
     if (!gone) {
