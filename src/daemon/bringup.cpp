@@ -93,7 +93,8 @@ void Bringup::start() {
     // netdev's udev event is missed.
     udev_ = in_.host_access->listen(in_);
     doing = "starting the host's reader";
-    planner_ = std::make_unique<PassPlanner>(in_);
+    planner_ = refused_ ? std::make_unique<PassPlanner>(in_, *refused_)
+                        : std::make_unique<PassPlanner>(in_);
   } catch (const std::exception& e) {
     // Told as the planner would, at the loop's next turn.
     planner_ = std::make_unique<PassPlanner>(
@@ -106,8 +107,16 @@ void Bringup::start() {
   passes_ = std::make_unique<PfPasses>(std::move(hooks), planner_->fd());
 }
 
+std::unique_ptr<PassPlanner> Bringup::take_given_up_reader() {
+  if (!finished_ || !planner_ || !planner_->given_up()) {
+    return nullptr;
+  }
+  passes_->forget_planner();
+  return std::move(planner_);
+}
+
 PollSpec Bringup::prepare() {
-  if (finished_) {
+  if (finished_ || !planner_) {
     return {passes_->fd(), 0, std::nullopt};
   }
   auto until = passes_->until();
@@ -118,17 +127,18 @@ PollSpec Bringup::prepare() {
 }
 
 void Bringup::dispatch(short /*revents*/) {
-  if (finished_) {
+  if (finished_ || !planner_) {
     return;
   }
   const bool told = passes_->turn();
-  const auto read_until = planner_->until();
-  if (told || (read_until && Clock::now() >= *read_until)) {
-    for (auto& m : planner_->take()) {
-      on_message(m);
-    }
+  const auto read_until = planner_ ? planner_->until() : std::nullopt;
+  if (read_until && (told || Clock::now() >= *read_until)) {
+    auto messages = planner_->take();
     if (planner_->ended()) {
       passes_->forget_planner();  // its fd stays readable (the worker's end closed)
+    }
+    for (auto& m : messages) {
+      on_message(m);  // the end's hook may take the planner (take_given_up_reader)
     }
   }
   if (!finished_ && !targets_.empty() && left_ == 0) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -42,8 +43,14 @@ class Bringup final : public EventSource {
   Bringup(const Bringup&) = delete;
   Bringup& operator=(const Bringup&) = delete;
 
+  // Before start(): the pass reads no host and stops with `problem` (an earlier reader
+  // has not ended).
+  void refuse_host_read(model::Problem problem) { refused_ = std::move(problem); }
   void start();
   [[nodiscard]] bool finished() const { return finished_; }
+  // Once finished: its host reader, when the pass gave up on it before it ended (it may
+  // still hand over calls it left behind); null otherwise.
+  std::unique_ptr<PassPlanner> take_given_up_reader();
   // The host as this pass read it for its plan (nullptr until then).
   [[nodiscard]] const std::shared_ptr<const model::HostInfo>& host() const { return host_; }
   [[nodiscard]] model::Outcome outcome() const { return outcome_; }
@@ -87,7 +94,8 @@ class Bringup final : public EventSource {
   std::shared_ptr<pipeline::NameRegistry> names_;
   BringupHooks hooks_;
   std::set<std::string> only_;
-  std::unique_ptr<PassPlanner> planner_;
+  std::unique_ptr<PassPlanner> planner_;  // null once taken (take_given_up_reader)
+  std::optional<model::Problem> refused_;
   std::shared_ptr<host::UdevWait> udev_;  // the pass's: every PF's pass waits through it
   std::vector<model::PfTarget> targets_;  // set once (on_planned): passes point into it
   std::shared_ptr<const model::HostInfo> host_;

@@ -18,8 +18,8 @@ DriftWatch::~DriftWatch() = default;
 void DriftWatch::start(const std::function<std::unique_ptr<DriftReads>()>& open,
                        std::shared_ptr<host::UdevEventReader> udev) {
   try {
-    os_ = open();
-    loop_.add_fd(os_->events().fd(), POLLIN, [this](short) { on_link_events(); });
+    reads_ = open();
+    loop_.add_fd(reads_->events().fd(), POLLIN, [this](short) { on_link_events(); });
   } catch (const std::exception& e) {
     log::warn({}, std::string(e.what()) + ": drift of names goes unseen until a reconcile");
   }
@@ -28,7 +28,7 @@ void DriftWatch::start(const std::function<std::unique_ptr<DriftReads>()>& open,
 
 void DriftWatch::on_link_events() {
   bool overflowed = false;
-  auto events = os_->events().drain(&overflowed);
+  auto events = reads_->events().drain(&overflowed);
   if (overflowed) {
     altnames_seen_.clear();  // what was lost may have removed links, or shown altnames
     log::warn({}, "link events were lost (netlink buffer overrun): looking at every PF");
@@ -136,12 +136,12 @@ std::optional<Drift> DriftWatch::judge_link_event(const host::LinkEvent& event) 
     // Events are read some time after they happen: judge by what the link is now,
     // not by a name it had on its way (a pass's own rename read after the pass ended).
     auto now = event;
-    const auto name = os_->link_name(event.ifindex);
+    const auto name = reads_->link_name(event.ifindex);
     now.removed = !name;
     now.name = name.value_or(event.name);
     // From sysfs, which answers without rtnl_lock and, for a name gone meanwhile, ENOENT
     // (SIOCGIFMTU would have the kernel look for a module of that name). 0: not judged on it.
-    now.mtu = name ? os_->netdev_mtu(*name).value_or(0) : 0;
+    now.mtu = name ? reads_->netdev_mtu(*name).value_or(0) : 0;
     drift = drift_of(status_, index(), now);
   }
   return drift;
@@ -164,11 +164,11 @@ std::optional<Drift> DriftWatch::judge_new_netdev(int ifindex) {
   if (knows_netdev(status_, index(), ifindex)) {
     return std::nullopt;  // named by vfready already: no need to look further
   }
-  const auto name = os_ ? os_->link_name(ifindex) : std::nullopt;
+  const auto name = reads_ ? reads_->link_name(ifindex) : std::nullopt;
   if (!name) {
     return std::nullopt;  // gone again, or not in this namespace
   }
-  const auto device = os_->device_of_netdev(*name);
+  const auto device = reads_->device_of_netdev(*name);
   if (!device.pci) {
     return std::nullopt;  // a virtual device (veth, bridge): not ours
   }

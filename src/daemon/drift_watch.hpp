@@ -84,7 +84,7 @@ class DriftWatch {
   EventLoop& loop_;
   const model::DaemonStatus& status_;
   Hooks hooks_;
-  std::unique_ptr<DriftReads> os_;  // null when link events could not be had
+  std::unique_ptr<DriftReads> reads_;  // null when link events could not be had
   std::shared_ptr<host::UdevEventReader> udev_;
   // Netdevs judged as new from a link event (udev not heard), until they go.
   std::set<int> judged_from_links_;

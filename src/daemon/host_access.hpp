@@ -62,7 +62,7 @@ class HostAccess {
   // Waits (bounded by the config) for the required modules to load. Then the host as the
   // plan needs it.
   virtual model::HostInfo read_host(const BringupInputs& in, const ReadProgress& progress) = 0;
-  // The OS for one PF's pass, its udev waits going to `udev` (the pass's).
+  // What one PF's pass works through, its udev waits going to `udev` (the pass's).
   virtual std::unique_ptr<OwnedPfHost> pf_host(const BringupInputs& in, host::UdevWait& udev) = 0;
   // The calls into drivers that were stuck and have since returned (their PFs may be
   // brought up again), each once.

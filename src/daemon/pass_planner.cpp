@@ -35,7 +35,9 @@ void read_and_tell(const BringupInputs& in, int socket) {
     HostAccess::ReadProgress progress{
         .waiting = [socket](const std::string& waiting) { tell(socket, 'w', waiting); },
         .read_one = [socket] { tell(socket, 'p', {}); }};
-    host = model::encode_host(in.host_access->read_host(in, progress));
+    auto read = in.host_access->read_host(in, progress);
+    progress.read_one();  // read: its bytes (the kernel log, some MiB) are made and sent
+    host = model::encode_host(read);
   } catch (const std::exception& e) {
     failed = e.what();
   }
@@ -55,7 +57,7 @@ std::chrono::milliseconds host_read_quiet_bound(const model::Config& config) {
 }
 
 PassPlanner::PassPlanner(const BringupInputs& in)
-    : in_(in), until_(Clock::now() + host_read_quiet_bound(in.config)) {
+    : in_(in), calls_(in.calls), until_(Clock::now() + host_read_quiet_bound(in.config)) {
   int err = 0;
   fd_ = host::fork_worker(&err, "vfready-read", [&in](int socket) { read_and_tell(in, socket); });
   if (fd_ < 0) {
@@ -66,7 +68,7 @@ PassPlanner::PassPlanner(const BringupInputs& in)
 }
 
 PassPlanner::PassPlanner(const BringupInputs& in, model::Problem problem)
-    : in_(in), until_(Clock::time_point::max()) {
+    : in_(in), calls_(in.calls), until_(Clock::time_point::max()) {
   fail(std::move(problem));
 }
 
@@ -105,7 +107,7 @@ std::optional<PassMessage> PassPlanner::told(host::Record& r) {
   if (r.kind == 's') {
     auto call = r.fd >= 0 ? host::decode_stuck(r.bytes) : std::nullopt;
     if (call) {
-      in_.calls->adopt({std::exchange(r.fd, -1), std::move(*call)});
+      calls_->adopt({std::exchange(r.fd, -1), std::move(*call)});
     } else if (r.fd >= 0) {
       ::close(r.fd);  // not a call left behind, as it should be
     }
@@ -135,8 +137,9 @@ std::vector<PassMessage> PassPlanner::take() {
     ended_ = true;
     return out;
   }
+  const auto before = records_.messages();
   auto records = records_.read(fd_);
-  if (!records.empty()) {
+  if (records_.messages() != before) {
     until_ = Clock::now() + host_read_quiet_bound(in_.config);  // it went on
   }
   for (auto& r : records) {
@@ -158,16 +161,28 @@ std::vector<PassMessage> PassPlanner::take() {
                           "an answer"));
   } else if (Clock::now() >= until_ && std::none_of(out.begin(), out.end(), is_end)) {
     // A read of sysfs that does not return (device calls are bounded, and left behind at
-    // their bound). The reader is left to it: it exits when it next tells us.
+    // their bound). The reader is left to it; what it hands over meanwhile is drain()'s.
+    given_up_ = true;
     out.push_back(stopped(
         model::EventKind::kHostReadFailed,
         "reading the host failed: its reader (vfready-read) read nothing more for " +
             std::to_string(host_read_quiet_bound(in_.config).count()) +
-            " ms (a read of sysfs that does not return, in the kernel or a driver); it is left "
-            "to it, and the pass stops"));
+            " ms (a read of sysfs that does not return, in the kernel or a driver); the pass "
+            "stops, and the host is read again once that reader has ended"));
   }
   ended_ = std::any_of(out.begin(), out.end(), is_end);
   return out;
+}
+
+bool PassPlanner::drain() {
+  for (auto& r : records_.read(fd_)) {
+    if (r.kind == 's') {
+      static_cast<void>(told(r));  // adopted: its device stuck in the daemon
+    } else if (r.fd >= 0) {
+      ::close(r.fd);
+    }
+  }
+  return records_.ended();
 }
 
 PassMessage plan_pass(const BringupInputs& in, std::shared_ptr<const model::HostInfo> host) {

@@ -77,6 +77,14 @@ class PassPlanner {
   [[nodiscard]] std::optional<Clock::time_point> until() const {
     return ended_ ? std::nullopt : std::optional(until_);
   }
+  // take() told the end at the bound and the worker has not ended: it may still hand
+  // over calls it left behind (drain()).
+  [[nodiscard]] bool given_up() const { return given_up_ && !records_.ended(); }
+  // For a planner given up on: takes what its worker tells now, adopting each call it
+  // left behind and dropping the rest. Never waits. True once the worker has ended.
+  // The one call that may outlive the inputs it was made with (it uses only the
+  // DeviceCalls, which it shares).
+  bool drain();
 
  private:
   // No worker: take() tells kStopped with `problem`.
@@ -86,11 +94,13 @@ class PassPlanner {
   // The end: kStopped with one problem of kind `kind`.
   static PassMessage stopped(model::EventKind kind, std::string text);
   const BringupInputs& in_;
+  std::shared_ptr<host::DeviceCalls> calls_;  // in_'s, kept for drain()
   int fd_ = -1;
   host::RecordReader records_;
   std::optional<PassMessage> failed_;  // told at the first take(): no worker
   bool ended_ = false;
   Clock::time_point until_;  // see until()
+  bool given_up_ = false;
 };
 
 // How long the host's reader may read nothing more (no function read, nothing told)

@@ -173,6 +173,12 @@ void Service::start_bringup(std::set<std::string> only, bool continues) {
   hooks.finished = [this] { on_bringup_finished(); };
   auto bringup = std::make_shared<Bringup>(inputs_, status_, epoch_, names_, std::move(hooks),
                                            std::move(only));
+  if (given_up_reader_) {
+    bringup->refuse_host_read(model::problem(
+        model::EventKind::kHostReadFailed,
+        "reading the host failed: an earlier read has not ended (its reader, vfready-read, "
+        "waits in the kernel); the host is read again once it has"));
+  }
   // Started before it is the service's: one that cannot start (no eventfd, no epoll set,
   // no thread) throws to the loop's error handler, and the last bring-up, finished,
   // stays the one later passes are scheduled after.
@@ -190,6 +196,7 @@ void Service::start_bringup(std::set<std::string> only, bool continues) {
 }
 
 void Service::on_bringup_finished() {
+  keep_given_up_reader();
   const auto outcome = bringup_->outcome();
   const bool ready = outcome == model::Outcome::kReady ||
                      (outcome == model::Outcome::kDegraded && inputs_.config.ready_when_degraded);

@@ -70,6 +70,11 @@ class Service {
   // The drift watch and the bus: what a daemon that keeps running listens to.
   void start_watching();
   void on_bringup_finished();
+  // A host reader its pass gave up on (PassPlanner::given_up()): watched until it ends,
+  // each call it hands over meanwhile adopted; every pass meanwhile stops before it
+  // reads, saying so; a pass over every PF once it has ended.
+  void keep_given_up_reader();
+  void on_given_up_reader_ended();
   // Calls whose helper died (or that came back from stuck) while the pass ran: their PFs
   // again, as the pass's continuation, when it is not ready (three times in a row at
   // most). Whether such a pass started.
@@ -124,6 +129,8 @@ class Service {
   std::shared_ptr<pipeline::NameRegistry> names_ = std::make_shared<pipeline::NameRegistry>();
   std::shared_ptr<Bringup> bringup_;
   EventLoop::Id bringup_id_ = 0;
+  std::unique_ptr<PassPlanner> given_up_reader_;  // see keep_given_up_reader()
+  EventLoop::Id given_up_reader_id_ = 0;
   std::unique_ptr<BusConnector> bus_;
   StatusFiles files_{loop_, status_, inputs_.config.publish};
   ConfigReads config_reads_{loop_, options_.config_path, options_.compat_paths};

@@ -97,7 +97,7 @@ class SystemDriftReads final : public DriftReads {
   host::SysfsSriovReads reads_;
 };
 
-class SystemHosts final : public HostAccess {
+class SystemHostAccess final : public HostAccess {
  public:
   std::shared_ptr<host::UdevWait> listen(const BringupInputs& in) override {
     return std::make_shared<host::LibudevWait>(in.udev);
@@ -128,6 +128,6 @@ class SystemHosts final : public HostAccess {
 
 }  // namespace
 
-std::shared_ptr<HostAccess> system_host_access() { return std::make_shared<SystemHosts>(); }
+std::shared_ptr<HostAccess> system_host_access() { return std::make_shared<SystemHostAccess>(); }
 
 }  // namespace vfready::daemon

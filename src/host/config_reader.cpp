@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <stdexcept>
+#include <utility>
 
 #include "vfready/host/config_texts.hpp"
 #include "vfready/host/errno_name.hpp"
@@ -24,7 +25,9 @@ void send_texts(int socket, const std::string& path, const std::vector<std::stri
     texts = Error{path + ": cannot be read: " + e.what()};
   }
   if (!texts) {
-    send_record(socket, 'e', texts.error().message);
+    if (!send_record(socket, 'e', texts.error().message)) {
+      return;  // the daemon is gone, or no longer waits
+    }
   } else {
     for (const auto& [kind, sources] : {std::pair{'c', &texts->config}, {'t', &texts->tables}}) {
       for (const auto& s : *sources) {
@@ -57,9 +60,16 @@ Result<std::shared_ptr<ConfigReader>> ConfigReader::start(
 ConfigReader::~ConfigReader() { ::close(fd_); }
 
 std::optional<Result<ConfigTexts>> ConfigReader::take() {
-  for (auto& record : records_.read(fd_)) {
+  auto records = records_.read(fd_);
+  for (auto& record : records) {
     if (record.fd >= 0) {
-      ::close(record.fd);  // none is sent: not ours to keep
+      ::close(std::exchange(record.fd, -1));  // none is sent: not ours to keep
+    }
+  }
+  for (auto& record : records) {
+    if (record.kind == 'z' && !record.bytes.empty()) {
+      return Result<ConfigTexts>(
+          Error{path_ + ": the reader of the configuration ended its answer with bytes"});
     }
     if (record.kind == 'z') {
       return error_ ? Result<ConfigTexts>(*error_) : Result<ConfigTexts>(std::move(texts_));

@@ -69,6 +69,7 @@ ReceivedMessage receive_with_descriptor(int socket, void* data, std::size_t size
         got.fd = fd;
       } else {
         ::close(fd);  // one to a message: another is not ours to keep
+        got.more = true;
       }
     }
   }

@@ -18,6 +18,7 @@ struct ReceivedMessage {
   ssize_t size = 0;   // recvmsg's answer
   int fd = -1;        // the first descriptor that came (close-on-exec), any other closed
   bool lost = false;  // MSG_CTRUNC: a descriptor sent did not fit (ours at their limit)
+  bool more = false;  // more than one descriptor came (all but `fd` closed)
 };
 // One message into `data` (at most `size` bytes), EINTR retried.
 ReceivedMessage receive_with_descriptor(int socket, void* data, std::size_t size, int flags);

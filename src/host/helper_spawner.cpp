@@ -27,8 +27,8 @@ int receive_descriptor(int socket, uint32_t* serial) {
     }
     return -2;
   }
-  if (got.fd >= 0 && got.lost) {
-    ::close(got.fd);
+  if (got.fd >= 0 && (got.lost || got.more)) {
+    ::close(got.fd);  // not the one descriptor the daemon sends: none is taken
     return -1;
   }
   return got.fd;

@@ -75,13 +75,17 @@ std::vector<Record> RecordReader::read(int socket) {
     if (got.size < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
       break;
     }
-    if (got.size < static_cast<ssize_t>(kHeader)) {
+    // A record's next message is of its kind: another is not a message of ours.
+    const bool interleaved = got.size >= static_cast<ssize_t>(kHeader) && partial_.kind != 0 &&
+                             buffer[0] != partial_.kind;
+    if (got.size < static_cast<ssize_t>(kHeader) || interleaved) {
       if (got.fd >= 0) {
         ::close(got.fd);
       }
       ended_ = true;  // its end closed (0), the socket failed, or not a message of ours
       break;
     }
+    ++messages_;
     lost_ = lost_ || got.lost;  // a descriptor it sent is gone: not its answer
     if (got.fd >= 0 && partial_.fd >= 0) {
       ::close(got.fd);  // one to a record: another is not ours to keep

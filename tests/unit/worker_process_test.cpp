@@ -5,11 +5,13 @@
 // as a write to a wedged driver blocks on its device lock. No root needed.
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <map>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "temp_dir.hpp"
@@ -149,3 +151,45 @@ TEST(AStuckCall, GoesAsBytesAndComesBackWhole) {
 }
 
 }  // namespace
+
+// Records over a socket pair: a long one comes whole from many messages, with its one
+// descriptor; messages of two records interleaved (two threads sending long records at
+// once) end the reading instead of gluing them; the end is seen.
+TEST(ARecordReader, TakesLongRecordsWholeAndEndsOnInterleavedOnes) {
+  int sv[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+  const std::string long_bytes(100000, 'x');
+  std::thread sender([&] {
+    vfready::host::send_record(sv[1], 'h', long_bytes, sv[1]);
+    vfready::host::send_record(sv[1], 'p', {});
+  });
+  vfready::host::RecordReader reader;
+  std::vector<vfready::host::Record> got;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (got.size() < 2 && std::chrono::steady_clock::now() < until) {
+    pollfd p{sv[0], POLLIN, 0};
+    ASSERT_GE(::poll(&p, 1, 100), 0);
+    for (auto& r : reader.read(sv[0])) {
+      got.push_back(std::move(r));
+    }
+  }
+  sender.join();
+  ASSERT_EQ(got.size(), 2U);
+  EXPECT_EQ(got[0].kind, 'h');
+  EXPECT_EQ(got[0].bytes, long_bytes);
+  EXPECT_GE(got[0].fd, 0) << "the descriptor sent with it";
+  ::close(got[0].fd);
+  EXPECT_EQ(got[1].kind, 'p');
+  EXPECT_GT(reader.messages(), 2U) << "the long one came in several";
+  EXPECT_FALSE(reader.ended());
+
+  // The first message of a long 'h', then a message of another kind: not a record.
+  const std::string first{'h', 0, 'a'};
+  const std::string other{'e', 1, 'b'};
+  ASSERT_EQ(::send(sv[1], first.data(), first.size(), 0), 3);
+  ASSERT_EQ(::send(sv[1], other.data(), other.size(), 0), 3);
+  EXPECT_TRUE(reader.read(sv[0]).empty());
+  EXPECT_TRUE(reader.ended());
+  ::close(sv[0]);
+  ::close(sv[1]);
+}

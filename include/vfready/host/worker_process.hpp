@@ -18,8 +18,10 @@ namespace vfready::host {
 // exits. Our end, or -1 with *err set.
 int fork_worker(int* err, const char* name, std::function<void(int socket)> work);
 
-// In the worker: one record, in as many messages as it takes; `fd` (>= 0) goes with it.
-// False when the daemon is gone (its end closed).
+// In the worker: one record, in as many messages as it takes (32 KiB of bytes each); `fd`
+// (>= 0) goes with it. False when the daemon is gone (its end closed). Threads may send
+// at once only records of one message: the messages of two longer ones would interleave
+// (the reader then ends, as on what is not a message of ours).
 bool send_record(int socket, char kind, std::string_view bytes, int fd = -1);
 
 struct Record {
@@ -42,11 +44,14 @@ class RecordReader {
   // A descriptor the worker sent could not be taken (MSG_CTRUNC: ours at their limit):
   // the records it came with lack it.
   [[nodiscard]] bool lost_a_descriptor() const { return lost_; }
+  // Messages read so far, whole records or not: the worker going on.
+  [[nodiscard]] std::size_t messages() const { return messages_; }
 
  private:
   Record partial_;
   bool ended_ = false;
   bool lost_ = false;
+  std::size_t messages_ = 0;
 };
 
 }  // namespace vfready::host
