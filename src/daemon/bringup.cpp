@@ -112,6 +112,7 @@ std::unique_ptr<PassPlanner> Bringup::take_given_up_reader() {
     return nullptr;
   }
   passes_->forget_planner();
+  planner_->outlive_inputs();
   return std::move(planner_);
 }
 

@@ -57,7 +57,7 @@ std::chrono::milliseconds host_read_quiet_bound(const model::Config& config) {
 }
 
 PassPlanner::PassPlanner(const BringupInputs& in)
-    : in_(in), calls_(in.calls), until_(Clock::now() + host_read_quiet_bound(in.config)) {
+    : in_(&in), calls_(in.calls), until_(Clock::now() + host_read_quiet_bound(in.config)) {
   int err = 0;
   fd_ = host::fork_worker(&err, "vfready-read", [&in](int socket) { read_and_tell(in, socket); });
   if (fd_ < 0) {
@@ -68,7 +68,7 @@ PassPlanner::PassPlanner(const BringupInputs& in)
 }
 
 PassPlanner::PassPlanner(const BringupInputs& in, model::Problem problem)
-    : in_(in), calls_(in.calls), until_(Clock::time_point::max()) {
+    : in_(&in), calls_(in.calls), until_(Clock::time_point::max()) {
   fail(std::move(problem));
 }
 
@@ -98,19 +98,17 @@ std::optional<PassMessage> PassPlanner::told(host::Record& r) {
     ::close(std::exchange(r.fd, -1));  // only a call left behind comes with one
   }
   if (r.kind == 'w') {
-    until_ += std::chrono::milliseconds(in_.config.timeouts.modules_ms);  // it waits that long
+    // It waits for the modules that long, then reads.
+    until_ = Clock::now() + host_read_quiet_bound(in_->config) +
+             std::chrono::milliseconds(in_->config.timeouts.modules_ms);
     return PassMessage{.kind = PassMessage::Kind::kWaiting, .step = std::move(r.bytes)};
   }
   if (r.kind == 'p') {
-    return std::nullopt;  // a function read: the read goes on
+    until_ = Clock::now() + host_read_quiet_bound(in_->config);  // read on: its wait is over
+    return std::nullopt;
   }
   if (r.kind == 's') {
-    auto call = r.fd >= 0 ? host::decode_stuck(r.bytes) : std::nullopt;
-    if (call) {
-      calls_->adopt({std::exchange(r.fd, -1), std::move(*call)});
-    } else if (r.fd >= 0) {
-      ::close(r.fd);  // not a call left behind, as it should be
-    }
+    adopt(r);
     return std::nullopt;
   }
   if (r.kind == 'h') {
@@ -119,7 +117,7 @@ std::optional<PassMessage> PassPlanner::told(host::Record& r) {
       return stopped(model::EventKind::kHostReadFailed,
                      "reading the host failed: " + host.error().message);
     }
-    return plan_pass(in_, std::make_shared<const model::HostInfo>(std::move(host).value()));
+    return plan_pass(*in_, std::make_shared<const model::HostInfo>(std::move(host).value()));
   }
   if (r.kind == 'e') {
     return stopped(model::EventKind::kHostReadFailed, "reading the host failed: " + r.bytes);
@@ -140,7 +138,7 @@ std::vector<PassMessage> PassPlanner::take() {
   const auto before = records_.messages();
   auto records = records_.read(fd_);
   if (records_.messages() != before) {
-    until_ = Clock::now() + host_read_quiet_bound(in_.config);  // it went on
+    until_ = Clock::now() + host_read_quiet_bound(in_->config);  // it went on
   }
   for (auto& r : records) {
     if (auto m = told(r)) {
@@ -166,7 +164,7 @@ std::vector<PassMessage> PassPlanner::take() {
     out.push_back(stopped(
         model::EventKind::kHostReadFailed,
         "reading the host failed: its reader (vfready-read) read nothing more for " +
-            std::to_string(host_read_quiet_bound(in_.config).count()) +
+            std::to_string(host_read_quiet_bound(in_->config).count()) +
             " ms (a read of sysfs that does not return, in the kernel or a driver); the pass "
             "stops, and the host is read again once that reader has ended"));
   }
@@ -174,10 +172,19 @@ std::vector<PassMessage> PassPlanner::take() {
   return out;
 }
 
+void PassPlanner::adopt(host::Record& r) {
+  auto call = r.fd >= 0 ? host::decode_stuck(r.bytes) : std::nullopt;
+  if (call) {
+    calls_->adopt({std::exchange(r.fd, -1), std::move(*call)});  // its device stuck here
+  } else if (r.fd >= 0) {
+    ::close(std::exchange(r.fd, -1));  // not a call left behind, as it should be
+  }
+}
+
 bool PassPlanner::drain() {
   for (auto& r : records_.read(fd_)) {
     if (r.kind == 's') {
-      static_cast<void>(told(r));  // adopted: its device stuck in the daemon
+      adopt(r);
     } else if (r.fd >= 0) {
       ::close(r.fd);
     }

@@ -80,11 +80,16 @@ class PassPlanner {
   // take() told the end at the bound and the worker has not ended: it may still hand
   // over calls it left behind (drain()).
   [[nodiscard]] bool given_up() const { return given_up_ && !records_.ended(); }
+  // The inputs may go (the bring-up that made it ends): only drain(), fd(),
+  // lost_a_call() and the destructor may be called after.
+  void outlive_inputs() { in_ = nullptr; }
   // For a planner given up on: takes what its worker tells now, adopting each call it
   // left behind and dropping the rest. Never waits. True once the worker has ended.
-  // The one call that may outlive the inputs it was made with (it uses only the
-  // DeviceCalls, which it shares).
+  // Uses only the DeviceCalls, which it shares.
   bool drain();
+  // A call the worker left behind came without its helper's socket (ours at their
+  // limit): its device is stuck in the kernel unknown to the daemon.
+  [[nodiscard]] bool lost_a_call() const { return records_.lost_a_descriptor(); }
 
  private:
   // No worker: take() tells kStopped with `problem`.
@@ -93,7 +98,9 @@ class PassPlanner {
   std::optional<PassMessage> told(host::Record& r);
   // The end: kStopped with one problem of kind `kind`.
   static PassMessage stopped(model::EventKind kind, std::string text);
-  const BringupInputs& in_;
+  // A call left behind ('s'), into the daemon's DeviceCalls with its helper's socket.
+  void adopt(host::Record& r);
+  const BringupInputs* in_;                   // null once outlive_inputs()
   std::shared_ptr<host::DeviceCalls> calls_;  // in_'s, kept for drain()
   int fd_ = -1;
   host::RecordReader records_;

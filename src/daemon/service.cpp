@@ -26,7 +26,11 @@ Service::Service(ServiceOptions options, BringupInputs inputs, host::Notifier& n
   status_.started_unix_ms = wall_clock_ms();
 }
 
-Service::~Service() = default;
+Service::~Service() {
+  if (given_up_reader_id_ != 0) {
+    loop_.remove(given_up_reader_id_);  // before the reader's socket closes
+  }
+}
 
 int Service::run() {
   sigset_t signals;
@@ -230,7 +234,7 @@ void Service::on_bringup_finished() {
     print_once_and_quit(ready);
     return;
   }
-  if (!ready_sent_ && !ready && !wait_for_stuck_at_boot()) {
+  if (!ready_sent_ && !ready && !wait_for_given_up_reader_at_boot() && !wait_for_stuck_at_boot()) {
     // Not ready at boot, no PF stuck: fail the unit, so that kubelet (with the drop-in)
     // stays back and systemd's Restart= tries again.
     log::error({}, "not ready: exiting so that systemd marks vfready failed");

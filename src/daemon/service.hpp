@@ -75,6 +75,9 @@ class Service {
   // reads, saying so; a pass over every PF once it has ended.
   void keep_given_up_reader();
   void on_given_up_reader_ended();
+  // At boot, a pass not ready while a reader is given up on: true (said in the log) when
+  // vfreadyd waits for it rather than exit.
+  bool wait_for_given_up_reader_at_boot();
   // Calls whose helper died (or that came back from stuck) while the pass ran: their PFs
   // again, as the pass's continuation, when it is not ready (three times in a row at
   // most). Whether such a pass started.
@@ -131,6 +134,7 @@ class Service {
   EventLoop::Id bringup_id_ = 0;
   std::unique_ptr<PassPlanner> given_up_reader_;  // see keep_given_up_reader()
   EventLoop::Id given_up_reader_id_ = 0;
+  bool given_up_reader_lost_told_ = false;
   std::unique_ptr<BusConnector> bus_;
   StatusFiles files_{loop_, status_, inputs_.config.publish};
   ConfigReads config_reads_{loop_, options_.config_path, options_.compat_paths};

@@ -15,9 +15,17 @@ void Service::keep_given_up_reader() {
     return;  // --once ends with its pass; while one is kept, no pass reads
   }
   given_up_reader_ = std::move(reader);
+  given_up_reader_lost_told_ = false;
   try {
     given_up_reader_id_ = loop_.add_fd(given_up_reader_->fd(), POLLIN, [this](short) {
-      if (given_up_reader_->drain()) {
+      const bool ended = given_up_reader_->drain();
+      if (given_up_reader_->lost_a_call() && !given_up_reader_lost_told_) {
+        given_up_reader_lost_told_ = true;
+        log::warn({},
+                  "a call the host's reader left behind could not be handed over (vfreadyd "
+                  "is out of descriptors): its device is stuck unknown to vfreadyd");
+      }
+      if (ended) {
         on_given_up_reader_ended();
       } else {
         watch_returns();  // a call it handed over: its return is heard
@@ -28,6 +36,18 @@ void Service::keep_given_up_reader() {
     log::warn({}, std::string("cannot watch the host's reader left behind: ") + e.what());
     given_up_reader_.reset();
   }
+}
+
+bool Service::wait_for_given_up_reader_at_boot() {
+  if (!given_up_reader_) {
+    return false;
+  }
+  // A restart would meet the same read, and leave one more reader in the kernel.
+  log::error({},
+             "not ready: the host's read has not returned (its reader, vfready-read, "
+             "waits in the kernel); the host is read again once it has, and READY=1 "
+             "follows");
+  return true;
 }
 
 void Service::on_given_up_reader_ended() {
