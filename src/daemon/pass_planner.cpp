@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <system_error>
 #include <utility>
@@ -20,6 +21,8 @@ namespace {
 // The records of the worker: 'w' what it waits for, 'p' a function read, 's' a call it
 // left behind (its helper's socket with it), then 'h' the host as read, or 'e' why it
 // could not be.
+constexpr auto kProgressEvery = std::chrono::milliseconds(250);
+
 void tell(int socket, char kind, std::string_view bytes) {
   if (!host::send_record(socket, kind, bytes) && (errno == EPIPE || errno == ECONNRESET)) {
     ::_exit(0);  // the daemon no longer listens: nothing it read would be told
@@ -32,11 +35,22 @@ void read_and_tell(const BringupInputs& in, int socket) {
   std::string failed;
   std::string host;
   try {
+    // A function read is told at most every kProgressEvery (a VF is one too: 2,032 of
+    // them would be as many messages), far within the bound the loop holds it to.
+    std::atomic<Clock::rep> told_at{0};
     HostAccess::ReadProgress progress{
         .waiting = [socket](const std::string& waiting) { tell(socket, 'w', waiting); },
-        .read_one = [socket] { tell(socket, 'p', {}); }};
+        .read_one =
+            [socket, &told_at] {
+              const auto now = Clock::now().time_since_epoch().count();
+              auto last = told_at.load();
+              const auto every = std::chrono::duration_cast<Clock::duration>(kProgressEvery);
+              if (now - last >= every.count() && told_at.compare_exchange_strong(last, now)) {
+                tell(socket, 'p', {});
+              }
+            }};
     auto read = in.host_access->read_host(in, progress);
-    progress.read_one();  // read: its bytes (the kernel log, some MiB) are made and sent
+    tell(socket, 'p', {});  // read: its bytes (the kernel log, some MiB) are made and sent
     host = model::encode_host(read);
   } catch (const std::exception& e) {
     failed = e.what();
